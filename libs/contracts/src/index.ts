@@ -1,0 +1,5 @@
+export * from './subjects';
+export * from './envelope';
+export * from './reply';
+export * from './validation';
+export * from './payloads';

@@ -1,0 +1,311 @@
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { createValidated } from './validation';
+
+/** Discord snowflakes are decimal ids of up to 20 digits. */
+const SNOWFLAKE = /^\d{1,20}$/;
+const Snowflake = () => Matches(SNOWFLAKE, { message: '$property must be a Discord snowflake' });
+/** Agent ids are used in NATS subjects and consumer names: keep them token-safe. */
+const AGENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const AgentId = () =>
+  Matches(AGENT_ID, { message: '$property must be 1-64 letters, digits, _ or -' });
+
+export const CHANNEL_MODES = ['none', 'work', 'report', 'discussion', 'chat'] as const;
+export type ChannelMode = (typeof CHANNEL_MODES)[number];
+export const TM_STATES = ['disabled', 'dead', 'normal', 'shuffle', 'archived'] as const;
+export type TmState = (typeof TM_STATES)[number];
+export const MESSAGE_PURPOSES = [
+  'schedule-identifier',
+  'prompt-marker',
+  'archived-notice',
+  'discussion-guide',
+  'discussion-reminder',
+  'discussion-summary',
+  'agent-reply',
+  'notice',
+] as const;
+export type MessagePurpose = (typeof MESSAGE_PURPOSES)[number];
+
+// ---------- Discord events (ingest → JetStream) ----------
+
+export class MessageCreated {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @Snowflake() messageId: string;
+  @Snowflake() authorId: string;
+  @IsBoolean() authorIsBot: boolean;
+  @IsString() @MaxLength(4000) content: string;
+  @IsISO8601() createdAt: string;
+  @IsOptional() @Snowflake() webhookId?: string;
+  static create(input: unknown) {
+    return createValidated(MessageCreated, input);
+  }
+}
+
+export class MessageDeleted {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @Snowflake() messageId: string;
+  static create(input: unknown) {
+    return createValidated(MessageDeleted, input);
+  }
+}
+
+export class TypingStarted {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @Snowflake() userId: string;
+  @IsISO8601() at: string;
+  static create(input: unknown) {
+    return createValidated(TypingStarted, input);
+  }
+}
+
+export class MemberChanged {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @Snowflake() userId: string;
+  @IsBoolean() isBot: boolean;
+  static create(input: unknown) {
+    return createValidated(MemberChanged, input);
+  }
+}
+
+// ---------- Discord queries, RPCs and commands ----------
+
+export class ChannelMembersQuery {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  static create(input: unknown) {
+    return createValidated(ChannelMembersQuery, input);
+  }
+}
+export interface ChannelMembersResult {
+  members: { userId: string; isBot: boolean }[];
+}
+
+export class CreateChannelRequest {
+  @Snowflake() guildId: string;
+  @IsString() @IsNotEmpty() @MaxLength(100) name: string;
+  @IsBoolean() private: boolean;
+  @IsArray() @ArrayMaxSize(100) @Snowflake() memberIds: string[];
+  static create(input: unknown) {
+    return createValidated(CreateChannelRequest, input);
+  }
+}
+export interface CreateChannelResult {
+  channelId: string;
+}
+
+export class SendMessageCommand {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @IsString() @IsNotEmpty() @MaxLength(20000) content: string;
+  @IsIn(MESSAGE_PURPOSES) purpose: MessagePurpose;
+  @IsOptional() @IsBoolean() deleteAfterSend?: boolean;
+  @IsOptional() @Snowflake() replyToMessageId?: string;
+  @IsOptional() @AgentId() asAgentId?: string;
+  static create(input: unknown) {
+    return createValidated(SendMessageCommand, input);
+  }
+}
+
+export class DeleteMessageCommand {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @Snowflake() messageId: string;
+  static create(input: unknown) {
+    return createValidated(DeleteMessageCommand, input);
+  }
+}
+
+// ---------- Turns ----------
+
+export class CheckTurnRequest {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @AgentId() agentId: string;
+  @IsOptional() @Snowflake() messageId?: string;
+  static create(input: unknown) {
+    return createValidated(CheckTurnRequest, input);
+  }
+}
+export interface CheckTurnResult {
+  allowed: boolean;
+  currentSpeaker: string | null;
+  tmState: TmState;
+  mode: ChannelMode;
+  dormant: boolean;
+  multiMessage: boolean;
+}
+
+export class TurnComplete {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @AgentId() agentId: string;
+  @IsString() @IsNotEmpty() @MaxLength(200) runId: string;
+  @IsString() @MaxLength(100000) text: string;
+  static create(input: unknown) {
+    return createValidated(TurnComplete, input);
+  }
+}
+
+export class TurnGranted {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @AgentId() agentId: string;
+  @IsString() @IsNotEmpty() turnId: string;
+  @IsInt() @Min(0) cycle: number;
+  @IsString() reason: string;
+  static create(input: unknown) {
+    return createValidated(TurnGranted, input);
+  }
+}
+
+// ---------- Admin ----------
+
+export class IdentityUpsertRequest {
+  @Snowflake() discordUserId: string;
+  @AgentId() agentId: string;
+  @IsOptional() @IsString() @MaxLength(80) agentName?: string;
+  static create(input: unknown) {
+    return createValidated(IdentityUpsertRequest, input);
+  }
+}
+
+export class IdentityRemoveRequest {
+  @IsOptional() @Snowflake() discordUserId?: string;
+  @IsOptional() @AgentId() agentId?: string;
+  static create(input: unknown) {
+    return createValidated(IdentityRemoveRequest, input);
+  }
+}
+
+export class IdentityListRequest {
+  static create(input: unknown) {
+    return createValidated(IdentityListRequest, input ?? {});
+  }
+}
+export interface IdentityEntry {
+  discordUserId: string;
+  agentId: string;
+  agentName: string | null;
+}
+
+export class SetModeRequest {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  /** Not `@IsIn`: an unknown mode is the domain's `INVALID_MODE`, not `BAD_REQUEST`. */
+  @IsString() @IsNotEmpty() mode: string;
+  static create(input: unknown) {
+    return createValidated(SetModeRequest, input);
+  }
+}
+
+export class SetShuffleRequest {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @IsOptional() @IsBoolean() shuffle: boolean | null;
+  static create(input: unknown) {
+    return createValidated(SetShuffleRequest, input);
+  }
+}
+
+export class ChannelGetRequest {
+  @Snowflake() channelId: string;
+  static create(input: unknown) {
+    return createValidated(ChannelGetRequest, input);
+  }
+}
+export interface ChannelView {
+  mode: ChannelMode;
+  tmState: TmState;
+  currentSpeaker: string | null;
+  speakers: string[];
+  dormant: boolean;
+  multiMessage: boolean;
+  shuffle: boolean | null;
+  discussion?: {
+    initiatorAgentId: string;
+    callbackGuildId: string;
+    callbackChannelId: string;
+    archived: boolean;
+    summaryPath?: string;
+  };
+}
+
+// ---------- Agent tools (dirigent.tool.<name>) ----------
+
+abstract class ToolCall {
+  @AgentId() callerAgentId: string;
+}
+
+export class CreateChatChannelTool extends ToolCall {
+  @Snowflake() guildId: string;
+  @IsString() @IsNotEmpty() @MaxLength(100) name: string;
+  @IsOptional() @IsArray() @ArrayMaxSize(50) @Snowflake() participants?: string[];
+  static create(input: unknown) {
+    return createValidated(CreateChatChannelTool, input);
+  }
+}
+
+export class CreateMembersChannelTool extends ToolCall {
+  @Snowflake() guildId: string;
+  @IsString() @IsNotEmpty() @MaxLength(100) name: string;
+  @IsOptional() @IsArray() @ArrayMaxSize(50) @Snowflake() members?: string[];
+  static create(input: unknown) {
+    return createValidated(CreateMembersChannelTool, input);
+  }
+}
+
+export class CreateDiscussionChannelTool extends ToolCall {
+  @Snowflake() callbackGuildId: string;
+  @Snowflake() callbackChannelId: string;
+  @IsString() @IsNotEmpty() @MaxLength(4000) guide: string;
+  @IsArray() @ArrayMaxSize(50) @Snowflake() participants: string[];
+  static create(input: unknown) {
+    return createValidated(CreateDiscussionChannelTool, input);
+  }
+}
+
+export class DiscussionCompleteTool extends ToolCall {
+  @Snowflake() discussionChannelId: string;
+  @IsString() @IsNotEmpty() @MaxLength(1024) summaryPath: string;
+  static create(input: unknown) {
+    return createValidated(DiscussionCompleteTool, input);
+  }
+}
+
+export class RegisterTool extends ToolCall {
+  @Snowflake() discordUserId: string;
+  @IsOptional() @IsString() @MaxLength(80) agentName?: string;
+  static create(input: unknown) {
+    return createValidated(RegisterTool, input);
+  }
+}
+
+// ---------- Dead letters ----------
+
+/** What the messaging layer records when it gives up on a message. */
+export interface DeadLetterRecord {
+  stream: string;
+  durable: string;
+  subject: string;
+  streamSeq: number;
+  deliveries: number;
+  error: string;
+  payload: string;
+  headers?: Record<string, string[]>;
+}

@@ -1,0 +1,180 @@
+/**
+ * Every wire name of Dirigent: NATS subjects, JetStream stream names and durable consumer
+ * names. This is the only place they are spelled (ARCHITECTURE.md, "Public contract").
+ *
+ * Changing a value is a breaking change of the public contract and of stored data: streams
+ * and durable consumers with the old name keep their messages, so a rename needs a
+ * migration (copy or re-provision) and an additive transition period.
+ */
+export const Subjects = {
+  discord: {
+    /** `dirigent.discord.evt.<guildId>.<channelId>.<kind>` */
+    evtPrefix: 'dirigent.discord.evt',
+    evtAll: 'dirigent.discord.evt.>',
+    queryChannelMembers: 'dirigent.discord.query.channel-members',
+    rpcCreateChannel: 'dirigent.discord.rpc.create-channel',
+    cmdSendMessage: 'dirigent.discord.cmd.send-message',
+    cmdDeleteMessage: 'dirigent.discord.cmd.delete-message',
+    cmdAll: 'dirigent.discord.cmd.>',
+  },
+  turn: {
+    check: 'dirigent.turn.check',
+    /** `dirigent.turn.complete.<channelId>` */
+    completePrefix: 'dirigent.turn.complete',
+    completeAll: 'dirigent.turn.complete.*',
+    /** `dirigent.turn.granted.<channelId>` */
+    grantedPrefix: 'dirigent.turn.granted',
+    grantedAll: 'dirigent.turn.granted.*',
+  },
+  admin: {
+    identityUpsert: 'dirigent.admin.identity.upsert',
+    identityRemove: 'dirigent.admin.identity.remove',
+    identityList: 'dirigent.admin.identity.list',
+    channelSetMode: 'dirigent.admin.channel.set-mode',
+    channelSetShuffle: 'dirigent.admin.channel.set-shuffle',
+    channelGet: 'dirigent.admin.channel.get',
+  },
+  /** `dirigent.tool.<name>` */
+  toolPrefix: 'dirigent.tool',
+  llm: {
+    chat: 'dirigent.llm.chat',
+    embed: 'dirigent.llm.embed',
+    usage: 'dirigent.llm.usage',
+  },
+  /** Internal: the event-sourced aggregates, `dirigent.es.<aggregate>.<id>`. */
+  es: { prefix: 'dirigent.es', all: 'dirigent.es.>' },
+  /** Internal: commands fired by durable timers, `dirigent.timer.fired.<service>.<name>`. */
+  timer: { firedPrefix: 'dirigent.timer.fired', firedAll: 'dirigent.timer.fired.>' },
+  /** Dead-letter records, `dirigent.deadletter.<stream>.<durable>`. */
+  deadLetter: { prefix: 'dirigent.deadletter', all: 'dirigent.deadletter.>' },
+} as const;
+
+/** JetStream stream names. */
+export const Streams = {
+  discordEvents: 'DIRIGENT_DISCORD_EVT',
+  discordCommands: 'DIRIGENT_DISCORD_CMD',
+  turnComplete: 'DIRIGENT_TURN_COMPLETE',
+  turnGranted: 'DIRIGENT_TURN_GRANTED',
+  eventStore: 'DIRIGENT_ES',
+  timerFired: 'DIRIGENT_TIMER_FIRED',
+  llmUsage: 'DIRIGENT_LLM_USAGE',
+  deadLetter: 'DIRIGENT_DEADLETTER',
+} as const;
+
+/** Durable consumer names (one per consuming service and purpose). */
+export const Durables = {
+  coordinatorDiscordEvents: 'turn-coordinator-discord-evt',
+  coordinatorTurnComplete: 'turn-coordinator-turn-complete',
+  coordinatorTimers: 'turn-coordinator-timers',
+  coordinatorProjection: 'turn-coordinator-projection',
+  ingestCommands: 'discord-ingest-commands',
+  memoryDiscordEvents: 'memory-discord-evt',
+  routerTurnGranted: 'router-turn-granted',
+} as const;
+
+/** Key-value buckets. */
+export const Buckets = {
+  timers: 'dirigent_timers',
+} as const;
+
+export type StreamName = (typeof Streams)[keyof typeof Streams];
+
+export type DiscordEventKind =
+  | 'message.created'
+  | 'message.deleted'
+  | 'typing.started'
+  | 'member.joined'
+  | 'member.left';
+
+/** Builders for the subjects that carry ids; ids must be Discord snowflakes. */
+export const subject = {
+  discordEvent: (guildId: string, channelId: string, kind: DiscordEventKind) =>
+    `${Subjects.discord.evtPrefix}.${guildId}.${channelId}.${kind}`,
+  turnComplete: (channelId: string) => `${Subjects.turn.completePrefix}.${channelId}`,
+  turnGranted: (channelId: string) => `${Subjects.turn.grantedPrefix}.${channelId}`,
+  tool: (name: ToolName) => `${Subjects.toolPrefix}.${name}`,
+  aggregate: (aggregate: string, id: string) => `${Subjects.es.prefix}.${aggregate}.${id}`,
+  timerFired: (service: string, name: string) => `${Subjects.timer.firedPrefix}.${service}.${name}`,
+  deadLetter: (stream: string, durable: string) =>
+    `${Subjects.deadLetter.prefix}.${stream}.${durable}`,
+};
+
+export const ToolNames = [
+  'create-chat-channel',
+  'create-report-channel',
+  'create-work-channel',
+  'create-discussion-channel',
+  'discussion-complete',
+  'register',
+] as const;
+export type ToolName = (typeof ToolNames)[number];
+
+/** Stream definitions provisioned at start by every service that needs them. */
+export interface StreamSpec {
+  name: StreamName;
+  subjects: string[];
+  retention: 'limits' | 'workqueue';
+  /** De-duplication window for `Nats-Msg-Id`, in milliseconds. */
+  duplicateWindowMs: number;
+  maxAgeMs?: number;
+}
+
+const TWO_MINUTES = 120_000;
+const DAY = 86_400_000;
+
+export const StreamSpecs: Record<keyof typeof Streams, StreamSpec> = {
+  discordEvents: {
+    name: Streams.discordEvents,
+    subjects: [Subjects.discord.evtAll],
+    retention: 'limits',
+    duplicateWindowMs: DAY,
+    maxAgeMs: 30 * DAY,
+  },
+  discordCommands: {
+    name: Streams.discordCommands,
+    subjects: [Subjects.discord.cmdAll],
+    retention: 'workqueue',
+    duplicateWindowMs: TWO_MINUTES * 5,
+  },
+  turnComplete: {
+    name: Streams.turnComplete,
+    subjects: [Subjects.turn.completeAll],
+    retention: 'limits',
+    duplicateWindowMs: TWO_MINUTES * 5,
+    maxAgeMs: 7 * DAY,
+  },
+  turnGranted: {
+    name: Streams.turnGranted,
+    subjects: [Subjects.turn.grantedAll],
+    retention: 'limits',
+    duplicateWindowMs: TWO_MINUTES * 5,
+    maxAgeMs: 7 * DAY,
+  },
+  eventStore: {
+    name: Streams.eventStore,
+    subjects: [Subjects.es.all],
+    retention: 'limits',
+    duplicateWindowMs: TWO_MINUTES * 5,
+  },
+  timerFired: {
+    name: Streams.timerFired,
+    subjects: [Subjects.timer.firedAll],
+    retention: 'limits',
+    duplicateWindowMs: DAY,
+    maxAgeMs: 7 * DAY,
+  },
+  llmUsage: {
+    name: Streams.llmUsage,
+    subjects: [Subjects.llm.usage],
+    retention: 'limits',
+    duplicateWindowMs: TWO_MINUTES,
+    maxAgeMs: 30 * DAY,
+  },
+  deadLetter: {
+    name: Streams.deadLetter,
+    subjects: [Subjects.deadLetter.all],
+    retention: 'limits',
+    duplicateWindowMs: TWO_MINUTES,
+    maxAgeMs: 30 * DAY,
+  },
+};

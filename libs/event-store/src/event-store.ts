@@ -1,0 +1,126 @@
+import { JetStreamApiError, DeliverPolicy } from '@nats-io/jetstream';
+import { Streams, envelope, type Envelope } from '@dirigent/contracts';
+import type { Messaging } from '@dirigent/messaging';
+
+/** A domain event as stored: a discriminated union member with JSON data. */
+export interface DomainEvent {
+  type: string;
+  data?: unknown;
+}
+
+/** One append: the events a single decision produced, stored atomically in one message. */
+export interface Commit<E extends DomainEvent = DomainEvent> {
+  events: E[];
+}
+
+export const COMMIT_TYPE = 'es.commit';
+
+export interface StoredCommit<E extends DomainEvent = DomainEvent> {
+  /** Stream sequence of the commit: the aggregate's version after it. */
+  seq: number;
+  envelope: Envelope<Commit<E>>;
+}
+
+/** Thrown by {@link EventStore.append} when the aggregate moved on since `expectedVersion`. */
+export class ConcurrencyError extends Error {
+  constructor(
+    readonly subject: string,
+    readonly expectedVersion: number,
+  ) {
+    super(`aggregate ${subject} is no longer at version ${expectedVersion}`);
+    this.name = 'ConcurrencyError';
+  }
+}
+
+const WRONG_LAST_SEQUENCE = 10071;
+const NO_MESSAGE_FOUND = 10037;
+
+export interface AppendMeta {
+  /** Commit id: re-appending the same id is de-duplicated by JetStream. */
+  id?: string;
+  correlationId?: string;
+  causationId?: string;
+  at?: Date;
+}
+
+/**
+ * An event store on one JetStream stream, one subject per aggregate
+ * (`dirigent.es.<aggregate>.<id>`). The version of an aggregate is the stream sequence of
+ * its last commit (0 when it has none); `append` uses `Nats-Expected-Last-Subject-Sequence`
+ * so two writers at the same version cannot both succeed.
+ *
+ * @example
+ * const { version, events } = await store.load(subject);
+ * await store.append(subject, [{ type: 'ModeSet', data: { mode: 'chat' } }], version);
+ */
+export class EventStore {
+  constructor(
+    private readonly messaging: Messaging,
+    private readonly stream: string = Streams.eventStore,
+  ) {}
+
+  /** Appends the events as one commit; returns the new version. */
+  async append<E extends DomainEvent>(
+    subject: string,
+    events: E[],
+    expectedVersion: number,
+    meta: AppendMeta = {},
+  ): Promise<number> {
+    if (events.length === 0) return expectedVersion;
+    const env = envelope<Commit<E>>(COMMIT_TYPE, this.messaging.source, { events }, meta);
+    try {
+      const ack = await this.messaging.publish(subject, env, {
+        expectLastSubjectSequence: expectedVersion,
+      });
+      return ack.seq;
+    } catch (e) {
+      if (e instanceof JetStreamApiError && e.code === WRONG_LAST_SEQUENCE) {
+        throw new ConcurrencyError(subject, expectedVersion);
+      }
+      throw e;
+    }
+  }
+
+  /** The aggregate's current version without reading its events. */
+  async version(subject: string): Promise<number> {
+    try {
+      const sm = await this.messaging.client.jsm.streams.getMessage(this.stream, {
+        last_by_subj: subject,
+      });
+      return sm?.seq ?? 0;
+    } catch (e) {
+      if (e instanceof JetStreamApiError && e.code === NO_MESSAGE_FOUND) return 0;
+      throw e;
+    }
+  }
+
+  /** Every commit of the aggregate, in order, with its version. */
+  async loadCommits<E extends DomainEvent>(subject: string): Promise<StoredCommit<E>[]> {
+    const last = await this.version(subject);
+    if (last === 0) return [];
+    const consumer = await this.messaging.client.js.consumers.get(this.stream, {
+      filter_subjects: [subject],
+      deliver_policy: DeliverPolicy.All,
+    });
+    const out: StoredCommit<E>[] = [];
+    const messages = await consumer.consume({ max_messages: 256 });
+    try {
+      for await (const m of messages) {
+        out.push({ seq: m.seq, envelope: m.json<Envelope<Commit<E>>>() });
+        if (m.seq >= last) break;
+      }
+    } finally {
+      await messages.close();
+    }
+    return out;
+  }
+
+  /** The aggregate's events, in order, and its version. */
+  async load<E extends DomainEvent>(subject: string): Promise<{ version: number; events: E[] }> {
+    const commits = await this.loadCommits<E>(subject);
+    return {
+      version: commits.length ? commits[commits.length - 1].seq : 0,
+      events: commits.flatMap((c) => c.envelope.data.events),
+    };
+  }
+}

@@ -1,0 +1,3 @@
+export * from './event-store';
+export * from './command-handler';
+export * from './projection';

@@ -1,0 +1,61 @@
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/nats-core';
+import {
+  jetstream,
+  jetstreamManager,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
+
+export interface NatsClientOptions {
+  url: string;
+  /** Shown in the server's connection list. */
+  name: string;
+}
+
+/**
+ * One NATS connection with its JetStream client and manager. Reconnects forever (a
+ * service waits out a NATS restart rather than dying) and drains on close so that
+ * in-flight replies and acks are flushed.
+ */
+export class NatsClient {
+  private constructor(
+    readonly nc: NatsConnection,
+    readonly js: JetStreamClient,
+    readonly jsm: JetStreamManager,
+  ) {}
+
+  static async connect(opts: NatsClientOptions): Promise<NatsClient> {
+    const nc = await connect({
+      servers: opts.url,
+      name: opts.name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+    });
+    const jsm = await jetstreamManager(nc);
+    return new NatsClient(nc, jetstream(nc), jsm);
+  }
+
+  get isConnected(): boolean {
+    return !this.nc.isClosed() && !this.nc.isDraining();
+  }
+
+  /** Round trip to the server; throws when it does not answer. */
+  async ping(timeoutMs = 1000): Promise<number> {
+    return Promise.race([
+      this.nc.rtt(),
+      new Promise<number>((_, reject) =>
+        setTimeout(() => reject(new Error('NATS ping timed out')), timeoutMs).unref(),
+      ),
+    ]);
+  }
+
+  async close(): Promise<void> {
+    if (this.nc.isClosed()) return;
+    try {
+      await this.nc.drain();
+    } catch {
+      await this.nc.close();
+    }
+  }
+}

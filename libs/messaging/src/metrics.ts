@@ -1,0 +1,34 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** One registry per process; every service's `/metrics` renders it. */
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry });
+
+export const handlerLatency = new Histogram({
+  name: 'dirigent_handler_duration_seconds',
+  help: 'Time spent in a NATS handler (consumer or request/reply)',
+  labelNames: ['kind', 'name', 'outcome'] as const,
+  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [metricsRegistry],
+});
+
+export const consumerLag = new Gauge({
+  name: 'dirigent_consumer_pending_messages',
+  help: 'Messages still pending for a durable consumer, as of its last delivery',
+  labelNames: ['stream', 'durable'] as const,
+  registers: [metricsRegistry],
+});
+
+export const redeliveries = new Counter({
+  name: 'dirigent_consumer_redeliveries_total',
+  help: 'Deliveries of a message that had been delivered before',
+  labelNames: ['stream', 'durable'] as const,
+  registers: [metricsRegistry],
+});
+
+export const deadLetters = new Counter({
+  name: 'dirigent_consumer_dead_letters_total',
+  help: 'Messages terminated and recorded as dead letters',
+  labelNames: ['stream', 'durable'] as const,
+  registers: [metricsRegistry],
+});

@@ -1,0 +1,79 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
+import type { StreamSpec } from '@dirigent/contracts';
+
+const STREAM_NOT_FOUND = 10059;
+const CONSUMER_NOT_FOUND = 10014;
+
+function isApiError(e: unknown, code: number): boolean {
+  return e instanceof JetStreamApiError && e.code === code;
+}
+
+/** Creates the stream, or updates it to the spec when it exists. Safe to call on every start. */
+export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Promise<void> {
+  const config = {
+    name: spec.name,
+    subjects: spec.subjects,
+    storage: StorageType.File,
+    retention: spec.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
+    duplicate_window: nanos(spec.duplicateWindowMs),
+    max_age: spec.maxAgeMs ? nanos(spec.maxAgeMs) : 0,
+  };
+  try {
+    await jsm.streams.info(spec.name);
+  } catch (e) {
+    if (!isApiError(e, STREAM_NOT_FOUND)) throw e;
+    try {
+      await jsm.streams.add(config);
+      return;
+    } catch (addErr) {
+      // Another process won the race to create it; fall through to the update.
+      if (!(addErr instanceof JetStreamApiError)) throw addErr;
+    }
+  }
+  const { name: _name, storage: _storage, retention: _retention, ...mutable } = config;
+  await jsm.streams.update(spec.name, mutable);
+}
+
+export interface DurableSpec {
+  stream: string;
+  durable: string;
+  /** One filter subject: NATS 2.9 has no multi-filter consumers. */
+  filterSubject?: string;
+  /** Deliveries before the message is dead-lettered. */
+  maxDeliver: number;
+  ackWaitMs: number;
+  /** 1 keeps strict order (projections, aggregates); more allows parallel handling. */
+  maxAckPending?: number;
+}
+
+/** Creates the durable pull consumer, or updates its mutable settings. */
+export async function ensureDurable(jsm: JetStreamManager, spec: DurableSpec): Promise<void> {
+  const mutable = {
+    ack_wait: nanos(spec.ackWaitMs),
+    // The messaging layer terms and dead-letters after maxDeliver itself; the server's
+    // limit is one above so it never silently drops a message we have not recorded.
+    max_deliver: spec.maxDeliver + 1,
+    max_ack_pending: spec.maxAckPending ?? 1000,
+    ...(spec.filterSubject ? { filter_subject: spec.filterSubject } : {}),
+  };
+  try {
+    await jsm.consumers.info(spec.stream, spec.durable);
+    await jsm.consumers.update(spec.stream, spec.durable, mutable);
+  } catch (e) {
+    if (!isApiError(e, CONSUMER_NOT_FOUND)) throw e;
+    await jsm.consumers.add(spec.stream, {
+      durable_name: spec.durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ...mutable,
+    });
+  }
+}

@@ -1,0 +1,14 @@
+import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+
+/** The last stream sequence a projection applied, written in the same transaction as its rows. */
+@Entity({ tableName: 'projection_checkpoint' })
+export class ProjectionCheckpoint {
+  @PrimaryKey({ type: 'string', length: 200 })
+  name: string;
+
+  @Property({ type: 'bigint', columnType: 'bigint' })
+  lastSeq: string;
+
+  @Property({ type: 'Date', columnType: 'timestamptz' })
+  updatedAt: Date = new Date();
+}

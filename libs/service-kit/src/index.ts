@@ -1,0 +1,6 @@
+export * from './config';
+export * from './bootstrap';
+export * from './core.module';
+export * from './health.controller';
+export * from './logging';
+export * from './embedded';

@@ -1,0 +1,152 @@
+import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
+import type { QueuedIterator } from '@nats-io/nats-core';
+import { Buckets, envelope, type Envelope } from '@dirigent/contracts';
+import type { Messaging } from '@dirigent/messaging';
+
+/** What a timer publishes when it fires: an envelope on a JetStream subject. */
+export interface TimerCommand<T = unknown> {
+  subject: string;
+  type: string;
+  data: T;
+}
+
+interface StoredTimer {
+  key: string;
+  dueAt: number;
+  subject: string;
+  envelope: Envelope;
+}
+
+interface Pending extends StoredTimer {
+  revision: number;
+}
+
+const MAX_DELAY = 2 ** 31 - 1;
+
+const encodeKey = (key: string) => Buffer.from(key, 'utf8').toString('base64url');
+
+/**
+ * Durable timers on a JetStream KV bucket (NATS 2.9 has no message scheduling).
+ *
+ * The bucket is the source of truth: `schedule` writes the timer, `cancel` deletes it, and
+ * every running instance of the owning service watches the bucket and keeps only an
+ * in-memory alarm for the nearest one. When it fires, the stored envelope is published
+ * (its id is the `Nats-Msg-Id`, so two instances or a crash-and-retry publish it once)
+ * and the key is deleted if it still holds the same revision. A timer set by a process
+ * that then dies is fired by the next one to start.
+ *
+ * @example
+ * const timers = await DurableTimers.open(messaging, 'turn-coordinator');
+ * await timers.schedule(`delivery:${turnId}`, new Date(Date.now() + 15000), {
+ *   subject: subject.timerFired('turn-coordinator', 'delivery-timeout'),
+ *   type: 'DeliveryTimeout',
+ *   data: { channelId, turnId },
+ * });
+ */
+export class DurableTimers {
+  private readonly pending = new Map<string, Pending>();
+  private watcher?: QueuedIterator<KvWatchEntry>;
+  private alarm?: NodeJS.Timeout;
+  private firing = false;
+  private stopped = false;
+
+  private constructor(
+    private readonly kv: KV,
+    private readonly messaging: Messaging,
+    private readonly owner: string,
+    private readonly now: () => number,
+  ) {}
+
+  /** `owner` namespaces the keys, so each service fires only its own timers. */
+  static async open(
+    messaging: Messaging,
+    owner: string,
+    opts: { bucket?: string; now?: () => number } = {},
+  ): Promise<DurableTimers> {
+    if (!/^[A-Za-z0-9_-]+$/.test(owner)) throw new Error(`invalid timer owner "${owner}"`);
+    const kv = await new Kvm(messaging.client.js).create(opts.bucket ?? Buckets.timers, {
+      history: 1,
+    });
+    return new DurableTimers(kv, messaging, owner, opts.now ?? Date.now);
+  }
+
+  private storageKey(key: string): string {
+    return `${this.owner}.${encodeKey(key)}`;
+  }
+
+  /** Schedules (or replaces) the timer `key`. */
+  async schedule<T>(key: string, dueAt: Date, command: TimerCommand<T>): Promise<void> {
+    const stored: StoredTimer = {
+      key,
+      dueAt: dueAt.getTime(),
+      subject: command.subject,
+      envelope: envelope(command.type, this.messaging.source, command.data),
+    };
+    await this.kv.put(this.storageKey(key), JSON.stringify(stored));
+  }
+
+  /** Cancels the timer `key`; cancelling a timer that does not exist is fine. */
+  async cancel(key: string): Promise<void> {
+    await this.kv.delete(this.storageKey(key));
+  }
+
+  /** Timers waiting in this process's view of the bucket. */
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /** Starts watching the bucket and firing due timers. */
+  async start(): Promise<void> {
+    this.watcher = await this.kv.watch({ key: `${this.owner}.>` });
+    void (async () => {
+      for await (const e of this.watcher!) {
+        if (e.operation === 'PUT') {
+          const t = e.json<StoredTimer>();
+          this.pending.set(e.key, { ...t, revision: e.revision });
+        } else {
+          this.pending.delete(e.key);
+        }
+        this.arm();
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.alarm) clearTimeout(this.alarm);
+    this.watcher?.stop();
+  }
+
+  private arm(): void {
+    if (this.stopped) return;
+    if (this.alarm) clearTimeout(this.alarm);
+    let next = Infinity;
+    for (const t of this.pending.values()) next = Math.min(next, t.dueAt);
+    if (next === Infinity) return;
+    const delay = Math.min(Math.max(next - this.now(), 0), MAX_DELAY);
+    this.alarm = setTimeout(() => void this.fireDue(), delay);
+  }
+
+  private async fireDue(): Promise<void> {
+    if (this.firing || this.stopped) return;
+    this.firing = true;
+    try {
+      const now = this.now();
+      for (const [storageKey, t] of [...this.pending]) {
+        if (t.dueAt > now) continue;
+        try {
+          await this.messaging.publish(t.subject, t.envelope);
+          await this.kv.delete(storageKey, { previousSeq: t.revision }).catch(() => undefined);
+          if (this.pending.get(storageKey)?.revision === t.revision)
+            this.pending.delete(storageKey);
+        } catch {
+          // NATS unavailable: keep it, try again on the next alarm.
+          t.dueAt = now + 1000;
+        }
+      }
+    } finally {
+      this.firing = false;
+      this.arm();
+    }
+  }
+}

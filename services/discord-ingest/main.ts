@@ -1,0 +1,4 @@
+import { runService } from '@dirigent/service-kit';
+import { DiscordIngestService } from './definition';
+
+runService(DiscordIngestService);

@@ -1,0 +1,4 @@
+import { runService } from '@dirigent/service-kit';
+import { LlmGatewayService } from './definition';
+
+runService(LlmGatewayService);

@@ -1,0 +1,4 @@
+import { runService } from '@dirigent/service-kit';
+import { RouterService } from './definition';
+
+runService(RouterService);

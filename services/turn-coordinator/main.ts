@@ -1,0 +1,4 @@
+import { runService } from '@dirigent/service-kit';
+import { TurnCoordinatorService } from './definition';
+
+runService(TurnCoordinatorService);
