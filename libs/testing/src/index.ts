@@ -1,0 +1,3 @@
+export * from './env';
+export * from './ids';
+export * from './wait';
