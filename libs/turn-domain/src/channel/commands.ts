@@ -1,0 +1,98 @@
+import type { AgentRef } from './types';
+
+/**
+ * A channel command. `seed` feeds the shuffle PRNG whenever this command rebuilds a shuffled
+ * speaker list; without one a seed is derived from the state. Either way the seed used is
+ * stored in the event, so replay never needs it again.
+ */
+type Cmd<T extends string, D> = { readonly type: T; readonly data: D; readonly seed?: number };
+
+/** `create-chat-/report-/work-channel` tools: the Discord channel already exists. */
+export type CreateChannel = Cmd<
+  'CreateChannel',
+  {
+    guildId: string;
+    mode: 'none' | 'work' | 'report' | 'chat';
+    /** Channel members already filtered through the identity registry. */
+    agents: readonly AgentRef[];
+    createdByAgentId?: string | null;
+  }
+>;
+
+/** `create-discussion-channel`: the private channel exists and the callback was checked. */
+export type CreateDiscussion = Cmd<
+  'CreateDiscussion',
+  {
+    guildId: string;
+    agents: readonly AgentRef[];
+    initiatorAgentId: string;
+    initiatorDiscordUserId?: string | null;
+    callbackGuildId: string;
+    callbackChannelId: string;
+    guide: string;
+    /** Discord user ids as the tool received them. */
+    participants: readonly string[];
+  }
+>;
+
+/** Admin `set-mode` (slash command, control page). `mode` is unchecked input. */
+export type SetMode = Cmd<
+  'SetMode',
+  { guildId: string; mode: string; agents?: readonly AgentRef[] }
+>;
+
+/** Admin `set-shuffle`; `null` returns to "by agent count". */
+export type SetShuffle = Cmd<'SetShuffle', { shuffle: boolean | null }>;
+
+export type SetWakeMode = Cmd<'SetWakeMode', { wakeMode: string }>;
+
+/** Current agent members (from the members query or a join/leave event), resolved. */
+export type RefreshMembers = Cmd<'RefreshMembers', { agents: readonly AgentRef[] }>;
+
+/** Every `message.created` in the channel. */
+export type ObserveMessage = Cmd<
+  'ObserveMessage',
+  {
+    messageId: string;
+    authorId: string;
+    authorIsBot: boolean;
+    content: string;
+    /** The author is Dirigent's own moderator bot. */
+    isModerator: boolean;
+    /** Registered agent behind the author, if any. */
+    agentIdOfAuthor?: string | null;
+  }
+>;
+
+/** `check-turn`: only records the anchor; answer the request with `evaluateCheckTurn`. */
+export type CheckTurn = Cmd<'CheckTurn', { agentId: string }>;
+
+export type CompleteTurn = Cmd<'CompleteTurn', { agentId: string; runId: string; text: string }>;
+
+/** Explicit delivery confirmation (e.g. found by polling channel history). */
+export type ConfirmDelivery = Cmd<'ConfirmDelivery', { turnId: string; messageId: string }>;
+
+/** Fired by the durable timer scheduled on `DeliveryWaitStarted`. */
+export type DeliveryTimeout = Cmd<'DeliveryTimeout', { turnId: string }>;
+
+/** `discussion-complete`; the service has already checked the summary path. */
+export type CompleteDiscussion = Cmd<
+  'CompleteDiscussion',
+  { callerAgentId: string; summaryPath: string }
+>;
+
+export type ChannelCommand =
+  | CreateChannel
+  | CreateDiscussion
+  | SetMode
+  | SetShuffle
+  | SetWakeMode
+  | RefreshMembers
+  | ObserveMessage
+  | CheckTurn
+  | CompleteTurn
+  | ConfirmDelivery
+  | DeliveryTimeout
+  | CompleteDiscussion;
+
+export type ChannelCommandType = ChannelCommand['type'];

@@ -1,0 +1,128 @@
+export const CHANNEL_MODES = ['none', 'work', 'report', 'discussion', 'chat'] as const;
+export type ChannelMode = (typeof CHANNEL_MODES)[number];
+
+/** Modes that only the creation tools may set and that never change afterwards. */
+export const LOCKED_MODES: readonly ChannelMode[] = ['work', 'discussion'];
+
+export const TM_STATES = ['disabled', 'dead', 'normal', 'shuffle', 'archived'] as const;
+export type TmState = (typeof TM_STATES)[number];
+
+export const WAKE_MODES = ['granted', 'discord', 'both'] as const;
+/** How a grant reaches the next speaker: the NATS event, a Discord ping, or both. */
+export type WakeMode = (typeof WAKE_MODES)[number];
+
+/** An agent present in a channel, already resolved through the identity registry. */
+export interface AgentRef {
+  readonly agentId: string;
+  readonly discordUserId: string;
+}
+
+export type TurnOutcome = 'empty' | 'real';
+
+export type GrantReason =
+  | 'wake'
+  | 'advance'
+  | 'new-cycle'
+  | 'multi-message-end'
+  | 'discussion-start';
+
+export type DormantReason = 'start' | 'unanimous-empty' | 'loop-breaker';
+
+export type AuthorKind = 'human' | 'agent' | 'bot' | 'moderator';
+
+export interface OpenTurn {
+  readonly turnId: string;
+  readonly agentId: string;
+  readonly discordUserId: string;
+  readonly cycle: number;
+  readonly position: number;
+  readonly reason: GrantReason;
+  /** Delivery must come after this message; grant-time value, replaced at check-turn. */
+  readonly anchorMessageId: string | null;
+  /** Only the first check-turn of a turn moves the anchor: later model calls must not narrow it. */
+  readonly anchorChecked: boolean;
+  readonly phase: 'running' | 'awaiting-delivery';
+  readonly tailFingerprint: string | null;
+  /**
+   * The speaker's latest message seen during the turn. Discord may deliver the reply before
+   * `turn-complete` arrives, so the match must also look backwards.
+   */
+  readonly lastOwnMessage: { readonly messageId: string; readonly tail: string } | null;
+}
+
+export interface DiscussionInfo {
+  readonly initiatorAgentId: string;
+  readonly initiatorDiscordUserId: string | null;
+  readonly callbackGuildId: string;
+  readonly callbackChannelId: string;
+  readonly guide: string;
+  readonly participants: readonly string[];
+  readonly status: 'open' | 'archived';
+  readonly summaryPath: string | null;
+}
+
+export interface CycleOutcome {
+  readonly agentId: string;
+  readonly outcome: TurnOutcome;
+}
+
+/** State of one channel aggregate. Plain JSON, so it can also be snapshotted. */
+export interface ChannelState {
+  readonly channelId: string;
+  readonly guildId: string | null;
+  /** False until the first event: an unknown channel behaves as mode `none`. */
+  readonly known: boolean;
+  readonly mode: ChannelMode;
+  readonly tmState: TmState;
+  readonly shuffleOverride: boolean | null;
+  readonly wakeMode: WakeMode;
+  /** Latest known agent members; applied to `speakers` only at cycle boundaries or when idle. */
+  readonly members: readonly AgentRef[];
+  /** The speaker list of the current cycle. */
+  readonly speakers: readonly AgentRef[];
+  readonly cycle: number;
+  /** Index in `speakers` of the latest grant of this cycle; -1 before the first. */
+  readonly position: number;
+  readonly turnSeq: number;
+  readonly currentTurn: OpenTurn | null;
+  readonly dormant: boolean;
+  readonly dormantReason: DormantReason | null;
+  readonly cycleOutcomes: readonly CycleOutcome[];
+  readonly lastSpeakerAgentId: string | null;
+  readonly humanSeenThisCycle: boolean;
+  readonly cyclesWithoutHuman: number;
+  readonly multiMessage: boolean;
+  readonly lastMessageId: string | null;
+  readonly recentRunIds: readonly string[];
+  readonly discussion: DiscussionInfo | null;
+}
+
+/** Configuration the deciders need; the service reads it from the environment. */
+export interface TurnDomainConfig {
+  /** Characters of the reply's (trimmed) end that identify its last Discord fragment. */
+  readonly tailFingerprintLen: number;
+  readonly deliveryTimeoutMs: number;
+  /** Consecutive full cycles without a human message before a chat channel rests; 0 = off. */
+  readonly maxCyclesWithoutHuman: number;
+  readonly scheduleIdentifier: string;
+  readonly multiMessageStartMarker: string;
+  readonly multiMessageEndMarker: string;
+  readonly multiMessagePromptMarker: string;
+  readonly archivedNotice: string;
+  readonly discussionClosedNotice: string;
+}
+
+export const DEFAULT_TURN_CONFIG: TurnDomainConfig = {
+  tailFingerprintLen: 40,
+  deliveryTimeoutMs: 15000,
+  maxCyclesWithoutHuman: 3,
+  scheduleIdentifier: '➡️',
+  multiMessageStartMarker: '↗️',
+  multiMessageEndMarker: '↙️',
+  multiMessagePromptMarker: '⤵️',
+  archivedNotice: 'This channel is archived and no longer active.',
+  discussionClosedNotice: 'This discussion is closed.',
+};
+
+/** How many recent `runId`s a channel remembers to drop redelivered `turn-complete`s. */
+export const RECENT_RUN_ID_LIMIT = 64;
