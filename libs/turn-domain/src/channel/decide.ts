@@ -315,7 +315,7 @@ function setMode(cmd: SetMode, d: Draft): Result {
   }
   if (!validAgents(agents)) return badRequest('agents', 'every agent needs an id and a user id');
   if (s.known && s.mode === mode) return d.done();
-  if (agents !== undefined) refreshMembersList(d, agents);
+  if (agents !== undefined && isConversational(mode)) refreshMembersList(d, agents);
   cancelOpenTurn(d, 'mode-changed');
   const count = isConversational(mode) ? uniqueAgents(d.state.members).length : 0;
   d.emit({
@@ -337,7 +337,7 @@ function setShuffle(cmd: SetShuffle, d: Draft): Result {
     return badRequest('shuffle', 'shuffle must be true, false or null');
   }
   const s = d.state;
-  if (s.known && s.shuffleOverride === shuffle) return d.done();
+  if (s.shuffleOverride === shuffle) return d.done();
   d.emit({ type: 'ShuffleOverrideSet', data: { shuffle } });
   if (isConversational(s.mode) && s.tmState !== 'archived' && s.currentTurn === null) {
     idleRebuild(d, 'shuffle-changed', isRotating(s.tmState));
@@ -350,7 +350,7 @@ function setWakeMode(cmd: SetWakeMode, d: Draft): Result {
   if (!(WAKE_MODES as readonly string[]).includes(wakeMode)) {
     return badRequest('wakeMode', `wakeMode must be one of ${WAKE_MODES.join(', ')}`);
   }
-  if (d.state.known && d.state.wakeMode === wakeMode) return d.done();
+  if (d.state.wakeMode === wakeMode) return d.done();
   d.emit({ type: 'WakeModeSet', data: { wakeMode: wakeMode as WakeMode } });
   return d.done();
 }

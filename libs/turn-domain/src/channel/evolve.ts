@@ -98,9 +98,9 @@ export function evolveChannel(state: ChannelState, event: ChannelEvent): Channel
         },
       };
     case 'ShuffleOverrideSet':
-      return { ...state, known: true, shuffleOverride: event.data.shuffle };
+      return { ...state, shuffleOverride: event.data.shuffle };
     case 'WakeModeSet':
-      return { ...state, known: true, wakeMode: event.data.wakeMode };
+      return { ...state, wakeMode: event.data.wakeMode };
     case 'MembersRefreshed':
       return { ...state, members: event.data.members };
     case 'SpeakerListRebuilt': {

@@ -1,0 +1,320 @@
+import { evaluateCheckTurn, hasSeenMessage } from './queries';
+import { deliveryTimerKey } from './react';
+import {
+  ALICE,
+  BOB,
+  CAROL,
+  CHANNEL,
+  chatWorld,
+  HUMAN,
+  MODERATOR,
+  OTHER_BOT,
+  types,
+} from '../test-support/channel-world';
+
+const three = () => chatWorld([ALICE, BOB, CAROL], { shuffle: false });
+
+describe('start and wake', () => {
+  it('a new chat channel rests until the first message', () => {
+    const w = three();
+    expect(w.state.dormant).toBe(true);
+    expect(w.speaker()).toBeNull();
+    expect(evaluateCheckTurn(w.state, 'alice')).toMatchObject({
+      allowed: false,
+      reason: 'dormant',
+    });
+  });
+
+  it("the moderator's own messages never wake the channel", () => {
+    const w = three();
+    expect(types(w.moderator().events)).toEqual(['MessageSeen']);
+    expect(w.state.dormant).toBe(true);
+  });
+
+  it('a human message wakes it: the first speaker is granted a new cycle', () => {
+    const w = three();
+    const { events } = w.human('hi all');
+    expect(types(events)).toEqual(['MessageSeen', 'Woke', 'TurnGranted']);
+    expect(events[2]).toEqual({
+      type: 'TurnGranted',
+      data: {
+        turnId: `${CHANNEL}:1`,
+        agentId: 'alice',
+        discordUserId: ALICE.discordUserId,
+        cycle: 1,
+        position: 0,
+        reason: 'wake',
+        anchorMessageId: (events[0].data as { messageId: string }).messageId,
+      },
+    });
+  });
+
+  it("an agent's message (through the message tool) and another bot's also wake it", () => {
+    const a = three();
+    expect(types(a.post(BOB, 'fyi').events)).toContain('TurnGranted');
+    const b = three();
+    expect(types(b.ok(b.message(OTHER_BOT, 'beep', { bot: true })).events)).toContain(
+      'TurnGranted',
+    );
+  });
+
+  it('turn ids are deterministic and increase per grant', () => {
+    const w = three();
+    w.human();
+    w.pass();
+    w.pass();
+    expect(w.log.filter((e) => e.type === 'TurnGranted').map((e) => e.data)).toMatchObject([
+      { turnId: `${CHANNEL}:1`, agentId: 'alice', reason: 'wake' },
+      { turnId: `${CHANNEL}:2`, agentId: 'bob', reason: 'advance' },
+      { turnId: `${CHANNEL}:3`, agentId: 'carol', reason: 'advance' },
+    ]);
+  });
+
+  it('redelivered messages (same or older id) are ignored', () => {
+    const w = three();
+    const cmd = w.message(HUMAN, 'hi');
+    w.ok(cmd);
+    expect(w.ok(cmd).events).toEqual([]);
+  });
+});
+
+describe('check-turn', () => {
+  it('in normal rotation only the current speaker is allowed', () => {
+    const w = three();
+    w.human();
+    expect(evaluateCheckTurn(w.state, 'alice')).toMatchObject({
+      allowed: true,
+      currentSpeaker: 'alice',
+      tmState: 'normal',
+      mode: 'chat',
+      dormant: false,
+      multiMessage: false,
+      turnId: `${CHANNEL}:1`,
+    });
+    expect(evaluateCheckTurn(w.state, 'bob')).toMatchObject({
+      allowed: false,
+      currentSpeaker: 'alice',
+      reason: 'not-current-speaker',
+    });
+  });
+
+  it('records the latest seen message as the anchor, once per turn', () => {
+    const w = three();
+    w.human('first');
+    const later = w.human('second');
+    const latest = (later.events[0].data as { messageId: string }).messageId;
+    const { events } = w.ok({ type: 'CheckTurn', data: { agentId: 'alice' } });
+    expect(events).toEqual([
+      {
+        type: 'TurnAnchorRecorded',
+        data: { turnId: `${CHANNEL}:1`, agentId: 'alice', anchorMessageId: latest },
+      },
+    ]);
+    w.human('third');
+    expect(w.ok({ type: 'CheckTurn', data: { agentId: 'alice' } }).events).toEqual([]);
+    expect(w.state.currentTurn?.anchorMessageId).toBe(latest);
+  });
+
+  it('a check by anyone else records nothing', () => {
+    const w = three();
+    w.human();
+    expect(w.ok({ type: 'CheckTurn', data: { agentId: 'bob' } }).events).toEqual([]);
+  });
+
+  it('is causally consistent: hasSeenMessage tells the service whether to wait', () => {
+    const w = three();
+    const cmd = w.message(HUMAN, 'hi');
+    const id = (cmd.data as { messageId: string }).messageId;
+    expect(hasSeenMessage(w.state, id)).toBe(false);
+    w.ok(cmd);
+    expect(hasSeenMessage(w.state, id)).toBe(true);
+  });
+});
+
+describe('turn-complete', () => {
+  it('is refused unless it comes from the current speaker', () => {
+    const w = three();
+    w.human();
+    const out = w.complete('bob', 'I want to talk');
+    expect(out.error?.code).toBe('NOT_CURRENT_SPEAKER');
+    expect(w.speaker()).toBe('alice');
+  });
+
+  it('is refused while dormant and ignored where there is no rotation', () => {
+    expect(three().complete('alice', 'x').error?.code).toBe('NOT_CURRENT_SPEAKER');
+    const single = chatWorld([ALICE]);
+    expect(single.complete('alice', 'x')).toMatchObject({ error: null, events: [] });
+  });
+
+  it('is de-duplicated by runId', () => {
+    const w = three();
+    w.human();
+    expect(types(w.complete('alice', 'NO_REPLY', 'r-1').events)).toEqual([
+      'TurnCompleted',
+      'TurnGranted',
+    ]);
+    expect(w.complete('alice', 'NO_REPLY', 'r-1')).toMatchObject({ error: null, events: [] });
+    expect(w.speaker()).toBe('bob');
+  });
+
+  it('an empty turn advances at once', () => {
+    const w = three();
+    w.human();
+    const { events } = w.complete('alice', '  NO  ');
+    expect(events[0]).toMatchObject({
+      type: 'TurnCompleted',
+      data: { agentId: 'alice', outcome: 'empty', tailFingerprint: null },
+    });
+    expect(events[1]).toMatchObject({
+      type: 'TurnGranted',
+      data: { agentId: 'bob', reason: 'advance', cycle: 1, position: 1 },
+    });
+  });
+
+  it('a real turn waits for delivery, and the delivered reply advances', () => {
+    const w = three();
+    w.human();
+    const done = w.complete('alice', 'Here is my considered answer.');
+    expect(types(done.events)).toEqual(['TurnCompleted', 'DeliveryWaitStarted']);
+    expect(done.events[1].data).toMatchObject({
+      turnId: `${CHANNEL}:1`,
+      discordUserId: ALICE.discordUserId,
+      tailFingerprint: 'Here is my considered answer.',
+      timeoutMs: 15000,
+    });
+    expect(w.speaker()).toBe('alice');
+    expect(evaluateCheckTurn(w.state, 'alice')).toMatchObject({
+      allowed: false,
+      reason: 'awaiting-delivery',
+    });
+    expect(evaluateCheckTurn(w.state, 'bob').allowed).toBe(false);
+    const delivered = w.post(ALICE, 'Here is my considered answer.');
+    expect(types(delivered.events)).toEqual(['MessageSeen', 'DeliveryConfirmed', 'TurnGranted']);
+    expect(w.speaker()).toBe('bob');
+  });
+
+  it('a split reply advances only on the fragment carrying the tail', () => {
+    const w = chatWorld([ALICE, BOB, CAROL], {
+      shuffle: false,
+      config: { tailFingerprintLen: 10 },
+    });
+    w.human();
+    const reply = 'part one of a long answer ... and the final words';
+    w.complete('alice', reply);
+    expect(types(w.post(ALICE, 'part one of a long answer').events)).toEqual(['MessageSeen']);
+    expect(w.speaker()).toBe('alice');
+    expect(types(w.post(ALICE, '... and the final words').events)).toContain('DeliveryConfirmed');
+    expect(w.speaker()).toBe('bob');
+  });
+
+  it('a delivery seen before turn-complete confirms at once', () => {
+    const w = three();
+    w.human();
+    w.post(ALICE, 'Quick answer');
+    const { events } = w.complete('alice', 'Quick answer');
+    expect(types(events)).toEqual(['TurnCompleted', 'DeliveryConfirmed', 'TurnGranted']);
+  });
+
+  it('a message at or before the anchor does not confirm', () => {
+    const w = three();
+    w.human();
+    w.post(ALICE, 'Same words');
+    w.human('and another thing');
+    w.ok({ type: 'CheckTurn', data: { agentId: 'alice' } });
+    const { events } = w.complete('alice', 'Same words');
+    expect(types(events)).toEqual(['TurnCompleted', 'DeliveryWaitStarted']);
+  });
+
+  it("the moderator's messages during the wait change nothing", () => {
+    const w = three();
+    w.human();
+    w.complete('alice', 'answer');
+    expect(types(w.moderator('⤵️').events)).toEqual(['MessageSeen']);
+    expect(w.state.currentTurn?.phase).toBe('awaiting-delivery');
+  });
+
+  it('another message during the wait cancels it and wakes the channel afresh', () => {
+    const w = three();
+    w.human();
+    w.pass();
+    w.complete('bob', 'answer from bob');
+    const { events } = w.ok(w.message(HUMAN, 'wait, one more thing'));
+    expect(types(events)).toEqual([
+      'MessageSeen',
+      'DeliveryWaitCancelled',
+      'Woke',
+      'SpeakerListRebuilt',
+      'TurnGranted',
+    ]);
+    expect(events[1].data).toMatchObject({ agentId: 'bob', authorKind: 'human' });
+    expect(events[4].data).toMatchObject({
+      agentId: 'alice',
+      cycle: 2,
+      position: 0,
+      reason: 'wake',
+    });
+  });
+
+  it('the delivery timeout advances anyway with a warning event', () => {
+    const w = three();
+    w.human();
+    w.complete('alice', 'never delivered');
+    const turnId = w.state.currentTurn?.turnId ?? '';
+    const { events, effects } = w.ok({ type: 'DeliveryTimeout', data: { turnId } });
+    expect(types(events)).toEqual(['DeliveryTimedOut', 'TurnGranted']);
+    expect(events[0].data).toEqual({ turnId, agentId: 'alice', timeoutMs: 15000 });
+    expect(effects).toContainEqual(expect.objectContaining({ kind: 'log', level: 'warn' }));
+    expect(w.speaker()).toBe('bob');
+  });
+
+  it('a stale timeout (turn already advanced) is ignored', () => {
+    const w = three();
+    w.human();
+    w.complete('alice', 'hello');
+    const turnId = w.state.currentTurn?.turnId ?? '';
+    w.post(ALICE, 'hello');
+    expect(w.ok({ type: 'DeliveryTimeout', data: { turnId } }).events).toEqual([]);
+    expect(w.speaker()).toBe('bob');
+  });
+
+  it('an explicit ConfirmDelivery for the waiting turn advances', () => {
+    const w = three();
+    w.human();
+    w.complete('alice', 'hello');
+    const turnId = w.state.currentTurn?.turnId ?? '';
+    expect(
+      w.ok({ type: 'ConfirmDelivery', data: { turnId: 'other', messageId: '1' } }).events,
+    ).toEqual([]);
+    const { events, effects } = w.ok({
+      type: 'ConfirmDelivery',
+      data: { turnId, messageId: '999999' },
+    });
+    expect(types(events)).toEqual(['DeliveryConfirmed', 'TurnGranted']);
+    expect(effects).toContainEqual({ kind: 'cancel', key: deliveryTimerKey(turnId) });
+  });
+
+  it('a second turn-complete from the speaker while delivering is ignored', () => {
+    const w = three();
+    w.human();
+    w.complete('alice', 'hello');
+    expect(w.complete('alice', 'again')).toMatchObject({ error: null, events: [] });
+  });
+
+  it('validates its input', () => {
+    const w = three();
+    expect(
+      w.run({ type: 'CompleteTurn', data: { agentId: '', runId: 'r', text: '' } }).error?.code,
+    ).toBe('BAD_REQUEST');
+    expect(
+      w.run({ type: 'CompleteTurn', data: { agentId: 'a', runId: ' ', text: '' } }).error?.code,
+    ).toBe('BAD_REQUEST');
+  });
+});
+
+describe('moderator detection', () => {
+  it('uses the isModerator flag of the observed message', () => {
+    const w = three();
+    w.ok(w.message(MODERATOR, 'hi', { bot: true, moderator: true }));
+    expect(w.state.dormant).toBe(true);
+  });
+});
