@@ -18,6 +18,7 @@ const base = {
   roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/test'],
 };
 module.exports = {
+  testTimeout: 120000,
   projects: [
     { ...base, displayName: 'unit', testMatch: ['**/*.unit.spec.ts'] },
     {
@@ -25,14 +26,12 @@ module.exports = {
       displayName: 'int',
       testMatch: ['**/*.int.spec.ts'],
       globalSetup: '<rootDir>/test/global-setup.ts',
-      testTimeout: 60000,
     },
     {
       ...base,
       displayName: 'e2e',
       testMatch: ['**/*.e2e.spec.ts'],
       globalSetup: '<rootDir>/test/global-setup.ts',
-      testTimeout: 120000,
     },
   ],
 };

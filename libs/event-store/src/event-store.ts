@@ -1,4 +1,5 @@
-import { JetStreamApiError, DeliverPolicy } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, JetStreamApiError } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
 import { Streams, envelope, type Envelope } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
 
@@ -98,19 +99,37 @@ export class EventStore {
   async loadCommits<E extends DomainEvent>(subject: string): Promise<StoredCommit<E>[]> {
     const last = await this.version(subject);
     if (last === 0) return [];
-    const consumer = await this.messaging.client.js.consumers.get(this.stream, {
-      filter_subjects: [subject],
+    // An ephemeral consumer with a single filter subject (NATS 2.9 has no multi-filter
+    // consumers, which the client's ordered consumer asks for); gone when we are done.
+    const { jsm, js } = this.messaging.client;
+    const info = await jsm.consumers.add(this.stream, {
+      filter_subject: subject,
       deliver_policy: DeliverPolicy.All,
+      ack_policy: AckPolicy.None,
+      mem_storage: true,
+      inactive_threshold: nanos(30_000),
     });
     const out: StoredCommit<E>[] = [];
-    const messages = await consumer.consume({ max_messages: 256 });
     try {
-      for await (const m of messages) {
-        out.push({ seq: m.seq, envelope: m.json<Envelope<Commit<E>>>() });
-        if (m.seq >= last) break;
+      const consumer = await js.consumers.get(this.stream, info.name);
+      // num_pending is exact at creation, so each fetch asks for what is there and
+      // returns at once instead of waiting out its expiry.
+      let remaining = info.num_pending;
+      while (remaining > 0 && (out.length === 0 || out[out.length - 1].seq < last)) {
+        const batch = await consumer.fetch({
+          max_messages: Math.min(remaining, 500),
+          expires: 5000,
+        });
+        let got = 0;
+        for await (const m of batch) {
+          got++;
+          remaining--;
+          out.push({ seq: m.seq, envelope: m.json<Envelope<Commit<E>>>() });
+        }
+        if (got === 0) throw new Error(`event store read of ${subject} stalled before seq ${last}`);
       }
     } finally {
-      await messages.close();
+      await jsm.consumers.delete(this.stream, info.name).catch(() => undefined);
     }
     return out;
   }

@@ -314,7 +314,8 @@ export class Messaging {
           id: `dlq:${spec.stream}:${spec.durable}:${m.seq}`,
         },
       );
-      m.term(error.slice(0, 200));
+      // No reason text: NATS 2.9 does not understand "+TERM <reason>" and would leave it pending.
+      m.term();
       deadLetters.inc({ stream: spec.stream, durable: spec.durable });
       this.log.error({ subject: m.subject, seq: m.seq, error }, 'message dead-lettered');
     } catch (e) {

@@ -1,3 +1,5 @@
 export * from './env';
 export * from './ids';
 export * from './wait';
+export * from './process';
+export * from './messaging';

@@ -1,0 +1,192 @@
+import { IsInt, IsString, Min } from 'class-validator';
+import { DomainError, ErrorCodes, envelope, type Reply } from '@dirigent/contracts';
+import { closeMessaging, testMessaging, uid, waitFor } from '@dirigent/testing';
+import { ensureStream, type Messaging } from '.';
+
+class AddRequest {
+  @IsInt() @Min(0) a: number;
+  @IsInt() @Min(0) b: number;
+}
+class Job {
+  @IsString() name: string;
+}
+
+describe('Messaging against the real NATS', () => {
+  let m: Messaging;
+  const stream = `TEST_${uid('msg').replace(/-/g, '_').toUpperCase()}`;
+  const prefix = `test.${stream.toLowerCase()}`;
+
+  beforeAll(async () => {
+    m = await testMessaging('messaging-test');
+    await ensureStream(m.client.jsm, {
+      name: stream as never,
+      subjects: [`${prefix}.>`],
+      retention: 'limits',
+      duplicateWindowMs: 60_000,
+    });
+  });
+  afterAll(async () => {
+    await m.client.jsm.streams.delete(stream).catch(() => undefined);
+    await closeMessaging(m);
+  });
+
+  describe('request/reply', () => {
+    const subject = () => `rpc-${prefix}.add`;
+    beforeAll(() => {
+      m.serve(subject(), {
+        payload: AddRequest,
+        handler: async ({ a, b }) => {
+          if (a === 13) throw new DomainError(ErrorCodes.FORBIDDEN, 'unlucky');
+          if (a === 666) throw new Error('boom with secret sk-live-123');
+          return { sum: a + b };
+        },
+      });
+    });
+
+    it('answers valid input with ok:true', async () => {
+      await expect(m.request(subject(), { a: 2, b: 3 })).resolves.toEqual({
+        ok: true,
+        data: { sum: 5 },
+      });
+    });
+
+    it('answers malformed input with BAD_REQUEST and the field errors, and stays up', async () => {
+      const bad = (await m.request(subject(), { a: 'two', c: 1 })) as Reply<never> & { ok: false };
+      expect(bad.ok).toBe(false);
+      expect(bad.error.code).toBe(ErrorCodes.BAD_REQUEST);
+      const fields = (bad.error.details as { field: string }[]).map((d) => d.field).sort();
+      expect(fields).toEqual(['a', 'b', 'c']);
+
+      const raw = await m.client.nc.request(subject(), 'not json{', { timeout: 2000 });
+      expect(raw.json<Reply<never>>()).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
+      const arr = await m.client.nc.request(subject(), '[1,2]', { timeout: 2000 });
+      expect(arr.json<Reply<never>>()).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
+
+      await expect(m.request(subject(), { a: 1, b: 1 })).resolves.toEqual({
+        ok: true,
+        data: { sum: 2 },
+      });
+    });
+
+    it('maps a DomainError to its code and hides other errors behind INTERNAL', async () => {
+      await expect(m.request(subject(), { a: 13, b: 0 })).resolves.toMatchObject({
+        ok: false,
+        error: { code: 'FORBIDDEN', message: 'unlucky' },
+      });
+      const internal = await m.request(subject(), { a: 666, b: 0 });
+      expect(internal).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
+      expect(JSON.stringify(internal)).not.toContain('sk-live');
+    });
+
+    it('says UNAVAILABLE when nobody serves the subject', async () => {
+      await expect(m.request(`rpc-${prefix}.nobody`, {}, 500)).resolves.toMatchObject({
+        ok: false,
+        error: { code: 'UNAVAILABLE' },
+      });
+    });
+  });
+
+  describe('durable consumers', () => {
+    it('redelivers after a throw, then succeeds', async () => {
+      const subject = `${prefix}.flaky`;
+      const attempts: number[] = [];
+      const c = await m.consume<Job>({
+        stream,
+        durable: uid('flaky'),
+        filterSubject: subject,
+        maxDeliver: 5,
+        ackWaitMs: 5000,
+        backoffMs: [50],
+        payload: Job,
+        handler: async (_d, _e, msg) => {
+          attempts.push(msg.info.deliveryCount);
+          if (msg.info.deliveryCount < 3) throw new Error('transient');
+        },
+      });
+      await m.publish(subject, envelope('job', 'test', { name: 'x' }));
+      await waitFor(() => attempts.length === 3, 10_000, 25, 'three deliveries');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(attempts).toEqual([1, 2, 3]);
+      await c.stop();
+    });
+
+    it('dead-letters after max deliveries, visibly, and goes on with the next message', async () => {
+      const subject = `${prefix}.poison`;
+      const durable = uid('poison');
+      const handled: string[] = [];
+      let poisonAttempts = 0;
+      const c = await m.consume<Job>({
+        stream,
+        durable,
+        filterSubject: subject,
+        maxDeliver: 3,
+        ackWaitMs: 5000,
+        backoffMs: [20],
+        payload: Job,
+        handler: async (d) => {
+          if (d.name === 'poison') {
+            poisonAttempts++;
+            throw new Error('cannot handle poison');
+          }
+          handled.push(d.name);
+        },
+      });
+      await m.publish(subject, envelope('job', 'test', { name: 'poison' }));
+      await m.publish(subject, envelope('job', 'test', { name: 'fine' }));
+      // An invalid payload is dead-lettered at once: no redelivery can fix it.
+      await m.publish(subject, envelope('job', 'test', { nom: 'typo' }));
+
+      const letters = await waitFor(
+        async () => {
+          const all = (await m.listDeadLetters(200)).filter((d) => d.durable === durable);
+          return all.length === 2 ? all : undefined;
+        },
+        15_000,
+        100,
+        'two dead letters',
+      );
+      expect(handled).toEqual(['fine']);
+      expect(poisonAttempts).toBe(3);
+      const poison = letters.find((l) => l.payload.includes('"poison"'))!;
+      expect(poison).toMatchObject({
+        stream,
+        subject,
+        deliveries: 3,
+        error: 'cannot handle poison',
+      });
+      const typo = letters.find((l) => l.payload.includes('typo'))!;
+      expect(typo.deliveries).toBe(1);
+      expect(typo.error).toMatch(/invalid payload:.*name must be a string/);
+      // Nothing is left in flight: the poison was terminated, the others acked.
+      await waitFor(
+        async () => {
+          const info = await m.client.jsm.consumers.info(stream, durable);
+          return info.num_ack_pending === 0 && info.num_pending === 0;
+        },
+        5000,
+        50,
+        'consumer to settle',
+      );
+      await c.stop();
+    });
+
+    it('carries W3C trace context from publisher to handler', async () => {
+      const subject = `${prefix}.traced`;
+      let seen: string | undefined;
+      const c = await m.consume<Job>({
+        stream,
+        durable: uid('traced'),
+        filterSubject: subject,
+        maxDeliver: 2,
+        ackWaitMs: 5000,
+        handler: async (_d, _e, msg) => {
+          seen = msg.headers?.get('traceparent');
+        },
+      });
+      await m.publish(subject, envelope('job', 'test', { name: 't' }));
+      await waitFor(() => seen, 5000);
+      expect(seen).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+      await c.stop();
+    });
+  });
+});

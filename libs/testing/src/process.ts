@@ -1,0 +1,51 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export interface Spawned {
+  child: ChildProcess;
+  output: () => string;
+  /** Resolves when the child prints `line` on stdout. */
+  waitForLine(line: string, timeoutMs?: number): Promise<void>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Runs a built script (`dist/...`) as a child process with extra environment. */
+export function spawnNode(distPath: string, env: Record<string, string>): Spawned {
+  const child = spawn(process.execPath, [resolve(__dirname, '../../../', distPath)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return {
+    child,
+    output: () => out,
+    waitForLine: (line, timeoutMs = 20_000) =>
+      new Promise((res, rej) => {
+        const timer = setTimeout(
+          () => rej(new Error(`child did not print "${line}" in ${timeoutMs} ms:\n${out}`)),
+          timeoutMs,
+        );
+        const check = () => {
+          if (out.split('\n').includes(line)) {
+            clearTimeout(timer);
+            child.stdout!.off('data', check);
+            res();
+          }
+        };
+        child.stdout!.on('data', check);
+        child.once('exit', (code) => {
+          clearTimeout(timer);
+          if (!out.split('\n').includes(line)) rej(new Error(`child exited (${code}):\n${out}`));
+        });
+        check();
+      }),
+    kill: (signal = 'SIGTERM') =>
+      new Promise((res) => {
+        if (child.exitCode !== null || child.signalCode !== null) return res();
+        child.once('exit', () => res());
+        child.kill(signal);
+      }),
+  };
+}
