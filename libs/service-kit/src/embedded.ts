@@ -35,15 +35,23 @@ function onPath(binary: string): string | undefined {
   return undefined;
 }
 
+const isLoopback = (url: string) => {
+  try {
+    return ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+};
+
 /**
  * NATS for `npm start`: the configured URL when something answers there; otherwise, for
- * the default local URL only, a `nats-server` child process with JetStream and a store
+ * a local (loopback) URL only, a `nats-server` child process with JetStream and a store
  * under `dataDir`.
  */
 export async function ensureNats(url: string, dataDir: string): Promise<Embedded> {
   if (await natsAnswers(url)) return { url, embedded: false, stop: async () => undefined };
   const binary = onPath('nats-server');
-  if (url !== DEFAULT_NATS_URL || !binary) {
+  if (!isLoopback(url) || !binary) {
     throw new EmbeddedError(
       `NATS does not answer at ${url}${binary ? '' : ' and no nats-server binary is on the PATH'}: install nats-server (apt-get install nats-server, or https://github.com/nats-io/nats-server/releases) or set NATS_URL to a running server with JetStream`,
     );
@@ -60,9 +68,12 @@ export async function ensureNats(url: string, dataDir: string): Promise<Embedded
       return {
         url,
         embedded: true,
-        stop: async () => {
-          child.kill('SIGTERM');
-        },
+        stop: () =>
+          new Promise<void>((res) => {
+            if (child.exitCode !== null) return res();
+            child.once('exit', () => res());
+            child.kill('SIGTERM');
+          }),
       };
     }
     await new Promise((r) => setTimeout(r, 200));

@@ -1,5 +1,6 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000000_foundation } from './Migration20261122000000_foundation';
+import { Migration20261122130000_turn_coordinator } from './Migration20261122130000_turn_coordinator';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -7,4 +8,8 @@ import { Migration20261122000000_foundation } from './Migration20261122000000_fo
  */
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122000000_foundation', class: Migration20261122000000_foundation },
+  {
+    name: 'Migration20261122130000_turn_coordinator',
+    class: Migration20261122130000_turn_coordinator,
+  },
 ];
