@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 /** W3C trace context (https://www.w3.org/TR/trace-context/), carried in NATS headers. */
 export interface TraceContext {
@@ -23,9 +23,11 @@ export function formatTraceparent(ctx: TraceContext): string {
 
 /** A child span of the current context, or a new trace when there is none. */
 export function nextSpan(parent: TraceContext | undefined = currentTrace()): TraceContext {
+  // randomUUID draws from a cached entropy pool: much cheaper per call than randomBytes.
+  const hex = randomUUID().replace(/-/g, '');
   return {
-    traceId: parent?.traceId ?? randomBytes(16).toString('hex'),
-    spanId: randomBytes(8).toString('hex'),
+    traceId: parent?.traceId ?? hex,
+    spanId: hex.slice(16),
     flags: parent?.flags ?? '01',
   };
 }

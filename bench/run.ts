@@ -1,0 +1,28 @@
+/**
+ * `npm run bench`: every benchmark, one after the other, against the machine's NATS and
+ * Postgres (NATS_URL / DATABASE_URL). Prints one table; figures go in the README.
+ */
+import 'reflect-metadata';
+import { benchFoundation } from './foundation.bench';
+import type { BenchResult } from './stats';
+
+const suites: [string, () => Promise<BenchResult>][] = [['foundation', benchFoundation]];
+
+async function main() {
+  const only = process.argv[2];
+  const rows: string[] = ['| suite | figure | value |', '|---|---|---|'];
+  for (const [name, run] of suites) {
+    if (only && only !== name) continue;
+    process.stderr.write(`running ${name}...\n`);
+    try {
+      const result = await run();
+      for (const [k, v] of Object.entries(result)) rows.push(`| ${name} | ${k} | ${v} |`);
+    } catch (e) {
+      rows.push(`| ${name} | FAILED | ${(e as Error).message} |`);
+      process.exitCode = 1;
+    }
+  }
+  console.log(rows.join('\n'));
+}
+
+void main();
