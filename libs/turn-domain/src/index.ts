@@ -17,4 +17,5 @@ export * from './channel/evolve';
 export * from './channel/decide';
 export * from './channel/queries';
 export * from './channel/react';
+export * from './channel/handle';
 export * from './identity/identity';

@@ -396,9 +396,15 @@ function refreshMembers(cmd: RefreshMembers, d: Draft): Result {
   return d.done();
 }
 
-function authorKindOf(m: ObserveMessage['data']): AuthorKind {
+/** The agent behind an author: as the service resolved it, else a known channel member. */
+function authorAgentId(s: ChannelState, m: ObserveMessage['data']): string | null {
+  if (m.agentIdOfAuthor) return m.agentIdOfAuthor;
+  return s.members.find((a) => a.discordUserId === m.authorId)?.agentId ?? null;
+}
+
+function authorKindOf(m: ObserveMessage['data'], agentId: string | null): AuthorKind {
   if (m.isModerator) return 'moderator';
-  if (m.agentIdOfAuthor) return 'agent';
+  if (agentId !== null) return 'agent';
   return m.authorIsBot ? 'bot' : 'human';
 }
 
@@ -413,7 +419,8 @@ function observeMessage(cmd: ObserveMessage, d: Draft): Result {
     return d.done();
   }
   const content = typeof m.content === 'string' ? m.content : '';
-  const kind = authorKindOf(m);
+  const authorAgent = authorAgentId(s, m);
+  const kind = authorKindOf(m, authorAgent);
   const turn = s.currentTurn;
   const fromSpeaker = turn !== null && m.authorId === turn.discordUserId;
   const seen = (reaction: 'none' | 'prompt-marker' | 'archived-notice'): void =>
@@ -423,7 +430,7 @@ function observeMessage(cmd: ObserveMessage, d: Draft): Result {
         messageId: m.messageId,
         authorId: m.authorId,
         authorKind: kind,
-        agentId: m.agentIdOfAuthor ?? null,
+        agentId: kind === 'moderator' ? null : authorAgent,
         tail: fromSpeaker ? contentTail(content, d.config.tailFingerprintLen) : null,
         reaction,
       },

@@ -1,4 +1,5 @@
 import { reactToChannelEvent } from './react';
+import { runChannelCommand } from './handle';
 import type { ChannelEvent } from './events';
 import { evolveChannel, initialChannelState } from './evolve';
 import {
@@ -135,5 +136,32 @@ describe('reactor: discussions and notices', () => {
   it('events that need no action produce no effects', () => {
     const w = chatWorld([ALICE, BOB]);
     expect(w.ok({ type: 'SetShuffle', data: { shuffle: true } }).effects).toEqual([]);
+  });
+});
+
+describe('runChannelCommand', () => {
+  it('returns events, the state after them and the effects in order', () => {
+    const w = chatWorld([ALICE, BOB]);
+    const out = runChannelCommand(w.message('2001', 'hi'), w.state, w.config);
+    expect(out.ok).toBe(true);
+    if (!out.ok) return;
+    expect(out.events.map((e) => e.type)).toEqual(['MessageSeen', 'Woke', 'TurnGranted']);
+    expect(out.state.currentTurn?.agentId).toBe('alice');
+    expect(out.effects.map((e) => e.kind)).toEqual(['publish-granted', 'send-message']);
+  });
+
+  it('passes domain errors through', () => {
+    const w = chatWorld([ALICE, BOB]);
+    const out = runChannelCommand(
+      { type: 'SetMode', data: { guildId: GUILD, mode: 'work' } },
+      w.state,
+    );
+    expect(out).toMatchObject({ ok: false, error: { code: 'MODE_LOCKED' } });
+  });
+
+  it('treats a registered member posting without agentIdOfAuthor as an agent', () => {
+    const w = chatWorld([ALICE, BOB]);
+    const out = w.ok(w.message(BOB.discordUserId, 'hi', { bot: true }));
+    expect(out.events[0].data).toMatchObject({ authorKind: 'agent', agentId: 'bob' });
   });
 });
