@@ -1,18 +1,10 @@
 /** Three tiers, chosen by file suffix (STYLE.md §9). */
-const swc = [
-  '@swc/jest',
-  {
-    jsc: {
-      parser: { syntax: 'typescript', decorators: true },
-      transform: { legacyDecorator: true, decoratorMetadata: true },
-      target: 'es2022',
-    },
-    module: { type: 'commonjs' },
-  },
-];
+// ts-jest in transpile-only mode (the typecheck is its own step). Not @swc/jest: its
+// platform binaries are not all on the registry here, which breaks `npm ci`.
+const tsJest = ['ts-jest', { isolatedModules: true, diagnostics: false }];
 const moduleNameMapper = { '^@dirigent/([a-z-]+)$': '<rootDir>/libs/$1/src' };
 const base = {
-  transform: { '^.+\\.ts$': swc },
+  transform: { '^.+\\.ts$': tsJest },
   moduleNameMapper,
   testEnvironment: 'node',
   roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/test'],
