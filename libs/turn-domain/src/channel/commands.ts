@@ -67,7 +67,21 @@ export type ObserveMessage = Cmd<
 /** `check-turn`: only records the anchor; answer the request with `evaluateCheckTurn`. */
 export type CheckTurn = Cmd<'CheckTurn', { agentId: string }>;
 
-export type CompleteTurn = Cmd<'CompleteTurn', { agentId: string; runId: string; text: string }>;
+export type CompleteTurn = Cmd<
+  'CompleteTurn',
+  {
+    agentId: string;
+    runId: string;
+    /** Final reply text of the run (`NO_REPLY`, `NO` or blank = empty turn). */
+    text: string;
+    /**
+     * The `turnId` check-turn answered with, when the runtime knows it. A completion for an
+     * older turn (a run that was refused, finishing after the agent's real turn began) is
+     * then ignored instead of being counted as this turn.
+     */
+    turnId?: string | null;
+  }
+>;
 
 /** Explicit delivery confirmation (e.g. found by polling channel history). */
 export type ConfirmDelivery = Cmd<'ConfirmDelivery', { turnId: string; messageId: string }>;

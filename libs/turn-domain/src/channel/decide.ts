@@ -529,6 +529,7 @@ function completeTurn(cmd: CompleteTurn, d: Draft): Result {
   if (turn !== null && turn.agentId === agentId && turn.phase === 'awaiting-delivery') {
     return d.done();
   }
+  if (turn !== null && cmd.data.turnId && cmd.data.turnId !== turn.turnId) return d.done();
   if (turn === null || turn.agentId !== agentId) {
     return refuse('NOT_CURRENT_SPEAKER', `${agentId} does not hold the turn`, {
       currentSpeaker: turn?.agentId ?? null,

@@ -293,6 +293,24 @@ describe('turn-complete', () => {
     expect(effects).toContainEqual({ kind: 'cancel', key: deliveryTimerKey(turnId) });
   });
 
+  it('a completion naming an older turn is ignored (a refused run finishing late)', () => {
+    const w = three();
+    w.human();
+    w.pass();
+    expect(w.speaker()).toBe('bob');
+    const stale = w.run({
+      type: 'CompleteTurn',
+      data: { agentId: 'bob', runId: 'refused-run', text: 'NO_REPLY', turnId: `${CHANNEL}:1` },
+    });
+    expect(stale).toMatchObject({ error: null, events: [] });
+    expect(w.speaker()).toBe('bob');
+    const real = w.run({
+      type: 'CompleteTurn',
+      data: { agentId: 'bob', runId: 'real-run', text: 'NO_REPLY', turnId: `${CHANNEL}:2` },
+    });
+    expect(types(real.events)).toEqual(['TurnCompleted', 'TurnGranted']);
+  });
+
   it('a second turn-complete from the speaker while delivering is ignored', () => {
     const w = three();
     w.human();
