@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { ChannelCommand } from './commands';
 import type { ChannelEvent } from './events';
 import { replayChannel } from './evolve';
+import { evaluateCheckTurn } from './queries';
 import { isRotating } from './rules';
 import type { ChannelState } from './types';
 import { DEFAULT_TURN_CONFIG } from './types';
@@ -370,6 +371,11 @@ function checkInvariants(sc: Scenario, batches: Batch[]): void {
       expect(after.speakers[turn.position]?.agentId).toBe(turn.agentId);
     }
     if (after.dormant) expect(isRotating(after.tmState)).toBe(true);
+    // check-turn lets at most one agent through while a rotation is live
+    if (isRotating(after.tmState) || after.tmState === 'archived' || after.tmState === 'dead') {
+      const allowed = POOL.filter((a) => evaluateCheckTurn(after, a.agentId).allowed);
+      expect(allowed.length).toBeLessThanOrEqual(1);
+    }
   }
 }
 
