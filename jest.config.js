@@ -1,7 +1,7 @@
 /** Three tiers, chosen by file suffix (STYLE.md §9). */
 // ts-jest in transpile-only mode (the typecheck is its own step). Not @swc/jest: its
 // platform binaries are not all on the registry here, which breaks `npm ci`.
-const tsJest = ['ts-jest', { isolatedModules: true, diagnostics: false }];
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.jest.json', diagnostics: false }];
 const moduleNameMapper = { '^@dirigent/([a-z-]+)$': '<rootDir>/libs/$1/src' };
 const base = {
   transform: { '^.+\\.ts$': tsJest },
