@@ -405,9 +405,9 @@ describe('channel decider properties', () => {
       fc.property(scenarioArb, (sc) => {
         const { world } = run(sc);
         const stored = JSON.parse(JSON.stringify(world.log)) as ChannelEvent[];
-        expect(stored).toEqual(world.log);
+        expect(stored).toStrictEqual(world.log);
         expect(replayChannel(world.state.channelId, stored)).toEqual(world.state);
-        expect(JSON.parse(JSON.stringify(world.state))).toEqual(world.state);
+        expect(JSON.parse(JSON.stringify(world.state))).toStrictEqual(world.state);
       }),
       { numRuns: 200 },
     );

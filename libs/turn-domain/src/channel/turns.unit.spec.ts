@@ -6,6 +6,7 @@ import {
   CAROL,
   CHANNEL,
   chatWorld,
+  given,
   HUMAN,
   MODERATOR,
   OTHER_BOT,
@@ -75,6 +76,67 @@ describe('start and wake', () => {
     const cmd = w.message(HUMAN, 'hi');
     w.ok(cmd);
     expect(w.ok(cmd).events).toEqual([]);
+  });
+});
+
+describe('given stored events', () => {
+  it('given a dormant two-agent chat, when a human speaks, then bob (listed first) is granted', () => {
+    const { events } = given(
+      {
+        type: 'ChannelCreated',
+        data: { channelId: CHANNEL, guildId: '500', mode: 'chat', createdByAgentId: null },
+      },
+      { type: 'MembersRefreshed', data: { members: [BOB, ALICE], joined: [], left: [] } },
+      {
+        type: 'SpeakerListRebuilt',
+        data: {
+          reason: 'created',
+          speakers: [BOB, ALICE],
+          added: ['bob', 'alice'],
+          removed: [],
+          tmState: 'normal',
+          shuffled: false,
+          seed: null,
+          avoidFirst: null,
+        },
+      },
+      { type: 'WentDormant', data: { reason: 'start', cycle: 0, cyclesWithoutHuman: 0 } },
+    ).when({
+      type: 'ObserveMessage',
+      data: {
+        messageId: '700',
+        authorId: HUMAN,
+        authorIsBot: false,
+        content: 'morning',
+        isModerator: false,
+      },
+    });
+    expect(events).toEqual([
+      {
+        type: 'MessageSeen',
+        data: {
+          messageId: '700',
+          authorId: HUMAN,
+          authorKind: 'human',
+          agentId: null,
+          tail: null,
+          reaction: 'none',
+        },
+      },
+      { type: 'Woke', data: { byMessageId: '700', authorKind: 'human' } },
+      {
+        type: 'TurnGranted',
+        data: {
+          turnId: `${CHANNEL}:1`,
+          agentId: 'bob',
+          discordUserId: BOB.discordUserId,
+          cycle: 1,
+          position: 0,
+          reason: 'wake',
+          anchorMessageId: '700',
+        },
+      },
+    ]);
   });
 });
 
