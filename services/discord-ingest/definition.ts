@@ -1,12 +1,28 @@
 import { Module } from '@nestjs/common';
-import { baseConfigSchema, portSchema, type ServiceDefinition } from '@dirigent/service-kit';
+import { StreamSpecs } from '@dirigent/contracts';
+import type { ServiceDefinition } from '@dirigent/service-kit';
+import { DiscordIngestConfigSchema } from './config';
+import { CommandExecutor } from './command-executor';
+import { DiscordConnection } from './discord-connection';
+import { DiscordIngestRunner } from './discord-ingest.runner';
+import { DiscordRpc } from './discord-rpc';
+import { GatewayIngest } from './gateway-ingest';
+import { SlashCommandHandler } from './slash-command-handler';
 
-export const DiscordIngestConfigSchema = baseConfigSchema.extend({
-  DISCORD_INGEST_PORT: portSchema(3001),
-});
+export { DiscordIngestConfigSchema } from './config';
 
-/** Boots, connects to NATS and Postgres and reports health; its capability lands in a later issue. */
-@Module({})
+/** The only code that knows Discord: gateway in, commands out, queries, slash commands. */
+@Module({
+  providers: [
+    DiscordConnection,
+    GatewayIngest,
+    CommandExecutor,
+    DiscordRpc,
+    SlashCommandHandler,
+    DiscordIngestRunner,
+  ],
+  exports: [DiscordIngestRunner, DiscordConnection, GatewayIngest],
+})
 export class DiscordIngestModule {}
 
 export const DiscordIngestService: ServiceDefinition<typeof DiscordIngestConfigSchema> = {
@@ -14,6 +30,6 @@ export const DiscordIngestService: ServiceDefinition<typeof DiscordIngestConfigS
   portEnv: 'DISCORD_INGEST_PORT',
   defaultPort: 3001,
   configSchema: DiscordIngestConfigSchema,
-  streams: [],
+  streams: [StreamSpecs.discordEvents, StreamSpecs.discordCommands, StreamSpecs.deadLetter],
   module: () => DiscordIngestModule,
 };

@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { WebSocket, WebSocketServer } from 'ws';
+
+/** Gateway opcodes the fake speaks. */
+const Op = {
+  Dispatch: 0,
+  Heartbeat: 1,
+  Identify: 2,
+  PresenceUpdate: 3,
+  Resume: 6,
+  Reconnect: 7,
+  RequestGuildMembers: 8,
+  InvalidSession: 9,
+  Hello: 10,
+  HeartbeatAck: 11,
+} as const;
+
+interface Dispatched {
+  s: number;
+  t: string;
+  d: unknown;
+}
+
+interface Session {
+  id: string;
+  seq: number;
+  intents: number;
+  socket: WebSocket | null;
+  /** Everything dispatched in this session, for replay on RESUME. */
+  log: Dispatched[];
+}
+
+export interface GatewayHooks {
+  token: string;
+  url: () => string;
+  /** READY's payload minus session fields, and the GUILD_CREATEs that follow it. */
+  onIdentify: () => { ready: Record<string, unknown>; guildCreates: unknown[] };
+  onRequestMembers: (guildId: string) => unknown[];
+}
+
+const REPLAY_LIMIT = 5000;
+
+/**
+ * The fake's gateway: HELLO, IDENTIFY → READY + GUILD_CREATE, heartbeats and ACKs, RESUME
+ * with replay of the dispatches missed while disconnected, INVALID_SESSION when the
+ * session is gone. JSON encoding only, no compression (what discord.js uses without
+ * zlib-sync).
+ */
+export class FakeGateway {
+  readonly wss: WebSocketServer;
+  private readonly sessions = new Map<string, Session>();
+  heartbeatIntervalMs = 41250;
+  identifies = 0;
+  resumes = 0;
+
+  constructor(private readonly hooks: GatewayHooks) {
+    this.wss = new WebSocketServer({ noServer: true });
+    this.wss.on('connection', (ws, req) => this.onConnection(ws, req));
+  }
+
+  /** Sessions that completed IDENTIFY and have a live socket. */
+  get readySessions(): number {
+    return [...this.sessions.values()].filter((s) => s.socket?.readyState === WebSocket.OPEN)
+      .length;
+  }
+
+  private onConnection(ws: WebSocket, req: IncomingMessage): void {
+    const params = new URL(req.url ?? '/', 'http://x').searchParams;
+    if (params.get('compress')) {
+      ws.close(4000, 'compression is not supported by the fake gateway');
+      return;
+    }
+    if ((params.get('encoding') ?? 'json') !== 'json') {
+      ws.close(4002, 'only json encoding is supported');
+      return;
+    }
+    let session: Session | null = null;
+    const send = (payload: object) => {
+      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(payload));
+    };
+    send({ op: Op.Hello, d: { heartbeat_interval: this.heartbeatIntervalMs }, s: null, t: null });
+    ws.on('message', (raw) => {
+      let msg: { op: number; d: any };
+      try {
+        msg = JSON.parse(raw.toString());
+      } catch {
+        ws.close(4002, 'decode error');
+        return;
+      }
+      switch (msg.op) {
+        case Op.Heartbeat:
+          send({ op: Op.HeartbeatAck, d: null, s: null, t: null });
+          return;
+        case Op.Identify: {
+          if (session) {
+            ws.close(4005, 'already authenticated');
+            return;
+          }
+          if (msg.d?.token !== this.hooks.token) {
+            ws.close(4004, 'authentication failed');
+            return;
+          }
+          this.identifies++;
+          session = {
+            id: randomUUID().replace(/-/g, ''),
+            seq: 0,
+            intents: Number(msg.d.intents ?? 0),
+            socket: ws,
+            log: [],
+          };
+          this.sessions.set(session.id, session);
+          const { ready, guildCreates } = this.hooks.onIdentify();
+          this.dispatchTo(session, 'READY', {
+            ...ready,
+            session_id: session.id,
+            resume_gateway_url: this.hooks.url(),
+            session_type: 'normal',
+            shard: msg.d.shard ?? [0, 1],
+          });
+          for (const g of guildCreates) this.dispatchTo(session, 'GUILD_CREATE', g);
+          return;
+        }
+        case Op.Resume: {
+          const existing = this.sessions.get(String(msg.d?.session_id));
+          if (!existing || msg.d?.token !== this.hooks.token) {
+            send({ op: Op.InvalidSession, d: false, s: null, t: null });
+            return;
+          }
+          this.resumes++;
+          const old = existing.socket;
+          if (old && old !== ws && old.readyState === WebSocket.OPEN) old.terminate();
+          existing.socket = ws;
+          session = existing;
+          const from = Number(msg.d.seq ?? 0);
+          for (const p of existing.log) {
+            if (p.s > from) send({ op: Op.Dispatch, ...p });
+          }
+          this.dispatchTo(existing, 'RESUMED', null);
+          return;
+        }
+        case Op.RequestGuildMembers: {
+          if (!session) return;
+          const guildId = String(msg.d?.guild_id);
+          this.dispatchTo(session, 'GUILD_MEMBERS_CHUNK', {
+            guild_id: guildId,
+            members: this.hooks.onRequestMembers(guildId),
+            chunk_index: 0,
+            chunk_count: 1,
+            nonce: msg.d?.nonce,
+          });
+          return;
+        }
+        case Op.PresenceUpdate:
+          return;
+        default:
+          ws.close(4001, 'unknown opcode');
+      }
+    });
+    ws.on('close', (code) => {
+      if (!session || session.socket !== ws) return;
+      session.socket = null;
+      // A normal close ends the session on Discord too; anything else may be resumed.
+      if (code === 1000 || code === 1001) this.sessions.delete(session.id);
+    });
+  }
+
+  private dispatchTo(session: Session, t: string, d: unknown): void {
+    session.seq += 1;
+    const entry = { s: session.seq, t, d };
+    session.log.push(entry);
+    if (session.log.length > REPLAY_LIMIT) session.log.splice(0, session.log.length - REPLAY_LIMIT);
+    const ws = session.socket;
+    if (ws && ws.readyState === WebSocket.OPEN)
+      ws.send(JSON.stringify({ op: Op.Dispatch, ...entry }));
+  }
+
+  /** Sends a dispatch to every session, live or waiting to resume. */
+  dispatch(t: string, d: unknown): void {
+    for (const s of this.sessions.values()) this.dispatchTo(s, t, d);
+  }
+
+  /**
+   * Drops every gateway connection. `resumable` keeps the sessions so a RESUME replays what
+   * was missed; otherwise the sessions are forgotten and the client must IDENTIFY again.
+   */
+  drop(opts: { resumable?: boolean } = {}): void {
+    const resumable = opts.resumable ?? true;
+    for (const s of [...this.sessions.values()]) {
+      if (!resumable) this.sessions.delete(s.id);
+      s.socket?.terminate();
+      s.socket = null;
+    }
+  }
+
+  /** Asks every connected client to reconnect (op 7). */
+  requestReconnect(): void {
+    for (const s of this.sessions.values()) {
+      s.socket?.send(JSON.stringify({ op: Op.Reconnect, d: null, s: null, t: null }));
+    }
+  }
+
+  close(): void {
+    for (const s of this.sessions.values()) s.socket?.terminate();
+    for (const c of this.wss.clients) c.terminate();
+    this.sessions.clear();
+    this.wss.close();
+  }
+}

@@ -1,0 +1,155 @@
+import { subject, type DiscordEventKind } from '@dirigent/contracts';
+
+/** What the gateway handlers see of a message, free of discord.js types. */
+export interface MessageFacts {
+  id: string;
+  guildId: string | null;
+  channelId: string;
+  authorId: string;
+  authorIsBot: boolean;
+  content: string;
+  createdAt: Date;
+  webhookId: string | null;
+  /** Ephemeral and system messages are not part of the conversation. */
+  system: boolean;
+}
+
+/** A normalised Discord event, ready to publish. */
+export type IngestEvent =
+  | {
+      kind: 'message.created';
+      data: {
+        guildId: string;
+        channelId: string;
+        messageId: string;
+        authorId: string;
+        authorIsBot: boolean;
+        content: string;
+        createdAt: string;
+        webhookId?: string;
+      };
+    }
+  | { kind: 'message.deleted'; data: { guildId: string; channelId: string; messageId: string } }
+  | {
+      kind: 'typing.started';
+      data: { guildId: string; channelId: string; userId: string; at: string };
+    }
+  | {
+      kind: 'member.joined' | 'member.left';
+      data: { guildId: string; channelId: string; userId: string; isBot: boolean };
+      /** The member's join time, which keeps the envelope id stable across replays. */
+      joinedAtMs: number | null;
+    };
+
+export type Classified = { ok: true; event: IngestEvent } | { ok: false; reason: string };
+
+/** Largest `content` the contract accepts (Discord's own limit for boosted users). */
+const MAX_CONTENT = 4000;
+
+export function classifyMessage(m: MessageFacts): Classified {
+  if (!m.guildId) return { ok: false, reason: 'direct message' };
+  if (m.system) return { ok: false, reason: 'system message' };
+  return {
+    ok: true,
+    event: {
+      kind: 'message.created',
+      data: {
+        guildId: m.guildId,
+        channelId: m.channelId,
+        messageId: m.id,
+        authorId: m.authorId,
+        authorIsBot: m.authorIsBot || m.webhookId !== null,
+        content: m.content.slice(0, MAX_CONTENT),
+        createdAt: m.createdAt.toISOString(),
+        ...(m.webhookId ? { webhookId: m.webhookId } : {}),
+      },
+    },
+  };
+}
+
+export function classifyDeletion(m: {
+  id: string;
+  guildId: string | null;
+  channelId: string;
+}): Classified {
+  if (!m.guildId) return { ok: false, reason: 'direct message' };
+  return {
+    ok: true,
+    event: {
+      kind: 'message.deleted',
+      data: { guildId: m.guildId, channelId: m.channelId, messageId: m.id },
+    },
+  };
+}
+
+export function classifyTyping(t: {
+  guildId: string | null;
+  channelId: string;
+  userId: string;
+  startedAt: Date;
+}): Classified {
+  if (!t.guildId) return { ok: false, reason: 'direct message' };
+  return {
+    ok: true,
+    event: {
+      kind: 'typing.started',
+      data: {
+        guildId: t.guildId,
+        channelId: t.channelId,
+        userId: t.userId,
+        at: t.startedAt.toISOString(),
+      },
+    },
+  };
+}
+
+/** A member joining or leaving the guild is an event in every channel they can see. */
+export function classifyMembership(m: {
+  kind: 'member.joined' | 'member.left';
+  guildId: string;
+  userId: string;
+  isBot: boolean;
+  joinedAt: Date | null;
+  visibleChannelIds: string[];
+}): IngestEvent[] {
+  return m.visibleChannelIds.map((channelId) => ({
+    kind: m.kind,
+    data: { guildId: m.guildId, channelId, userId: m.userId, isBot: m.isBot },
+    joinedAtMs: m.joinedAt ? m.joinedAt.getTime() : null,
+  }));
+}
+
+export interface Publication {
+  subject: string;
+  /** Derived from Discord ids so a replayed gateway event is de-duplicated by JetStream. */
+  envelopeId: string;
+  type: DiscordEventKind;
+  data: IngestEvent['data'];
+}
+
+export function toPublication(e: IngestEvent): Publication {
+  const { guildId, channelId } = e.data;
+  const at = (id: string): Publication => ({
+    subject: subject.discordEvent(guildId, channelId, e.kind),
+    envelopeId: id,
+    type: e.kind,
+    data: e.data,
+  });
+  switch (e.kind) {
+    case 'message.created':
+      return at(`discord:msg:${e.data.messageId}`);
+    case 'message.deleted':
+      return at(`discord:msg-deleted:${e.data.messageId}`);
+    case 'typing.started':
+      return at(`discord:typing:${channelId}:${e.data.userId}:${Date.parse(e.data.at)}`);
+    case 'member.joined':
+    case 'member.left':
+      return at(
+        `discord:${e.kind}:${guildId}:${channelId}:${e.data.userId}:${e.joinedAtMs ?? 'unknown'}`,
+      );
+    default: {
+      const never: never = e;
+      throw new Error(`unknown event ${JSON.stringify(never)}`);
+    }
+  }
+}

@@ -1,0 +1,92 @@
+import {
+  classifyDeletion,
+  classifyMembership,
+  classifyMessage,
+  classifyTyping,
+  toPublication,
+  type MessageFacts,
+} from './events';
+
+const base: MessageFacts = {
+  id: '300',
+  guildId: '100',
+  channelId: '200',
+  authorId: '400',
+  authorIsBot: false,
+  content: 'hi',
+  createdAt: new Date('2026-01-02T03:04:05.000Z'),
+  webhookId: null,
+  system: false,
+};
+
+describe('gateway event classification', () => {
+  it('turns a human message into message.created with a Discord-derived id', () => {
+    const r = classifyMessage(base);
+    if (!r.ok) throw new Error(r.reason);
+    expect(toPublication(r.event)).toEqual({
+      subject: 'dirigent.discord.evt.100.200.message.created',
+      envelopeId: 'discord:msg:300',
+      type: 'message.created',
+      data: {
+        guildId: '100',
+        channelId: '200',
+        messageId: '300',
+        authorId: '400',
+        authorIsBot: false,
+        content: 'hi',
+        createdAt: '2026-01-02T03:04:05.000Z',
+      },
+    });
+  });
+
+  it('marks bots and webhooks', () => {
+    const bot = classifyMessage({ ...base, authorIsBot: true });
+    expect(bot.ok && bot.event.data).toMatchObject({ authorIsBot: true });
+    const hook = classifyMessage({ ...base, webhookId: '500' });
+    expect(hook.ok && hook.event.data).toMatchObject({ authorIsBot: true, webhookId: '500' });
+  });
+
+  it('ignores direct and system messages', () => {
+    expect(classifyMessage({ ...base, guildId: null })).toEqual({
+      ok: false,
+      reason: 'direct message',
+    });
+    expect(classifyMessage({ ...base, system: true }).ok).toBe(false);
+  });
+
+  it('derives stable ids for deletions, typing and membership', () => {
+    const del = classifyDeletion({ id: '300', guildId: '100', channelId: '200' });
+    expect(del.ok && toPublication(del.event).envelopeId).toBe('discord:msg-deleted:300');
+    const typing = classifyTyping({
+      guildId: '100',
+      channelId: '200',
+      userId: '400',
+      startedAt: new Date(5000),
+    });
+    expect(typing.ok && toPublication(typing.event)).toMatchObject({
+      subject: 'dirigent.discord.evt.100.200.typing.started',
+      envelopeId: 'discord:typing:200:400:5000',
+    });
+    expect(
+      classifyTyping({ guildId: null, channelId: '1', userId: '2', startedAt: new Date() }).ok,
+    ).toBe(false);
+    const joined = classifyMembership({
+      kind: 'member.joined',
+      guildId: '100',
+      userId: '400',
+      isBot: true,
+      joinedAt: new Date(7000),
+      visibleChannelIds: ['200', '201'],
+    }).map(toPublication);
+    expect(joined.map((p) => [p.subject, p.envelopeId])).toEqual([
+      ['dirigent.discord.evt.100.200.member.joined', 'discord:member.joined:100:200:400:7000'],
+      ['dirigent.discord.evt.100.201.member.joined', 'discord:member.joined:100:201:400:7000'],
+    ]);
+    expect(joined[0].data).toEqual({
+      guildId: '100',
+      channelId: '200',
+      userId: '400',
+      isBot: true,
+    });
+  });
+});

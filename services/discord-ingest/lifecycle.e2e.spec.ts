@@ -1,0 +1,77 @@
+import { Subjects } from '@dirigent/contracts';
+import { startServiceApp } from '@dirigent/service-kit';
+import { testDatabaseUrl, testNatsUrl, waitFor } from '@dirigent/testing';
+import { DiscordIngestService } from './definition';
+import { DiscordConnection } from './discord-connection';
+import { DiscordRpc } from './discord-rpc';
+import { discordEvents, newChannel, startHarness, type Harness } from './testing/harness';
+
+describe('discord-ingest lifecycle', () => {
+  it('starts without DISCORD_TOKEN, stays healthy and says it has no Discord', async () => {
+    const { app, port } = await startServiceApp(DiscordIngestService, {
+      NATS_URL: testNatsUrl(),
+      DATABASE_URL: testDatabaseUrl(),
+      LOG_LEVEL: 'silent',
+      DISCORD_INGEST_PORT: '0',
+    });
+    try {
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(health.status).toBe(200);
+      expect(app.get(DiscordConnection).client).toBeNull();
+      // Called directly: on a shared NATS another suite's stand-in may answer the subject.
+      await expect(
+        app.get(DiscordRpc).channelMembers({ guildId: '1', channelId: '2' }),
+      ).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    } finally {
+      await app.close();
+    }
+  });
+
+  describe('restart', () => {
+    let h: Harness;
+    beforeAll(async () => {
+      h = await startHarness();
+    });
+    afterAll(async () => {
+      await h?.stop();
+    });
+
+    it('catches up on messages posted while it was down and delivers queued commands', async () => {
+      const channel = newChannel(h);
+      const say = (content: string) =>
+        h.discord.postMessage({ channelId: channel.id, authorId: h.alice.id, content });
+      say('before');
+      await waitFor(async () => (await discordEvents(h.nats, h.guild.id, channel.id)).length === 1);
+      await h.stopApp();
+      say('while down 1');
+      say('while down 2');
+      await h.nats.publishEvent(Subjects.discord.cmdSendMessage, 'send-message', {
+        guildId: h.guild.id,
+        channelId: channel.id,
+        content: 'queued while down',
+        purpose: 'notice',
+      });
+      await h.startApp();
+      const evts = await waitFor(
+        async () => {
+          const all = await discordEvents(h.nats, h.guild.id, channel.id);
+          return all.length >= 4 ? all : null;
+        },
+        15_000,
+        100,
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      const all = await discordEvents(h.nats, h.guild.id, channel.id);
+      expect(all.map((e) => e.data.content)).toEqual([
+        'before',
+        'while down 1',
+        'while down 2',
+        'queued while down',
+      ]);
+      expect(evts.length).toBe(4);
+      expect(h.discord.channelMessages(channel.id).map((m) => m.content)).toContain(
+        'queued while down',
+      );
+    });
+  });
+});
