@@ -1,12 +1,51 @@
 import { Module } from '@nestjs/common';
-import { baseConfigSchema, portSchema, type ServiceDefinition } from '@dirigent/service-kit';
+import { StreamSpecs } from '@dirigent/contracts';
+import { EventStore } from '@dirigent/event-store';
+import { Messaging } from '@dirigent/messaging';
+import { SERVICE_CONFIG, type ServiceDefinition } from '@dirigent/service-kit';
+import { Channels } from './src/channels';
+import {
+  domainConfig,
+  TurnCoordinatorConfigSchema,
+  type TurnCoordinatorConfig,
+} from './src/config';
+import { Consumers } from './src/consumers';
+import { DiscordPort } from './src/discord';
+import { Identities } from './src/identities';
+import { CoordinatorLifecycle } from './src/lifecycle';
+import { turnCoordinatorEntities } from './src/projections/entities';
+import { Reactor } from './src/reactor';
+import { Rpc } from './src/rpc';
+import { TURN_DOMAIN_CONFIG } from './src/tokens';
 
-export const TurnCoordinatorConfigSchema = baseConfigSchema.extend({
-  TURN_COORDINATOR_PORT: portSchema(3002),
-});
+export { TurnCoordinatorConfigSchema } from './src/config';
 
-/** Boots, connects to NATS and Postgres and reports health; its capability lands in a later issue. */
-@Module({})
+/**
+ * Turn-taking for Discord channels: the event-sourced channel aggregates and identity
+ * registry behind `dirigent.turn.check`, `dirigent.turn.complete.<channelId>` and
+ * `dirigent.turn.granted.<channelId>` (ARCHITECTURE.md, "Turns").
+ */
+@Module({
+  providers: [
+    {
+      provide: EventStore,
+      inject: [Messaging],
+      useFactory: (messaging: Messaging) => new EventStore(messaging),
+    },
+    {
+      provide: TURN_DOMAIN_CONFIG,
+      inject: [SERVICE_CONFIG],
+      useFactory: (config: TurnCoordinatorConfig) => domainConfig(config),
+    },
+    Channels,
+    Identities,
+    DiscordPort,
+    Reactor,
+    Consumers,
+    Rpc,
+    CoordinatorLifecycle,
+  ],
+})
 export class TurnCoordinatorModule {}
 
 export const TurnCoordinatorService: ServiceDefinition<typeof TurnCoordinatorConfigSchema> = {
@@ -14,6 +53,15 @@ export const TurnCoordinatorService: ServiceDefinition<typeof TurnCoordinatorCon
   portEnv: 'TURN_COORDINATOR_PORT',
   defaultPort: 3002,
   configSchema: TurnCoordinatorConfigSchema,
-  streams: [],
+  streams: [
+    StreamSpecs.discordEvents,
+    StreamSpecs.discordCommands,
+    StreamSpecs.turnComplete,
+    StreamSpecs.turnGranted,
+    StreamSpecs.eventStore,
+    StreamSpecs.timerFired,
+    StreamSpecs.deadLetter,
+  ],
+  entities: turnCoordinatorEntities,
   module: () => TurnCoordinatorModule,
 };

@@ -17,6 +17,9 @@ import { createValidated } from './validation';
 /** Discord snowflakes are decimal ids of up to 20 digits. */
 const SNOWFLAKE = /^\d{1,20}$/;
 const Snowflake = () => Matches(SNOWFLAKE, { message: '$property must be a Discord snowflake' });
+/** For arrays of snowflakes: each element is checked. */
+const Snowflakes = () =>
+  Matches(SNOWFLAKE, { each: true, message: 'each of $property must be a Discord snowflake' });
 /** Agent ids are used in NATS subjects and consumer names: keep them token-safe. */
 const AGENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const AgentId = () =>
@@ -100,7 +103,7 @@ export class CreateChannelRequest {
   @Snowflake() guildId: string;
   @IsString() @IsNotEmpty() @MaxLength(100) name: string;
   @IsBoolean() private: boolean;
-  @IsArray() @ArrayMaxSize(100) @Snowflake() memberIds: string[];
+  @IsArray() @ArrayMaxSize(100) @Snowflakes() memberIds: string[];
   static create(input: unknown) {
     return createValidated(CreateChannelRequest, input);
   }
@@ -255,7 +258,7 @@ abstract class ToolCall {
 export class CreateChatChannelTool extends ToolCall {
   @Snowflake() guildId: string;
   @IsString() @IsNotEmpty() @MaxLength(100) name: string;
-  @IsOptional() @IsArray() @ArrayMaxSize(50) @Snowflake() participants?: string[];
+  @IsOptional() @IsArray() @ArrayMaxSize(50) @Snowflakes() participants?: string[];
   static create(input: unknown) {
     return createValidated(CreateChatChannelTool, input);
   }
@@ -264,7 +267,7 @@ export class CreateChatChannelTool extends ToolCall {
 export class CreateMembersChannelTool extends ToolCall {
   @Snowflake() guildId: string;
   @IsString() @IsNotEmpty() @MaxLength(100) name: string;
-  @IsOptional() @IsArray() @ArrayMaxSize(50) @Snowflake() members?: string[];
+  @IsOptional() @IsArray() @ArrayMaxSize(50) @Snowflakes() members?: string[];
   static create(input: unknown) {
     return createValidated(CreateMembersChannelTool, input);
   }
@@ -274,7 +277,7 @@ export class CreateDiscussionChannelTool extends ToolCall {
   @Snowflake() callbackGuildId: string;
   @Snowflake() callbackChannelId: string;
   @IsString() @IsNotEmpty() @MaxLength(4000) guide: string;
-  @IsArray() @ArrayMaxSize(50) @Snowflake() participants: string[];
+  @IsArray() @ArrayMaxSize(50) @Snowflakes() participants: string[];
   static create(input: unknown) {
     return createValidated(CreateDiscussionChannelTool, input);
   }
@@ -308,4 +311,25 @@ export interface DeadLetterRecord {
   error: string;
   payload: string;
   headers?: Record<string, string[]>;
+}
+
+// ---------- Turn coordinator admin (additive) ----------
+
+export const WAKE_MODES = ['granted', 'discord', 'both'] as const;
+/** How a grant reaches the next speaker: the turn-granted event, a Discord ping, or both. */
+export type WakeMode = (typeof WAKE_MODES)[number];
+
+export class SetWakeModeRequest {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @IsIn(WAKE_MODES) wakeMode: WakeMode;
+  static create(input: unknown) {
+    return createValidated(SetWakeModeRequest, input);
+  }
+}
+
+export class IdentityRescanRequest {
+  static create(input: unknown) {
+    return createValidated(IdentityRescanRequest, input ?? {});
+  }
 }

@@ -33,6 +33,9 @@ export const Subjects = {
     channelSetMode: 'dirigent.admin.channel.set-mode',
     channelSetShuffle: 'dirigent.admin.channel.set-shuffle',
     channelGet: 'dirigent.admin.channel.get',
+    channelSetWakeMode: 'dirigent.admin.channel.set-wake-mode',
+    /** Re-reads the identity import file and padded-cell's `ego.json`. */
+    identityRescan: 'dirigent.admin.identity.rescan',
   },
   /** `dirigent.tool.<name>` */
   toolPrefix: 'dirigent.tool',
@@ -67,6 +70,9 @@ export const Durables = {
   coordinatorTurnComplete: 'turn-coordinator-turn-complete',
   coordinatorTimers: 'turn-coordinator-timers',
   coordinatorProjection: 'turn-coordinator-projection',
+  coordinatorIdentityProjection: 'turn-coordinator-identity-projection',
+  /** Executes the effects of committed channel events (grants, Discord commands, timers). */
+  coordinatorReactor: 'turn-coordinator-reactor',
   ingestCommands: 'discord-ingest-commands',
   memoryDiscordEvents: 'memory-discord-evt',
   routerTurnGranted: 'router-turn-granted',

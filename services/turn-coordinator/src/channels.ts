@@ -1,0 +1,137 @@
+import { randomInt } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError, ErrorCodes, subject, type ErrorCode } from '@dirigent/contracts';
+import { CommandHandler, EventStore } from '@dirigent/event-store';
+import {
+  decideChannel,
+  evolveChannel,
+  hasSeenMessage,
+  initialChannelState,
+  type ChannelCommand,
+  type ChannelEvent,
+  type ChannelState,
+  type DomainErrorCode,
+  type DomainError as TurnDomainError,
+  type TurnDomainConfig,
+} from '@dirigent/turn-domain';
+import { TURN_DOMAIN_CONFIG } from './tokens';
+
+const CODES: Record<DomainErrorCode, ErrorCode> = {
+  BAD_REQUEST: ErrorCodes.BAD_REQUEST,
+  INVALID_MODE: ErrorCodes.INVALID_MODE,
+  MODE_LOCKED: ErrorCodes.MODE_LOCKED,
+  FORBIDDEN: ErrorCodes.FORBIDDEN,
+  NOT_CURRENT_SPEAKER: ErrorCodes.CONFLICT,
+  NOT_A_DISCUSSION: ErrorCodes.NOT_FOUND,
+  ALREADY_EXISTS: ErrorCodes.CONFLICT,
+  NOT_FOUND: ErrorCodes.NOT_FOUND,
+};
+
+/** A decider refusal on its way to the wire: keeps the domain code for callers that care. */
+export class RefusedError extends DomainError {
+  constructor(readonly refusal: TurnDomainError) {
+    super(CODES[refusal.code], refusal.message, {
+      ...(refusal.details ?? {}),
+      reason: refusal.code,
+    });
+  }
+}
+
+export const channelSubject = (channelId: string) => subject.aggregate('channel', channelId);
+
+type ChannelHandler = CommandHandler<ChannelCommand, ChannelEvent, ChannelState>;
+
+/**
+ * The command side of the channel aggregates: one event-store subject per channel,
+ * optimistic concurrency, state cached in memory and rebuilt from the events after a
+ * restart. Also lets check-turn wait until a channel has processed a given message.
+ */
+@Injectable()
+export class Channels {
+  private readonly handlers = new Map<string, ChannelHandler>();
+  private readonly waiters = new Map<string, Set<() => void>>();
+
+  constructor(
+    private readonly store: EventStore,
+    @Inject(TURN_DOMAIN_CONFIG) private readonly config: TurnDomainConfig,
+  ) {}
+
+  private handler(channelId: string): ChannelHandler {
+    let h = this.handlers.get(channelId);
+    if (!h) {
+      const config = this.config;
+      h = new CommandHandler(this.store, {
+        initialState: () => initialChannelState(channelId),
+        decide: (command, state) => {
+          const decision = decideChannel(command, state, config);
+          if (!decision.ok) throw new RefusedError(decision.error);
+          return [...decision.events];
+        },
+        evolve: evolveChannel,
+      });
+      this.handlers.set(channelId, h);
+    }
+    return h;
+  }
+
+  async state(channelId: string): Promise<ChannelState> {
+    return (await this.handler(channelId).state(channelSubject(channelId))).state;
+  }
+
+  /** Decides and appends; a refusal is thrown as a {@link RefusedError}. */
+  async execute(
+    channelId: string,
+    command: ChannelCommand,
+  ): Promise<{ events: ChannelEvent[]; state: ChannelState }> {
+    const withSeed: ChannelCommand =
+      command.seed === undefined ? { ...command, seed: randomInt(2 ** 31) } : command;
+    const { events, state } = await this.handler(channelId).handle(
+      channelSubject(channelId),
+      withSeed,
+    );
+    if (events.length) this.notify(channelId);
+    return { events, state };
+  }
+
+  /** Forgets cached state, e.g. when another process may have written. */
+  invalidate(channelId: string): void {
+    this.handlers.get(channelId)?.invalidate(channelSubject(channelId));
+  }
+
+  /**
+   * The channel's state once it has processed `messageId`, or its current state after
+   * `timeoutMs` (causal consistency for check-turn).
+   */
+  async stateAfter(channelId: string, messageId: string, timeoutMs: number): Promise<ChannelState> {
+    const deadline = Date.now() + timeoutMs;
+    for (let reloaded = false; ; ) {
+      const state = await this.state(channelId);
+      if (hasSeenMessage(state, messageId)) return state;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        if (reloaded) return state;
+        // Another instance may have processed it: read the events once more.
+        this.invalidate(channelId);
+        reloaded = true;
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const set = this.waiters.get(channelId) ?? new Set();
+        this.waiters.set(channelId, set);
+        const done = () => {
+          clearTimeout(timer);
+          set.delete(done);
+          if (set.size === 0 && this.waiters.get(channelId) === set) this.waiters.delete(channelId);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.min(remaining, 250));
+        set.add(done);
+      });
+    }
+  }
+
+  private notify(channelId: string): void {
+    const set = this.waiters.get(channelId);
+    if (set) for (const done of [...set]) done();
+  }
+}

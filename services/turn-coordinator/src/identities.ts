@@ -1,0 +1,117 @@
+import { readFile } from 'node:fs/promises';
+import { Injectable, Logger } from '@nestjs/common';
+import { subject, type IdentityEntry as WireIdentity } from '@dirigent/contracts';
+import { CommandHandler, EventStore } from '@dirigent/event-store';
+import {
+  decideIdentity,
+  evolveIdentity,
+  findByAgentId,
+  findByDiscordUserId,
+  initialIdentityState,
+  parseEgoJson,
+  parseIdentityFile,
+  resolveAgents,
+  type AgentRef,
+  type IdentityCommand,
+  type IdentityEntry,
+  type IdentityEvent,
+  type IdentityState,
+} from '@dirigent/turn-domain';
+import { RefusedError } from './channels';
+
+export const IDENTITY_SUBJECT = subject.aggregate('identity', 'registry');
+
+export const toWire = (e: IdentityEntry): WireIdentity => ({
+  discordUserId: e.discordUserId,
+  agentId: e.agentId,
+  agentName: e.agentName,
+});
+
+/** The identity registry aggregate: Discord user id ↔ agent id ↔ agent name. */
+@Injectable()
+export class Identities {
+  private readonly log = new Logger('identities');
+  private readonly handler: CommandHandler<IdentityCommand, IdentityEvent, IdentityState>;
+
+  constructor(store: EventStore) {
+    this.handler = new CommandHandler(store, {
+      initialState: initialIdentityState,
+      decide: (command, state) => {
+        const decision = decideIdentity(command, state);
+        if (!decision.ok) throw new RefusedError(decision.error);
+        return [...decision.events];
+      },
+      evolve: evolveIdentity,
+    });
+  }
+
+  async state(): Promise<IdentityState> {
+    return (await this.handler.state(IDENTITY_SUBJECT)).state;
+  }
+
+  async execute(command: IdentityCommand): Promise<IdentityState> {
+    return (await this.handler.handle(IDENTITY_SUBJECT, command)).state;
+  }
+
+  async byDiscordUserId(id: string): Promise<IdentityEntry | undefined> {
+    return findByDiscordUserId(await this.state(), id);
+  }
+
+  async byAgentId(id: string): Promise<IdentityEntry | undefined> {
+    return findByAgentId(await this.state(), id);
+  }
+
+  /** The registered agents among Discord users, in their order. */
+  async resolve(userIds: readonly string[]): Promise<AgentRef[]> {
+    return resolveAgents(
+      await this.state(),
+      userIds.map((userId) => ({ userId })),
+    );
+  }
+
+  /** Imports the identity file and padded-cell's `ego.json`; absent files are fine. */
+  async importFiles(files: { identityFile?: string; egoFile?: string }): Promise<number> {
+    let imported = 0;
+    const identityJson = await readJson(files.identityFile);
+    if (identityJson !== undefined) {
+      const entries = parseIdentityFile(identityJson);
+      const before = (await this.state()).entries.length;
+      const after = await this.execute({
+        type: 'ImportIdentities',
+        data: { source: 'file', entries },
+      });
+      imported += after.entries.length - before;
+    }
+    const egoJson = await readJson(files.egoFile);
+    if (egoJson !== undefined) {
+      const ego = parseEgoJson(egoJson);
+      if (ego.present) {
+        const before = (await this.state()).entries.length;
+        const after = await this.execute({
+          type: 'ImportIdentities',
+          data: { source: 'padded-cell', entries: ego.entries },
+        });
+        imported += after.entries.length - before;
+      } else {
+        this.log.log({ file: files.egoFile }, 'ego.json has no discord-id column; skipped');
+      }
+    }
+    return imported;
+  }
+}
+
+async function readJson(path: string | undefined): Promise<unknown> {
+  if (!path) return undefined;
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`${path} is not valid JSON`);
+  }
+}

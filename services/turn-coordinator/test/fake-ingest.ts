@@ -1,0 +1,164 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiError,
+  type ConsumerMessages,
+} from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
+import {
+  ChannelMembersQuery,
+  CreateChannelRequest,
+  DomainError,
+  ErrorCodes,
+  Streams,
+  Subjects,
+  subject,
+  type Envelope,
+  type MessageCreated,
+  type SendMessageCommand,
+} from '@dirigent/contracts';
+import type { Messaging } from '@dirigent/messaging';
+import { uid } from '@dirigent/testing';
+
+let lastId = 0n;
+/** Discord-like ids that grow, as Discord's do within a channel. */
+export function nextSnowflake(): string {
+  const candidate = BigInt(Date.now() - 1420070400000) << 22n;
+  lastId = candidate > lastId ? candidate : lastId + 1n;
+  return lastId.toString();
+}
+
+export interface Member {
+  userId: string;
+  isBot: boolean;
+}
+
+/**
+ * Stands in for the Discord ingest: answers the members query and create-channel RPC,
+ * records every `send-message` command, and publishes `message.created` events — including
+ * the echo of the moderator's own messages, as Discord would.
+ */
+export class FakeIngest {
+  readonly sent: SendMessageCommand[] = [];
+  readonly created: { guildId: string; channelId: string; memberIds: string[] }[] = [];
+  private readonly members = new Map<string, Member[]>();
+  private readonly durable = uid('fake-ingest').replace(/[^A-Za-z0-9_-]/g, '_');
+  private messages?: ConsumerMessages;
+  private loop?: Promise<void>;
+  private unsubscribe?: () => void;
+
+  constructor(
+    private readonly messaging: Messaging,
+    readonly moderatorId: string,
+  ) {}
+
+  setMembers(channelId: string, members: Member[]): void {
+    this.members.set(channelId, members);
+  }
+
+  async start(): Promise<void> {
+    const queue = this.durable;
+    this.messaging.serve(Subjects.discord.queryChannelMembers, {
+      payload: ChannelMembersQuery,
+      queue,
+      handler: async (q) => {
+        const members = this.members.get(q.channelId);
+        if (!members) throw new DomainError(ErrorCodes.NOT_FOUND, `no channel ${q.channelId}`);
+        return { members };
+      },
+    });
+    this.messaging.serve(Subjects.discord.rpcCreateChannel, {
+      payload: CreateChannelRequest,
+      queue,
+      handler: async (r) => {
+        const channelId = nextSnowflake();
+        const memberIds = [...new Set([this.moderatorId, ...r.memberIds])];
+        this.members.set(
+          channelId,
+          memberIds.map((userId) => ({ userId, isBot: true })),
+        );
+        this.created.push({ guildId: r.guildId, channelId, memberIds });
+        return { channelId };
+      },
+    });
+    await this.messaging.client.nc.flush();
+    const { jsm, js } = this.messaging.client;
+    const record = async (cmd: SendMessageCommand) => {
+      if (!this.members.has(cmd.channelId)) return;
+      this.sent.push(cmd);
+      // Discord shows the moderator's message to everyone, the coordinator included.
+      await this.post(cmd.guildId, cmd.channelId, this.moderatorId, cmd.content);
+    };
+    try {
+      await jsm.consumers.add(Streams.discordCommands, {
+        durable_name: this.durable,
+        filter_subject: Subjects.discord.cmdSendMessage,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        inactive_threshold: nanos(60_000),
+      });
+    } catch (e) {
+      // The stream is a work queue: while another engineer's ingest consumes it, listen
+      // to the published commands instead (JetStream publishes reach plain subscribers).
+      if (!(e instanceof JetStreamApiError)) throw e;
+      const sub = this.messaging.client.nc.subscribe(Subjects.discord.cmdSendMessage);
+      this.unsubscribe = () => sub.unsubscribe();
+      this.loop = (async () => {
+        for await (const m of sub) await record(m.json<Envelope<SendMessageCommand>>().data);
+      })();
+      return;
+    }
+    const consumer = await js.consumers.get(Streams.discordCommands, this.durable);
+    this.messages = await consumer.consume({ max_messages: 64 });
+    this.loop = (async () => {
+      for await (const m of this.messages!) {
+        const env = m.json<Envelope<SendMessageCommand>>();
+        m.ack();
+        await record(env.data);
+      }
+    })();
+  }
+
+  /** Messages the coordinator asked to send in a channel, optionally of one purpose. */
+  sentTo(channelId: string, purpose?: string): SendMessageCommand[] {
+    return this.sent.filter(
+      (s) => s.channelId === channelId && (purpose === undefined || s.purpose === purpose),
+    );
+  }
+
+  /** Publishes a `message.created` as the ingest would; returns its message id. */
+  async post(
+    guildId: string,
+    channelId: string,
+    authorId: string,
+    content: string,
+    authorIsBot = authorId === this.moderatorId,
+  ): Promise<string> {
+    const messageId = nextSnowflake();
+    const data: MessageCreated = {
+      guildId,
+      channelId,
+      messageId,
+      authorId,
+      authorIsBot,
+      content,
+      createdAt: new Date().toISOString(),
+    };
+    await this.messaging.publishEvent(
+      subject.discordEvent(guildId, channelId, 'message.created'),
+      'message.created',
+      data,
+      { id: `discord:${messageId}` },
+    );
+    return messageId;
+  }
+
+  async stop(): Promise<void> {
+    await this.messages?.close();
+    this.unsubscribe?.();
+    await this.loop?.catch(() => undefined);
+    await this.messaging.client.jsm.consumers
+      .delete(Streams.discordCommands, this.durable)
+      .catch(() => undefined);
+  }
+}
