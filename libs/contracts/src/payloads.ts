@@ -197,6 +197,8 @@ export class IdentityRemoveRequest {
 }
 
 export class IdentityListRequest {
+  /** Optional filter. (A class without any validated property fails `forbidUnknownValues`.) */
+  @IsOptional() @Snowflake() discordUserId?: string;
   static create(input: unknown) {
     return createValidated(IdentityListRequest, input ?? {});
   }
@@ -329,6 +331,8 @@ export class SetWakeModeRequest {
 }
 
 export class IdentityRescanRequest {
+  /** Which import to run again; both by default. */
+  @IsOptional() @IsIn(['file', 'padded-cell']) source?: 'file' | 'padded-cell';
   static create(input: unknown) {
     return createValidated(IdentityRescanRequest, input ?? {});
   }

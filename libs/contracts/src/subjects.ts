@@ -12,6 +12,8 @@ export const Subjects = {
     evtPrefix: 'dirigent.discord.evt',
     evtAll: 'dirigent.discord.evt.>',
     queryChannelMembers: 'dirigent.discord.query.channel-members',
+    /** The guilds the moderator bot is in, with their text channels (control page). */
+    queryGuilds: 'dirigent.discord.query.guilds',
     rpcCreateChannel: 'dirigent.discord.rpc.create-channel',
     cmdSendMessage: 'dirigent.discord.cmd.send-message',
     cmdDeleteMessage: 'dirigent.discord.cmd.delete-message',

@@ -60,7 +60,7 @@ export class Reactor {
       durable: Durables.coordinatorReactor,
       filterSubject: CHANNEL_TOPIC,
       maxDeliver: 20,
-      ackWaitMs: 30_000,
+      ackWaitMs: 10_000,
       maxAckPending: 1,
       backoffMs: [100, 500, 2000, 5000],
       handler: async (_data, env, msg) => {

@@ -69,14 +69,18 @@ export class Rpc {
     });
     m.serve(Subjects.admin.identityList, {
       payload: IdentityListRequest,
-      handler: async () => ({ entries: (await this.identities.state()).entries.map(toWire) }),
+      handler: async (r) => ({
+        entries: (await this.identities.state()).entries
+          .filter((e) => !r.discordUserId || e.discordUserId === r.discordUserId)
+          .map(toWire),
+      }),
     });
     m.serve(Subjects.admin.identityRescan, {
       payload: IdentityRescanRequest,
-      handler: async () => ({
+      handler: async (r) => ({
         imported: await this.identities.importFiles({
-          identityFile: this.config.DIRIGENT_IDENTITY_FILE,
-          egoFile: this.config.DIRIGENT_EGO_FILE,
+          identityFile: r.source === 'padded-cell' ? undefined : this.config.DIRIGENT_IDENTITY_FILE,
+          egoFile: r.source === 'file' ? undefined : this.config.DIRIGENT_EGO_FILE,
         }),
       }),
     });

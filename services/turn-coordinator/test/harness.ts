@@ -123,7 +123,7 @@ export class Harness {
    * "Discord" (unless empty) and completes the turn. `reply` picks the text.
    */
   async runAgents(
-    channelId: string,
+    channelId: string | undefined,
     agents: Agent[],
     reply: (agent: Agent, grant: GrantedEvent) => string,
   ): Promise<void> {
@@ -131,9 +131,10 @@ export class Harness {
       const durable = uid('tc-agent').replace(/[^A-Za-z0-9_-]/g, '_');
       const sub = await this.relay.onGranted({
         durable,
-        channelId,
+        ...(channelId ? { channelId } : {}),
         agentId: agent.agentId,
         handler: async (g) => {
+          const channelId = g.channelId;
           const check = await this.relay.checkTurn({
             guildId: g.guildId,
             channelId,
