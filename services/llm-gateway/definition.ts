@@ -1,12 +1,108 @@
-import { Module } from '@nestjs/common';
-import { baseConfigSchema, portSchema, type ServiceDefinition } from '@dirigent/service-kit';
+import { Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { MikroORM } from '@mikro-orm/postgresql';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { StreamSpecs } from '@dirigent/contracts';
+import { Messaging } from '@dirigent/messaging';
+import { SERVICE_CONFIG, type ServiceDefinition } from '@dirigent/service-kit';
+import { createProviders, GatewayError, LlmGateway } from '@dirigent/llm';
+import { AdminController } from './admin.controller';
+import { LlmGatewayConfigSchema, type LlmGatewayConfig } from './config';
+import { OpenAiController, sendError } from './http.controller';
+import { LlmNatsHandlers } from './nats.handlers';
+import { GuildBudgets, PgBudgetStore, PolicyStore, Sql, UsageLedger } from './stores';
 
-export const LlmGatewayConfigSchema = baseConfigSchema.extend({
-  LLM_GATEWAY_PORT: portSchema(3005),
-});
+export { LlmGatewayConfigSchema };
 
-/** Boots, connects to NATS and Postgres and reports health; its capability lands in a later issue. */
-@Module({})
+/** Large prompts are normal here; Nest's default JSON limit (100 kB) is not. */
+const BODY_LIMIT = '32mb';
+
+/**
+ * Parses JSON for the gateway's routes before Nest's own parser (which then skips the
+ * already-read body), with OpenAI-shaped errors for unreadable bodies.
+ */
+@Injectable()
+class BodyParsing {
+  constructor(host: HttpAdapterHost) {
+    const app = host.httpAdapter?.getInstance<express.Express>();
+    if (!app) return;
+    const parse = express.json({ limit: BODY_LIMIT, type: () => true });
+    const onError = (
+      err: Error & { status?: number; type?: string },
+      _req: Request,
+      res: Response,
+      next: NextFunction,
+    ) => {
+      if (!err) return next();
+      const tooLarge = err.type === 'entity.too.large';
+      sendError(
+        res,
+        new GatewayError(
+          tooLarge ? 413 : 400,
+          'invalid_request_error',
+          tooLarge ? 'body_too_large' : 'invalid_json',
+          tooLarge
+            ? `(body): larger than ${BODY_LIMIT}`
+            : `(body): not valid JSON (${err.message})`,
+          '(body)',
+        ),
+      );
+    };
+    for (const path of ['/v1', '/admin/llm']) app.use(path, parse, onError);
+  }
+}
+
+@Injectable()
+class Drain implements OnApplicationShutdown {
+  constructor(
+    private readonly gateway: LlmGateway,
+    private readonly ledger: UsageLedger,
+  ) {}
+  async onApplicationShutdown(): Promise<void> {
+    await this.gateway.drain();
+    await this.ledger.drain();
+  }
+}
+
+/** The model gateway: OpenAI-compatible HTTP, NATS request/reply, admin API. */
+@Module({
+  controllers: [OpenAiController, AdminController],
+  providers: [
+    BodyParsing,
+    { provide: Sql, inject: [MikroORM], useFactory: (orm: MikroORM) => new Sql(orm) },
+    { provide: PgBudgetStore, inject: [Sql], useFactory: (sql: Sql) => new PgBudgetStore(sql) },
+    { provide: GuildBudgets, inject: [Sql], useFactory: (sql: Sql) => new GuildBudgets(sql) },
+    {
+      provide: PolicyStore,
+      inject: [Sql, SERVICE_CONFIG],
+      useFactory: (sql: Sql, config: LlmGatewayConfig) => new PolicyStore(sql, config.llm),
+    },
+    {
+      provide: UsageLedger,
+      inject: [Sql, Messaging],
+      useFactory: (sql: Sql, messaging: Messaging) => new UsageLedger(sql, messaging),
+    },
+    {
+      provide: LlmGateway,
+      inject: [SERVICE_CONFIG, PgBudgetStore, PolicyStore, UsageLedger],
+      useFactory: (
+        config: LlmGatewayConfig,
+        budgets: PgBudgetStore,
+        policy: PolicyStore,
+        usage: UsageLedger,
+      ) =>
+        new LlmGateway({
+          config: config.llm,
+          providers: createProviders(config.llm.providers, config.providerKeys),
+          budgets,
+          policy,
+          usage,
+        }),
+    },
+    LlmNatsHandlers,
+    Drain,
+  ],
+})
 export class LlmGatewayModule {}
 
 export const LlmGatewayService: ServiceDefinition<typeof LlmGatewayConfigSchema> = {
@@ -14,6 +110,6 @@ export const LlmGatewayService: ServiceDefinition<typeof LlmGatewayConfigSchema>
   portEnv: 'LLM_GATEWAY_PORT',
   defaultPort: 3005,
   configSchema: LlmGatewayConfigSchema,
-  streams: [],
+  streams: [StreamSpecs.llmUsage],
   module: () => LlmGatewayModule,
 };

@@ -3,3 +3,4 @@ export * from './envelope';
 export * from './reply';
 export * from './validation';
 export * from './payloads';
+export * from './llm';

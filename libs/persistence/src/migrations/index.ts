@@ -1,6 +1,7 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000000_foundation } from './Migration20261122000000_foundation';
 import { Migration20261122130000_turn_coordinator } from './Migration20261122130000_turn_coordinator';
+import { Migration20261122140000_llm_gateway } from './Migration20261122140000_llm_gateway';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -12,4 +13,5 @@ export const migrationsList: MigrationObject[] = [
     name: 'Migration20261122130000_turn_coordinator',
     class: Migration20261122130000_turn_coordinator,
   },
+  { name: 'Migration20261122140000_llm_gateway', class: Migration20261122140000_llm_gateway },
 ];

@@ -1,0 +1,70 @@
+import {
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+} from 'class-validator';
+import { createValidated } from './validation';
+
+/** Guild ids of the model gateway: Discord snowflakes, or a token-safe name such as `global`. */
+export const LLM_GUILD = /^[A-Za-z0-9_-]{1,64}$/;
+const Guild = () =>
+  Matches(LLM_GUILD, { message: '$property must be 1-64 letters, digits, _ or -' });
+
+/**
+ * `dirigent.llm.chat`: an OpenAI chat completion request (`request`, validated by the
+ * gateway field by field) on behalf of a guild and, optionally, a purpose (which wins
+ * over `request.model`). With `request.stream` and `streamSubject`, every chunk is
+ * published to `streamSubject` (`{ chunk }`, then `{ done: true }` or `{ error }`) and the
+ * reply carries the routing summary; otherwise the reply is `{ completion, model, ... }`.
+ */
+export class LlmChatRequest {
+  @IsOptional() @Guild() guildId?: string;
+  @IsOptional() @IsString() @MaxLength(64) purpose?: string;
+  @IsObject() request: Record<string, unknown>;
+  @IsOptional() @IsString() @MaxLength(256) streamSubject?: string;
+  static create(input: unknown) {
+    return createValidated(LlmChatRequest, input);
+  }
+}
+
+/** `dirigent.llm.embed`: an OpenAI embeddings request on behalf of a guild and purpose. */
+export class LlmEmbedRequest {
+  @IsOptional() @Guild() guildId?: string;
+  @IsOptional() @IsString() @MaxLength(64) purpose?: string;
+  @IsObject() request: Record<string, unknown>;
+  static create(input: unknown) {
+    return createValidated(LlmEmbedRequest, input);
+  }
+}
+
+/** `dirigent.llm.usage` (stream DIRIGENT_LLM_USAGE), envelope type `llm.usage`: one ledger row. */
+export class LlmUsageRecorded {
+  @IsString() id: string;
+  @IsString() at: string;
+  @Guild() guildId: string;
+  @IsOptional() @IsString() purpose: string | null;
+  @IsIn(['chat', 'embed']) kind: 'chat' | 'embed';
+  @IsBoolean() stream: boolean;
+  @IsString() requestedModel: string;
+  @IsOptional() @IsString() model: string | null;
+  @IsOptional() @IsString() provider: string | null;
+  @IsInt() inputTokens: number;
+  @IsInt() outputTokens: number;
+  @IsNumber() reservedUsd: number;
+  @IsNumber() costUsd: number;
+  @IsInt() latencyMs: number;
+  @IsIn(['ok', 'budget_exhausted', 'failed', 'rejected', 'aborted'])
+  outcome: 'ok' | 'budget_exhausted' | 'failed' | 'rejected' | 'aborted';
+  @IsOptional() @IsString() error?: string;
+  @IsArray() @IsString({ each: true }) fallbacks: string[];
+  @IsInt() attempts: number;
+}
+
+export const LLM_USAGE_EVENT = 'llm.usage';

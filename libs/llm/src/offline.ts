@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto';
+import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
+import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
+import { estimatePromptTokens, estimateEmbeddingTokens, estimateTextTokens } from './pricing';
+import { contentText, type ChatRequest, type EmbeddingsRequest } from './request';
+
+/** What the `no-reply` model always answers: the agents' "nothing to add" marker. */
+export const NO_REPLY = 'NO_REPLY';
+
+/**
+ * The offline model's answer: `NO_REPLY` for the `no-reply` upstream, otherwise a
+ * deterministic reply derived from the last user message (the same input always gives
+ * the same output, so demos and tests replay).
+ */
+export function offlineReply(req: ChatRequest, upstream: string): string {
+  if (upstream === 'no-reply') return NO_REPLY;
+  const lastUser = [...req.messages].reverse().find((m) => m.role === 'user');
+  const text = lastUser ? contentText(lastUser.content).trim() : '';
+  const digest = createHash('sha256').update(text).digest('hex').slice(0, 8);
+  return `[offline ${digest}] ${text.slice(0, 200) || '(no user message)'}`;
+}
+
+function completionTokens(text: string, cap: number): number {
+  return Math.min(cap, estimateTextTokens(text));
+}
+
+export function offlineCompletion(
+  req: ChatRequest,
+  upstream: string,
+  model: string,
+  cap: number,
+  created: number,
+): ChatCompletion {
+  const text = offlineReply(req, upstream);
+  const prompt = estimatePromptTokens(req);
+  const completion = completionTokens(text, cap);
+  return {
+    id: `chatcmpl-offline-${createHash('sha256').update(JSON.stringify(req.messages)).digest('hex').slice(0, 16)}`,
+    object: 'chat.completion',
+    created,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: text, refusal: null },
+        finish_reason: 'stop',
+        logprobs: null,
+      },
+    ],
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: prompt + completion,
+    },
+  };
+}
+
+/** The same answer as {@link offlineCompletion}, one word per chunk, then a usage chunk. */
+export function offlineChunks(
+  req: ChatRequest,
+  upstream: string,
+  model: string,
+  cap: number,
+  created: number,
+): ChatCompletionChunk[] {
+  const full = offlineCompletion(req, upstream, model, cap, created);
+  const text = full.choices[0].message.content ?? '';
+  const words = text.match(/\S+\s*/g) ?? [''];
+  const base = { id: full.id, object: 'chat.completion.chunk' as const, created, model };
+  return [
+    ...words.map((w, i) => ({
+      ...base,
+      choices: [
+        {
+          index: 0,
+          delta: i === 0 ? { role: 'assistant' as const, content: w } : { content: w },
+          finish_reason: null,
+          logprobs: null,
+        },
+      ],
+    })),
+    { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop', logprobs: null }] },
+    { ...base, choices: [], usage: full.usage },
+  ];
+}
+
+/** A deterministic unit vector for a text: SHA-256 blocks as the seed of each dimension. */
+export function offlineVector(text: string, dimensions: number): number[] {
+  const out: number[] = [];
+  let block = 0;
+  while (out.length < dimensions) {
+    const h = createHash('sha256').update(`${block++}:${text}`).digest();
+    for (let i = 0; i + 1 < h.length && out.length < dimensions; i += 2)
+      out.push(h.readInt16BE(i) / 32768);
+  }
+  const norm = Math.sqrt(out.reduce((s, v) => s + v * v, 0)) || 1;
+  return out.map((v) => v / norm);
+}
+
+export function toBase64(vector: number[]): string {
+  return Buffer.from(new Float32Array(vector).buffer).toString('base64');
+}
+
+export function offlineEmbeddings(req: EmbeddingsRequest, model: string): CreateEmbeddingResponse {
+  const inputs: string[] =
+    typeof req.input === 'string'
+      ? [req.input]
+      : (req.input as unknown[]).map((i) => (typeof i === 'string' ? i : JSON.stringify(i)));
+  // A flat token array is one input, not many.
+  const items =
+    typeof req.input !== 'string' && typeof req.input[0] === 'number'
+      ? [JSON.stringify(req.input)]
+      : inputs;
+  const dims = req.dimensions ?? 256;
+  const tokens = estimateEmbeddingTokens(req.input);
+  return {
+    object: 'list',
+    model,
+    data: items.map((text, index) => {
+      const v = offlineVector(text, dims);
+      return {
+        object: 'embedding' as const,
+        index,
+        embedding: (req.encoding_format === 'base64' ? toBase64(v) : v) as number[],
+      };
+    }),
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  };
+}

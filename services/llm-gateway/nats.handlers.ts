@@ -1,0 +1,121 @@
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  DomainError,
+  ErrorCodes,
+  LlmChatRequest,
+  LlmEmbedRequest,
+  Subjects,
+  type ErrorCode,
+} from '@dirigent/contracts';
+import { Messaging, NatsClient } from '@dirigent/messaging';
+import {
+  GatewayError,
+  LlmGateway,
+  parseChatRequest,
+  parseEmbeddingsRequest,
+  type RequestMeta,
+} from '@dirigent/llm';
+import { DEFAULT_GUILD } from './http.controller';
+
+function code(status: number, type: string): ErrorCode {
+  if (type === 'budget_exhausted') return ErrorCodes.BUDGET_EXHAUSTED;
+  if (status === 400) return ErrorCodes.BAD_REQUEST;
+  if (status === 401) return ErrorCodes.UNAUTHORIZED;
+  if (status === 404) return ErrorCodes.NOT_FOUND;
+  if (status === 504) return ErrorCodes.TIMEOUT;
+  if (status >= 500) return ErrorCodes.UNAVAILABLE;
+  return ErrorCodes.BAD_REQUEST;
+}
+
+/** Gateway errors as reply errors, with the OpenAI error object as details. */
+function domain(e: unknown): unknown {
+  if (!(e instanceof GatewayError)) return e;
+  return new DomainError(code(e.status, e.type), e.message, e.toBody().error);
+}
+
+function meta(guildId: string | undefined, purpose: string | undefined): RequestMeta {
+  return {
+    guildId: guildId ?? DEFAULT_GUILD,
+    purposeHeader: purpose,
+    signal: new AbortController().signal,
+  };
+}
+
+function validated<T>(
+  parsed: { ok: true; value: T } | { ok: false; problem: { field: string; message: string } },
+): T {
+  if (parsed.ok) return parsed.value;
+  const field = `request.${parsed.problem.field}`;
+  throw new DomainError(ErrorCodes.BAD_REQUEST, `invalid request: ${field}`, [
+    { field, messages: [parsed.problem.message] },
+  ]);
+}
+
+/**
+ * `dirigent.llm.chat` and `dirigent.llm.embed` over NATS request/reply, for the other
+ * services. A streamed chat publishes `{ chunk }` messages to the caller's
+ * `streamSubject`, then `{ done: true }` (or `{ error }`), and replies with the routing.
+ */
+@Injectable()
+export class LlmNatsHandlers implements OnApplicationBootstrap {
+  constructor(
+    private readonly messaging: Messaging,
+    private readonly nats: NatsClient,
+    private readonly gateway: LlmGateway,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.messaging.serve(Subjects.llm.chat, {
+      payload: LlmChatRequest,
+      handler: (data) => this.chat(data).catch((e) => Promise.reject(domain(e))),
+    });
+    this.messaging.serve(Subjects.llm.embed, {
+      payload: LlmEmbedRequest,
+      handler: (data) => this.embed(data).catch((e) => Promise.reject(domain(e))),
+    });
+  }
+
+  private async chat(data: LlmChatRequest): Promise<unknown> {
+    const req = validated(parseChatRequest(data.request));
+    const m = meta(data.guildId, data.purpose);
+    if (!req.stream) {
+      const r = await this.gateway.chat(req, m);
+      return {
+        completion: r.completion,
+        model: r.model.id,
+        purpose: r.purpose,
+        fallbacks: r.fallbacks,
+      };
+    }
+    if (!data.streamSubject)
+      throw new DomainError(ErrorCodes.BAD_REQUEST, 'invalid request: streamSubject', [
+        {
+          field: 'streamSubject',
+          messages: ['streamSubject is required when request.stream is true'],
+        },
+      ]);
+    const to = data.streamSubject;
+    const stream = await this.gateway.chatStream(req, m);
+    let chunks = 0;
+    try {
+      for await (const chunk of stream.chunks) {
+        this.nats.nc.publish(to, JSON.stringify({ chunk }));
+        chunks++;
+      }
+      this.nats.nc.publish(to, JSON.stringify({ done: true }));
+    } catch (e) {
+      const err = e instanceof GatewayError ? e.toBody().error : { message: 'internal error' };
+      this.nats.nc.publish(to, JSON.stringify({ error: err }));
+      throw e;
+    } finally {
+      await stream.chunks.return();
+    }
+    return { model: stream.model.id, purpose: stream.purpose, fallbacks: stream.fallbacks, chunks };
+  }
+
+  private async embed(data: LlmEmbedRequest): Promise<unknown> {
+    const req = validated(parseEmbeddingsRequest(data.request));
+    const r = await this.gateway.embed(req, meta(data.guildId, data.purpose));
+    return { response: r.response, model: r.model.id, purpose: r.purpose, fallbacks: r.fallbacks };
+  }
+}

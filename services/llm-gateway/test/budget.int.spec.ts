@@ -1,0 +1,194 @@
+import OpenAI from 'openai';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { costMicros, estimatePromptTokens } from '@dirigent/llm';
+import { snowflake, waitFor } from '@dirigent/testing';
+import { FakeUpstream } from './fake-upstreams';
+import { clientFor, startGateway, testConfig, TOKEN, type RunningGateway } from './harness';
+
+const MESSAGES: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'budget me' }];
+const MAX_TOKENS = 1000;
+/** gpt-primary: $1 in, $2 out per million tokens. */
+const RESERVATION = costMicros(
+  {
+    id: 'gpt-primary',
+    provider: 'x',
+    upstream: 'x',
+    inputUsdPerMTok: 1,
+    outputUsdPerMTok: 2,
+    type: 'chat',
+  },
+  estimatePromptTokens({ messages: MESSAGES as any }),
+  MAX_TOKENS,
+);
+
+describe('llm-gateway budgets (reserve before, settle after, across replicas)', () => {
+  let primary: FakeUpstream;
+  let backup: FakeUpstream;
+  let anthropic: FakeUpstream;
+  let gw1: RunningGateway;
+  let gw2: RunningGateway;
+
+  beforeAll(async () => {
+    [primary, backup, anthropic] = await Promise.all([
+      FakeUpstream.start('openai'),
+      FakeUpstream.start('openai'),
+      FakeUpstream.start('anthropic'),
+    ]);
+    const config = testConfig({ primary, backup, anthropic });
+    gw1 = await startGateway(config);
+    gw2 = await startGateway(config);
+  });
+
+  afterAll(async () => {
+    await gw1?.close();
+    await gw2?.close();
+    await Promise.all([primary?.close(), backup?.close(), anthropic?.close()]);
+  });
+
+  afterEach(() => {
+    primary.behave = () => ({ kind: 'ok' });
+  });
+
+  const admin = (gw: RunningGateway, method: string, path: string, body?: unknown, token = TOKEN) =>
+    fetch(`http://127.0.0.1:${gw.port}/admin/llm${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const spendRow = async (guild: string) => {
+    const [row] = (await gw1.app
+      .get(MikroORM)
+      .em.getConnection()
+      .execute(`select * from llm_guild_spend where guild_id = ?`, [guild], 'all')) as any[];
+    return row;
+  };
+
+  async function storm(gateways: RunningGateway[]) {
+    const guild = snowflake();
+    const limitMicros = RESERVATION * 10 + Math.floor(RESERVATION / 2);
+    expect(
+      (await admin(gw1, 'PUT', `/budgets/${guild}`, { usdPerDay: limitMicros / 1e6 })).status,
+    ).toBe(200);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const before = primary.hits();
+    primary.behave = () => ({ kind: 'hold', until: held });
+    const refused: any[] = [];
+    const calls = Array.from({ length: 50 }, (_, i) =>
+      clientFor(gateways[i % gateways.length], guild)
+        .chat.completions.create({
+          model: 'gpt-primary',
+          messages: MESSAGES,
+          max_tokens: MAX_TOKENS,
+        })
+        .then(
+          () => 'admitted' as const,
+          (e) => {
+            refused.push(e);
+            return 'refused' as const;
+          },
+        ),
+    );
+    // every request is decided while the admitted ones are still held upstream
+    await waitFor(
+      () => refused.length === 40 && primary.hits() - before === 10,
+      20_000,
+      25,
+      '40 refusals',
+    );
+    release();
+    const results = await Promise.all(calls);
+    expect(results.filter((r) => r === 'admitted')).toHaveLength(10);
+    for (const e of refused) {
+      expect(e.status).toBe(429);
+      expect(e.error).toMatchObject({ type: 'budget_exhausted', code: 'budget_exhausted' });
+      expect(e.headers.get('x-should-retry')).toBe('false');
+    }
+    const row = await waitFor(async () => {
+      const r = await spendRow(guild);
+      return r && Number(r.reserved_micros) === 0 ? r : undefined;
+    });
+    // the fake bills 10 in + 5 out tokens per call
+    expect(Number(row.spent_micros)).toBe(10 * (10 * 1 + 5 * 2));
+    expect(Number(row.spent_micros)).toBeLessThanOrEqual(limitMicros);
+    return guild;
+  }
+
+  it('admits at most what fits: 50 concurrent requests against a budget for 10', async () => {
+    await storm([gw1]);
+  });
+
+  it('holds across two gateway replicas sharing Postgres', async () => {
+    await storm([gw1, gw2]);
+  });
+
+  it('refuses with 429 budget_exhausted when even one request does not fit, and reports spend', async () => {
+    const guild = snowflake();
+    await admin(gw1, 'PUT', `/budgets/${guild}`, { usdPerDay: 0.000001 });
+    const err = await clientFor(gw1, guild)
+      .chat.completions.create({ model: 'gpt-primary', messages: MESSAGES, max_tokens: MAX_TOKENS })
+      .catch((e) => e);
+    expect(err.status).toBe(429);
+    expect(err.message).toContain('budget exhausted');
+    // a free model still answers
+    const free = await clientFor(gw1, guild).chat.completions.create({
+      model: 'echo',
+      messages: MESSAGES,
+    });
+    expect(free.choices[0].message.content).toContain('budget me');
+    await admin(gw1, 'PUT', `/budgets/${guild}`, { usdPerDay: 1 });
+    await clientFor(gw2, guild).chat.completions.create({
+      model: 'gpt-primary',
+      messages: MESSAGES,
+      max_tokens: MAX_TOKENS,
+    });
+    const spend = await waitFor(async () => {
+      const res = (await (await admin(gw1, 'GET', `/spend/${guild}`)).json()) as any;
+      return res.days?.[0]?.spentUsd > 0 && res.days[0].reservedUsd === 0 ? res : undefined;
+    });
+    expect(spend.days[0]).toMatchObject({ spentUsd: 0.00002, reservedUsd: 0, limitUsd: 1 });
+    expect((await admin(gw1, 'DELETE', `/budgets/${guild}`)).status).toBe(200);
+  });
+
+  it('serves the policy admin API behind the token: a purpose override routes at once and is removable', async () => {
+    expect((await admin(gw1, 'GET', '/policy', undefined, 'nope-nope-nope-nope')).status).toBe(401);
+    const purpose = `zz-${snowflake()}`;
+    const bad = await admin(gw1, 'PUT', `/purposes/${purpose}`, { model: 'gpt-9' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).error.param).toBe('model');
+    const badBody = await admin(gw1, 'PUT', `/purposes/${purpose}`, {
+      model: 'echo',
+      fallbacks: 'x',
+    });
+    expect(((await badBody.json()) as any).error.param).toBe('fallbacks');
+    expect(
+      (await admin(gw1, 'PUT', `/purposes/${purpose}`, { model: 'echo', fallbacks: ['no-reply'] }))
+        .status,
+    ).toBe(200);
+    const res = await clientFor(gw1, snowflake()).chat.completions.create({
+      model: `purpose:${purpose}`,
+      messages: MESSAGES,
+    });
+    expect(res.model).toBe('echo');
+    const policy = (await (await admin(gw1, 'GET', '/policy')).json()) as any;
+    expect(policy.purposes[purpose]).toEqual({ model: 'echo', fallbacks: ['no-reply'] });
+    expect(policy.purposes.agent).toEqual({ model: 'gpt-primary', fallbacks: ['gpt-backup'] });
+    // the other replica picks the override up on its refresh
+    await waitFor(
+      async () => {
+        const r = await clientFor(gw2, snowflake())
+          .chat.completions.create({ model: `purpose:${purpose}`, messages: MESSAGES })
+          .catch(() => undefined);
+        return r?.model === 'echo';
+      },
+      5000,
+      100,
+      'replica refresh',
+    );
+    expect((await admin(gw1, 'DELETE', `/purposes/${purpose}`)).status).toBe(200);
+    const gone = await clientFor(gw1, snowflake())
+      .chat.completions.create({ model: `purpose:${purpose}`, messages: MESSAGES })
+      .catch((e) => e);
+    expect(gone.status).toBe(400);
+  });
+});

@@ -1,0 +1,270 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** What a fake upstream does with one request. */
+export type Behavior =
+  | {
+      kind: 'ok';
+      text?: string;
+      toolCall?: { name: string; arguments: Record<string, unknown> };
+      usage?: { input: number; output: number };
+    }
+  | { kind: 'error'; status: number; headers?: Record<string, string>; message?: string }
+  | { kind: 'hang' }
+  | { kind: 'hold'; until: Promise<void>; then?: Behavior };
+
+export interface Seen {
+  path: string;
+  body: any;
+  headers: IncomingMessage['headers'];
+  at: number;
+  /** Resolves true when the client went away before the answer was complete. */
+  aborted: Promise<boolean>;
+}
+
+/**
+ * A local HTTP server playing the OpenAI (`/v1/chat/completions`, `/v1/embeddings`) or
+ * Anthropic (`/v1/messages`) API, driven by `behave`, recording every request. The
+ * real SDKs talk to it.
+ */
+export class FakeUpstream {
+  readonly seen: Seen[] = [];
+  behave: (seen: Seen, index: number) => Behavior = () => ({ kind: 'ok' });
+  private server!: Server;
+  private readonly open = new Set<ServerResponse>();
+
+  constructor(readonly flavour: 'openai' | 'anthropic') {}
+
+  static async start(flavour: 'openai' | 'anthropic'): Promise<FakeUpstream> {
+    const f = new FakeUpstream(flavour);
+    f.server = createServer((req, res) => void f.handle(req, res));
+    f.server.keepAliveTimeout = 60_000;
+    await new Promise<void>((r) => f.server.listen(0, '127.0.0.1', r));
+    return f;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  /** The base URL the provider's SDK expects. */
+  get baseUrl(): string {
+    return this.flavour === 'openai'
+      ? `http://127.0.0.1:${this.port}/v1`
+      : `http://127.0.0.1:${this.port}`;
+  }
+
+  hits(path?: string): number {
+    return this.seen.filter((s) => !path || s.path.endsWith(path)).length;
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.open) res.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    let body: any = {};
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    } catch {
+      body = {};
+    }
+    this.open.add(res);
+    const aborted = new Promise<boolean>((resolve) =>
+      res.on('close', () => {
+        this.open.delete(res);
+        resolve(!res.writableFinished);
+      }),
+    );
+    const seen: Seen = { path: req.url ?? '', body, headers: req.headers, at: Date.now(), aborted };
+    const index = this.seen.push(seen) - 1;
+    let behavior = this.behave(seen, index);
+    while (behavior.kind === 'hold') {
+      await behavior.until;
+      behavior = behavior.then ?? { kind: 'ok' };
+    }
+    if (res.destroyed) return;
+    switch (behavior.kind) {
+      case 'hang':
+        return;
+      case 'error':
+        res.writeHead(behavior.status, { 'content-type': 'application/json', ...behavior.headers });
+        res.end(
+          JSON.stringify(
+            this.flavour === 'openai'
+              ? {
+                  error: {
+                    message: behavior.message ?? `upstream ${behavior.status}`,
+                    type: 'server_error',
+                  },
+                }
+              : {
+                  type: 'error',
+                  error: {
+                    type: 'api_error',
+                    message: behavior.message ?? `upstream ${behavior.status}`,
+                  },
+                },
+          ),
+        );
+        return;
+      case 'ok':
+        if (seen.path.endsWith('/embeddings')) return this.embeddings(res, body);
+        if (this.flavour === 'openai') return this.openai(res, body, behavior);
+        return this.anthropic(res, body, behavior);
+    }
+  }
+
+  private embeddings(res: ServerResponse, body: any): void {
+    const inputs: unknown[] = Array.isArray(body.input) ? body.input : [body.input];
+    const dims = body.dimensions ?? 8;
+    const data = inputs.map((_, index) => {
+      const v = Array.from({ length: dims }, (_x, i) => (i + index + 1) / 100);
+      const embedding =
+        body.encoding_format === 'base64'
+          ? Buffer.from(new Float32Array(v).buffer).toString('base64')
+          : v;
+      return { object: 'embedding', index, embedding };
+    });
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        object: 'list',
+        model: body.model,
+        data,
+        usage: { prompt_tokens: 5, total_tokens: 5 },
+      }),
+    );
+  }
+
+  private openai(res: ServerResponse, body: any, b: Extract<Behavior, { kind: 'ok' }>): void {
+    const text = b.text ?? `upstream says hi to ${body.model}`;
+    const usage = { prompt_tokens: b.usage?.input ?? 10, completion_tokens: b.usage?.output ?? 5 };
+    const full = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+    if (!body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-fake',
+          object: 'chat.completion',
+          created: 1,
+          model: body.model,
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: text },
+              finish_reason: 'stop',
+              logprobs: null,
+            },
+          ],
+          usage: full,
+        }),
+      );
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const base = {
+      id: 'chatcmpl-fake',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: body.model,
+    };
+    const words = text.split(/(?<= )/);
+    words.forEach((w, i) =>
+      res.write(
+        `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: i === 0 ? { role: 'assistant', content: w } : { content: w }, finish_reason: null }] })}\n\n`,
+      ),
+    );
+    res.write(
+      `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
+    );
+    if (body.stream_options?.include_usage)
+      res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: full })}\n\n`);
+    res.end('data: [DONE]\n\n');
+  }
+
+  private anthropic(res: ServerResponse, body: any, b: Extract<Behavior, { kind: 'ok' }>): void {
+    const text = b.text ?? `claude says hi to ${body.model}`;
+    const usage = { input_tokens: b.usage?.input ?? 12, output_tokens: b.usage?.output ?? 7 };
+    const content: any[] = [{ type: 'text', text }];
+    if (b.toolCall)
+      content.push({
+        type: 'tool_use',
+        id: 'toolu_fake1',
+        name: b.toolCall.name,
+        input: b.toolCall.arguments,
+      });
+    const stop_reason = b.toolCall ? 'tool_use' : 'end_turn';
+    if (!body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: 'msg_fake',
+          type: 'message',
+          role: 'assistant',
+          model: body.model,
+          content,
+          stop_reason,
+          stop_sequence: null,
+          usage,
+        }),
+      );
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const send = (event: string, data: unknown) =>
+      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    send('message_start', {
+      type: 'message_start',
+      message: {
+        id: 'msg_fake',
+        type: 'message',
+        role: 'assistant',
+        model: body.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+      },
+    });
+    send('content_block_start', {
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'text', text: '' },
+    });
+    for (const w of text.split(/(?<= )/))
+      send('content_block_delta', {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'text_delta', text: w },
+      });
+    send('content_block_stop', { type: 'content_block_stop', index: 0 });
+    if (b.toolCall) {
+      send('content_block_start', {
+        type: 'content_block_start',
+        index: 1,
+        content_block: { type: 'tool_use', id: 'toolu_fake1', name: b.toolCall.name, input: {} },
+      });
+      const json = JSON.stringify(b.toolCall.arguments);
+      const half = Math.floor(json.length / 2);
+      for (const part of [json.slice(0, half), json.slice(half)])
+        send('content_block_delta', {
+          type: 'content_block_delta',
+          index: 1,
+          delta: { type: 'input_json_delta', partial_json: part },
+        });
+      send('content_block_stop', { type: 'content_block_stop', index: 1 });
+    }
+    send('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason, stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens },
+    });
+    send('message_stop', { type: 'message_stop' });
+    res.end();
+  }
+}

@@ -1,0 +1,438 @@
+import OpenAI from 'openai';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { Subjects } from '@dirigent/contracts';
+import { Messaging, NatsClient } from '@dirigent/messaging';
+import { snowflake, waitFor } from '@dirigent/testing';
+import { FakeUpstream } from './fake-upstreams';
+import { clientFor, startGateway, testConfig, TOKEN, type RunningGateway } from './harness';
+
+describe('llm-gateway API (official openai client → gateway → fake upstreams)', () => {
+  let primary: FakeUpstream;
+  let backup: FakeUpstream;
+  let anthropic: FakeUpstream;
+  let gw: RunningGateway;
+
+  beforeAll(async () => {
+    [primary, backup, anthropic] = await Promise.all([
+      FakeUpstream.start('openai'),
+      FakeUpstream.start('openai'),
+      FakeUpstream.start('anthropic'),
+    ]);
+    gw = await startGateway(testConfig({ primary, backup, anthropic }));
+  });
+
+  afterAll(async () => {
+    await gw?.close();
+    await Promise.all([primary?.close(), backup?.close(), anthropic?.close()]);
+  });
+
+  const sql = async (q: string, params: unknown[]) =>
+    (await gw.app.get(MikroORM).em.getConnection().execute(q, params, 'all')) as any[];
+
+  it('answers a plain chat completion routed by purpose, with the key from the environment', async () => {
+    const guild = snowflake();
+    const client = clientFor(gw, guild);
+    const res = await client.chat.completions
+      .create({ model: 'purpose:agent', messages: [{ role: 'user', content: 'hello' }] })
+      .withResponse();
+    expect(res.data.choices[0].message.content).toBe('upstream says hi to gpt-4o-mini');
+    expect(res.data.model).toBe('gpt-primary');
+    expect(res.data.usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 5 });
+    expect(res.response.headers.get('x-dirigent-model')).toBe('gpt-primary');
+    const seen = primary.seen[primary.seen.length - 1];
+    expect(seen.headers.authorization).toBe('Bearer sk-test-openai');
+    expect(seen.body.model).toBe('gpt-4o-mini');
+    expect(seen.body.max_tokens).toBe(4096);
+    // the ledger and the spend row follow
+    const rows = await waitFor(async () => {
+      const r = await sql(`select * from llm_usage where guild_id = ?`, [guild]);
+      return r.length ? r : undefined;
+    });
+    expect(rows[0]).toMatchObject({
+      purpose: 'agent',
+      model: 'gpt-primary',
+      provider: 'oa-primary',
+      input_tokens: 10,
+      output_tokens: 5,
+      outcome: 'ok',
+    });
+    expect(Number(rows[0].cost_usd)).toBeCloseTo((10 * 1 + 5 * 2) / 1e6, 9);
+    await waitFor(async () => {
+      const [s] = await sql(`select * from llm_guild_spend where guild_id = ?`, [guild]);
+      return s && Number(s.reserved_micros) === 0 && Number(s.spent_micros) === 20;
+    });
+  });
+
+  it('routes by the x-dirigent-purpose header over the model field', async () => {
+    const client = clientFor(gw, snowflake(), { 'x-dirigent-purpose': 'steward' });
+    const res = await client.chat.completions.create({
+      model: 'anything',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(res.choices[0].message.content).toBe('NO_REPLY');
+    expect(res.model).toBe('no-reply');
+  });
+
+  it('streams a chat completion as SSE, with usage when asked', async () => {
+    const client = clientFor(gw, snowflake());
+    const stream = await client.chat.completions.create({
+      model: 'gpt-primary',
+      messages: [{ role: 'user', content: 'stream please' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let usage: OpenAI.CompletionUsage | undefined | null;
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      if (chunk.usage) usage = chunk.usage;
+      expect(chunk.model).toBe('gpt-primary');
+    }
+    expect(text).toBe('upstream says hi to gpt-4o-mini');
+    expect(finish).toBe('stop');
+    expect(usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 5 });
+    expect(primary.seen[primary.seen.length - 1].body.stream_options).toEqual({
+      include_usage: true,
+    });
+  });
+
+  it('omits the usage chunk when the client did not ask for it', async () => {
+    const stream = await clientFor(gw, snowflake()).chat.completions.create({
+      model: 'gpt-primary',
+      messages: [{ role: 'user', content: 'x' }],
+      stream: true,
+    });
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    for await (const c of stream) chunks.push(c);
+    expect(chunks.every((c) => c.choices.length === 1 && !c.usage)).toBe(true);
+  });
+
+  it('embeds through the embed purpose, float and base64', async () => {
+    const client = clientFor(gw, snowflake());
+    const floats = await client.embeddings.create({
+      model: 'purpose:embed',
+      input: ['a', 'b'],
+      encoding_format: 'float',
+    });
+    expect(floats.data).toHaveLength(2);
+    expect(floats.data[1].embedding[0]).toBeCloseTo(0.02, 6);
+    // the SDK's default asks for base64 and decodes it
+    const decoded = await client.embeddings.create({
+      model: 'embedder',
+      input: 'a',
+      dimensions: 4,
+    });
+    expect(decoded.data[0].embedding).toHaveLength(4);
+    expect(decoded.data[0].embedding[0]).toBeCloseTo(0.01, 6);
+    expect(decoded.model).toBe('embedder');
+  });
+
+  it('lists models and purposes', async () => {
+    const ids: string[] = [];
+    for await (const m of (await gw.client.models.list()).iterPages())
+      ids.push(...m.data.map((d) => d.id));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'gpt-primary',
+        'claude',
+        'no-reply',
+        'purpose:agent',
+        'purpose:embed',
+      ]),
+    );
+  });
+
+  it('refuses requests without the token with 401', async () => {
+    const bad = new OpenAI({ apiKey: 'wrong-token', baseURL: gw.baseURL, maxRetries: 0 });
+    await expect(bad.models.list()).rejects.toMatchObject({ status: 401 });
+    const res = await fetch(`${gw.baseURL}/chat/completions`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(401);
+  });
+
+  it.each([
+    [{ messages: [{ role: 'user', content: 'x' }] }, 'model'],
+    [{ model: 'gpt-primary', messages: [] }, 'messages'],
+    [{ model: 'gpt-primary', messages: [{ role: 'wizard', content: 'x' }] }, 'messages[0].role'],
+    [
+      { model: 'gpt-primary', messages: [{ role: 'tool', content: 'x' }] },
+      'messages[0].tool_call_id',
+    ],
+    [
+      { model: 'gpt-primary', messages: [{ role: 'user', content: 'x' }], temperature: 7 },
+      'temperature',
+    ],
+    [
+      { model: 'gpt-primary', messages: [{ role: 'user', content: 'x' }], max_tokens: -1 },
+      'max_tokens',
+    ],
+  ])('answers 400 naming the field for %j', async (body, field) => {
+    const res = await fetch(`${gw.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(400);
+    const json = (await res.json()) as any;
+    expect(json.error.param).toBe(field);
+    expect(json.error.message).toContain(field);
+  });
+
+  it('answers 400 for unparseable JSON, a bad embeddings input and an unknown purpose; 404 for an unknown model', async () => {
+    const post = (path: string, body: string) =>
+      fetch(`${gw.baseURL}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body,
+      });
+    const broken = await post('/chat/completions', '{"model":');
+    expect(broken.status).toBe(400);
+    expect(((await broken.json()) as any).error.param).toBe('(body)');
+    const emb = await post('/embeddings', JSON.stringify({ model: 'embedder', input: [{}] }));
+    expect(emb.status).toBe(400);
+    expect(((await emb.json()) as any).error.param).toMatch(/^input/);
+    const purpose = await post(
+      '/chat/completions',
+      JSON.stringify({ model: 'purpose:nope', messages: [{ role: 'user', content: 'x' }] }),
+    );
+    expect(purpose.status).toBe(400);
+    expect(((await purpose.json()) as any).error).toMatchObject({
+      param: 'model',
+      code: 'unknown_purpose',
+    });
+    const unknown = await post(
+      '/chat/completions',
+      JSON.stringify({ model: 'gpt-9', messages: [{ role: 'user', content: 'x' }] }),
+    );
+    expect(unknown.status).toBe(404);
+    const guild = await fetch(`${gw.baseURL}/models`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(guild.status).toBe(200);
+  });
+
+  describe('Anthropic translation', () => {
+    const tools: OpenAI.ChatCompletionTool[] = [
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'Weather',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+        },
+      },
+    ];
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Weather in Paris?' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'call_1',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+          },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: '18C' },
+      { role: 'user', content: 'And Lyon?' },
+    ];
+
+    it('translates the request and a tool-calling answer', async () => {
+      anthropic.behave = () => ({
+        kind: 'ok',
+        text: 'Checking.',
+        toolCall: { name: 'get_weather', arguments: { city: 'Lyon' } },
+        usage: { input: 30, output: 9 },
+      });
+      const res = await clientFor(gw, snowflake()).chat.completions.create({
+        model: 'purpose:synth-high',
+        messages,
+        tools,
+        tool_choice: 'required',
+        max_tokens: 300,
+        stop: 'END',
+      });
+      const sent = anthropic.seen[anthropic.seen.length - 1];
+      expect(sent.path).toBe('/v1/messages');
+      expect(sent.headers['x-api-key']).toBe('sk-ant-test');
+      expect(sent.body).toMatchObject({
+        model: 'claude-fake-1',
+        max_tokens: 300,
+        system: 'Be brief.',
+        stop_sequences: ['END'],
+        tool_choice: { type: 'any' },
+        tools: [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object' } }],
+      });
+      expect(sent.body.messages).toEqual([
+        { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'call_1', content: '18C' },
+            { type: 'text', text: 'And Lyon?' },
+          ],
+        },
+      ]);
+      const choice = res.choices[0];
+      expect(choice.finish_reason).toBe('tool_calls');
+      expect(choice.message.content).toBe('Checking.');
+      expect(choice.message.tool_calls).toEqual([
+        {
+          id: 'toolu_fake1',
+          type: 'function',
+          function: { name: 'get_weather', arguments: '{"city":"Lyon"}' },
+        },
+      ]);
+      expect(res.usage).toMatchObject({
+        prompt_tokens: 30,
+        completion_tokens: 9,
+        total_tokens: 39,
+      });
+    });
+
+    it('translates a streamed answer with a tool call', async () => {
+      anthropic.behave = () => ({
+        kind: 'ok',
+        text: 'Let me check.',
+        toolCall: { name: 'get_weather', arguments: { city: 'Lyon' } },
+        usage: { input: 40, output: 11 },
+      });
+      const stream = await clientFor(gw, snowflake()).chat.completions.create({
+        model: 'claude',
+        messages,
+        tools,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      let text = '';
+      let args = '';
+      let name = '';
+      let id = '';
+      let finish: string | null = null;
+      let usage: OpenAI.CompletionUsage | null | undefined;
+      for await (const chunk of stream) {
+        const c = chunk.choices[0];
+        if (chunk.usage) usage = chunk.usage;
+        if (!c) continue;
+        text += c.delta.content ?? '';
+        for (const t of c.delta.tool_calls ?? []) {
+          expect(t.index).toBe(0);
+          args += t.function?.arguments ?? '';
+          name = t.function?.name ?? name;
+          id = t.id ?? id;
+        }
+        finish = c.finish_reason ?? finish;
+      }
+      expect(anthropic.seen[anthropic.seen.length - 1].body.stream).toBe(true);
+      expect(text).toBe('Let me check.');
+      expect({ id, name, args: JSON.parse(args) }).toEqual({
+        id: 'toolu_fake1',
+        name: 'get_weather',
+        args: { city: 'Lyon' },
+      });
+      expect(finish).toBe('tool_calls');
+      expect(usage).toMatchObject({ prompt_tokens: 40, completion_tokens: 11 });
+    });
+  });
+
+  describe('NATS request/reply', () => {
+    let messaging: Messaging;
+    beforeAll(() => {
+      messaging = gw.app.get(Messaging);
+    });
+
+    it('answers dirigent.llm.chat and dirigent.llm.embed, and BAD_REQUEST naming the field', async () => {
+      const guild = snowflake();
+      const chat = await messaging.request<any>(Subjects.llm.chat, {
+        guildId: guild,
+        purpose: 'agent',
+        request: { model: 'ignored', messages: [{ role: 'user', content: 'via nats' }] },
+      });
+      expect(chat.ok).toBe(true);
+      if (chat.ok)
+        expect(chat.data).toMatchObject({
+          model: 'gpt-primary',
+          purpose: 'agent',
+          completion: { object: 'chat.completion' },
+        });
+      const emb = await messaging.request<any>(Subjects.llm.embed, {
+        guildId: guild,
+        request: { model: 'purpose:embed', input: 'x', encoding_format: 'float' },
+      });
+      expect(emb.ok && emb.data.response.data[0].embedding.length).toBe(8);
+      const bad = await messaging.request<any>(Subjects.llm.chat, {
+        guildId: guild,
+        request: { model: 'echo', messages: [{ role: 'user' }] },
+      });
+      expect(bad.ok).toBe(false);
+      if (!bad.ok) {
+        expect(bad.error.code).toBe('BAD_REQUEST');
+        expect(bad.error.message).toContain('request.messages[0].content');
+      }
+    });
+
+    it('streams chunks to the caller subject', async () => {
+      const nc = gw.app.get(NatsClient).nc;
+      const inbox = `_INBOX.llmtest.${snowflake()}`;
+      const sub = nc.subscribe(inbox);
+      const got: any[] = [];
+      const collected = (async () => {
+        for await (const m of sub) {
+          const v = m.json<any>();
+          got.push(v);
+          if (v.done || v.error) break;
+        }
+      })();
+      const reply = await messaging.request<any>(Subjects.llm.chat, {
+        guildId: snowflake(),
+        request: {
+          model: 'echo',
+          stream: true,
+          messages: [{ role: 'user', content: 'one two three' }],
+        },
+        streamSubject: inbox,
+      });
+      await collected;
+      expect(reply.ok).toBe(true);
+      const text = got
+        .filter((g) => g.chunk)
+        .map((g) => g.chunk.choices[0]?.delta.content ?? '')
+        .join('');
+      expect(text).toMatch(/one two three$/);
+      expect(got[got.length - 1]).toEqual({ done: true });
+    });
+
+    it('publishes a usage event per call on dirigent.llm.usage', async () => {
+      const guild = snowflake();
+      await clientFor(gw, guild).chat.completions.create({
+        model: 'echo',
+        messages: [{ role: 'user', content: 'usage' }],
+      });
+      const event = await waitFor(async () => {
+        const jsm = gw.app.get(NatsClient).jsm;
+        const info = await jsm.streams.info('DIRIGENT_LLM_USAGE');
+        for (let seq = info.state.last_seq; seq > Math.max(0, info.state.last_seq - 50); seq--) {
+          const m = await jsm.streams.getMessage('DIRIGENT_LLM_USAGE', { seq }).catch(() => null);
+          const env = m?.json<any>();
+          if (env?.data.guildId === guild) return env;
+        }
+        return undefined;
+      });
+      expect(event).toMatchObject({
+        type: 'llm.usage',
+        source: 'llm-gateway',
+        data: { model: 'echo', outcome: 'ok', kind: 'chat' },
+      });
+    });
+  });
+});
