@@ -1,6 +1,10 @@
-import { Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Injectable,
+  Module,
+  type BeforeApplicationShutdown,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { MikroORM } from '@mikro-orm/postgresql';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { StreamSpecs } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
@@ -10,7 +14,7 @@ import { AdminController } from './admin.controller';
 import { LlmGatewayConfigSchema, type LlmGatewayConfig } from './config';
 import { OpenAiController, sendError } from './http.controller';
 import { LlmNatsHandlers } from './nats.handlers';
-import { GuildBudgets, PgBudgetStore, PolicyStore, Sql, UsageLedger } from './stores';
+import { GuildBudgets, PgBudgetStore, PolicyStore, Sql, WriteBehind } from './stores';
 
 export { LlmGatewayConfigSchema };
 
@@ -52,15 +56,20 @@ class BodyParsing {
   }
 }
 
+/** Settles and records what is in flight before NATS and Postgres close. */
 @Injectable()
-class Drain implements OnApplicationShutdown {
+class Drain implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
     private readonly gateway: LlmGateway,
-    private readonly ledger: UsageLedger,
+    private readonly writes: WriteBehind,
+    private readonly sql: Sql,
   ) {}
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     await this.gateway.drain();
-    await this.ledger.drain();
+    await this.writes.drain();
+  }
+  async onApplicationShutdown(): Promise<void> {
+    await this.sql.close();
   }
 }
 
@@ -69,8 +78,21 @@ class Drain implements OnApplicationShutdown {
   controllers: [OpenAiController, AdminController],
   providers: [
     BodyParsing,
-    { provide: Sql, inject: [MikroORM], useFactory: (orm: MikroORM) => new Sql(orm) },
-    { provide: PgBudgetStore, inject: [Sql], useFactory: (sql: Sql) => new PgBudgetStore(sql) },
+    {
+      provide: Sql,
+      inject: [SERVICE_CONFIG],
+      useFactory: (config: LlmGatewayConfig) => new Sql(config.DATABASE_URL),
+    },
+    {
+      provide: WriteBehind,
+      inject: [Sql, Messaging],
+      useFactory: (sql: Sql, messaging: Messaging) => new WriteBehind(sql, messaging),
+    },
+    {
+      provide: PgBudgetStore,
+      inject: [Sql, WriteBehind],
+      useFactory: (sql: Sql, writes: WriteBehind) => new PgBudgetStore(sql, writes),
+    },
     { provide: GuildBudgets, inject: [Sql], useFactory: (sql: Sql) => new GuildBudgets(sql) },
     {
       provide: PolicyStore,
@@ -78,18 +100,13 @@ class Drain implements OnApplicationShutdown {
       useFactory: (sql: Sql, config: LlmGatewayConfig) => new PolicyStore(sql, config.llm),
     },
     {
-      provide: UsageLedger,
-      inject: [Sql, Messaging],
-      useFactory: (sql: Sql, messaging: Messaging) => new UsageLedger(sql, messaging),
-    },
-    {
       provide: LlmGateway,
-      inject: [SERVICE_CONFIG, PgBudgetStore, PolicyStore, UsageLedger],
+      inject: [SERVICE_CONFIG, PgBudgetStore, PolicyStore, WriteBehind],
       useFactory: (
         config: LlmGatewayConfig,
         budgets: PgBudgetStore,
         policy: PolicyStore,
-        usage: UsageLedger,
+        usage: WriteBehind,
       ) =>
         new LlmGateway({
           config: config.llm,
@@ -97,6 +114,7 @@ class Drain implements OnApplicationShutdown {
           budgets,
           policy,
           usage,
+          secrets: Object.values(config.providerKeys),
         }),
     },
     LlmNatsHandlers,

@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Logger, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Logger, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { LLM_GUILD } from '@dirigent/contracts';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
@@ -110,6 +110,7 @@ export class OpenAiController {
   }
 
   @Post('chat/completions')
+  @HttpCode(200)
   async chat(@Req() req: Request, @Res() res: Response): Promise<void> {
     try {
       this.check(req);
@@ -144,6 +145,7 @@ export class OpenAiController {
   }
 
   @Post('embeddings')
+  @HttpCode(200)
   async embeddings(@Req() req: Request, @Res() res: Response): Promise<void> {
     try {
       this.check(req);

@@ -1,7 +1,8 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { MikroORM } from '@mikro-orm/postgresql';
+import { Pool, type PoolClient } from 'pg';
 import { LLM_USAGE_EVENT, Subjects } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
+import { observeUsage } from './metrics';
 import {
   microsToUsd,
   type BudgetStore,
@@ -19,11 +20,69 @@ export const DEFAULT_BUDGET_ROW = '*';
 
 type Row = Record<string, unknown>;
 
-/** Raw SQL over MikroORM's connection: these statements are the atomicity, so no ORM unit of work. */
+/** `?` placeholders in pg's `$n` notation (none of the gateway's SQL has a literal `?`). */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/**
+ * The gateway's own Postgres pool. Its sessions commit asynchronously
+ * (`synchronous_commit=off`): a reservation is short-lived by nature, so waiting for a
+ * WAL flush on every request would only add latency; atomicity and row locks are
+ * unchanged. The batched spend and ledger writes turn synchronous commit back on.
+ */
 export class Sql {
-  constructor(private readonly orm: MikroORM) {}
+  private readonly pool: Pool;
+  private readonly texts = new Map<string, string>();
+
+  constructor(databaseUrl: string, max = 20) {
+    this.pool = new Pool({
+      connectionString: databaseUrl,
+      max,
+      idleTimeoutMillis: 30_000,
+      options: '-c synchronous_commit=off',
+      application_name: 'dirigent-llm-gateway',
+    });
+    this.pool.on('error', () => undefined);
+  }
+
+  private text(sql: string): string {
+    let t = this.texts.get(sql);
+    if (!t) {
+      t = numbered(sql);
+      this.texts.set(sql, t);
+    }
+    return t;
+  }
+
   async rows(sql: string, params: unknown[] = []): Promise<Row[]> {
-    return (await this.orm.em.getConnection().execute(sql, params, 'all')) as Row[];
+    return (await this.pool.query(this.text(sql), params)).rows;
+  }
+
+  /** Runs `fn` in one transaction with a durable (synchronous) commit. */
+  async durable<T>(
+    fn: (q: (sql: string, params?: unknown[]) => Promise<Row[]>) => Promise<T>,
+  ): Promise<T> {
+    const client: PoolClient = await this.pool.connect();
+    try {
+      await client.query('begin');
+      await client.query('set local synchronous_commit = on');
+      const result = await fn(
+        async (sql, params = []) => (await client.query(this.text(sql), params)).rows,
+      );
+      await client.query('commit');
+      return result;
+    } catch (e) {
+      await client.query('rollback').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
   }
 }
 
@@ -39,7 +98,10 @@ const LIMIT_MICROS = `coalesce(
  * and any number of gateway replicas can never admit more than the limit.
  */
 export class PgBudgetStore implements BudgetStore {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly writes: WriteBehind,
+  ) {}
 
   async reserve(
     guildId: string,
@@ -74,15 +136,9 @@ export class PgBudgetStore implements BudgetStore {
     };
   }
 
-  async settle(guildId: string, day: string, reserved: Micros, actual: Micros): Promise<void> {
-    await this.sql.rows(
-      `insert into llm_guild_spend (guild_id, day, spent_micros) values (?, ?, ?)
-       on conflict (guild_id, day) do update set
-         reserved_micros = greatest(0, llm_guild_spend.reserved_micros - ?),
-         spent_micros = llm_guild_spend.spent_micros + excluded.spent_micros,
-         updated_at = now()`,
-      [guildId, day, actual, reserved],
-    );
+  /** Queued: settlements are written in batches by the {@link WriteBehind}. */
+  settle(guildId: string, day: string, reserved: Micros, actual: Micros): Promise<void> {
+    return this.writes.settle(guildId, day, reserved, actual);
   }
 
   /** Spend per day for a guild, newest first, with the limit that applies. */
@@ -213,59 +269,136 @@ export class GuildBudgets {
   }
 }
 
+interface PendingSettle {
+  reserved: Micros;
+  actual: Micros;
+}
+
 /**
- * Writes each usage record to the `llm_usage` ledger and publishes it on
- * `dirigent.llm.usage`, off the request path; `drain()` waits for the writes.
+ * Settlements and usage records, written behind the request path: every `flushMs` (or
+ * `maxBatch` items) one durable transaction applies the summed settlements per guild and
+ * day and inserts the ledger rows; then each record is published on `dirigent.llm.usage`.
+ * A reservation stays held until its settlement is flushed, which only errs towards
+ * refusing.
  */
 @Injectable()
-export class UsageLedger implements UsageSink {
-  private readonly log = new Logger('llm-gateway:usage');
-  private readonly pending = new Set<Promise<void>>();
+export class WriteBehind implements UsageSink {
+  private readonly log = new Logger('llm-gateway:ledger');
+  private settles = new Map<string, PendingSettle>();
+  private records: UsageRecord[] = [];
+  private waiters: { resolve(): void; reject(e: Error): void }[] = [];
+  private timer?: NodeJS.Timeout;
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly published = new Set<Promise<unknown>>();
 
   constructor(
     private readonly sql: Sql,
     private readonly messaging: Messaging,
+    private readonly flushMs = 10,
+    private readonly maxBatch = 500,
   ) {}
 
+  settle(guildId: string, day: string, reserved: Micros, actual: Micros): Promise<void> {
+    const key = `${guildId}\u0000${day}`;
+    const s = this.settles.get(key) ?? { reserved: 0, actual: 0 };
+    s.reserved += reserved;
+    s.actual += actual;
+    this.settles.set(key, s);
+    return this.enqueued();
+  }
+
   record(u: UsageRecord): void {
-    const p = this.write(u)
-      .catch((e: Error) => this.log.error(`usage record ${u.id} failed: ${e.message}`))
-      .finally(() => this.pending.delete(p));
-    this.pending.add(p);
-  }
-
-  private async write(u: UsageRecord): Promise<void> {
-    await this.sql.rows(
-      `insert into llm_usage (id, at, guild_id, purpose, kind, stream, requested_model, model, provider,
-        input_tokens, output_tokens, reserved_usd, cost_usd, latency_ms, outcome, error, fallbacks, attempts)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)`,
-      [
-        u.id,
-        u.at,
-        u.guildId,
-        u.purpose,
-        u.kind,
-        u.stream,
-        u.requestedModel,
-        u.model,
-        u.provider,
-        u.inputTokens,
-        u.outputTokens,
-        u.reservedUsd,
-        u.costUsd,
-        u.latencyMs,
-        u.outcome,
-        u.error ?? null,
-        JSON.stringify(u.fallbacks),
-        u.attempts,
-      ],
+    observeUsage(u);
+    this.records.push(u);
+    void this.enqueued().catch((e: Error) =>
+      this.log.error(`usage ${u.id} not recorded: ${e.message}`),
     );
-    await this.messaging.publishEvent(Subjects.llm.usage, LLM_USAGE_EVENT, u, {
-      id: `llm-usage:${u.id}`,
-    });
   }
 
+  private enqueued(): Promise<void> {
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    if (this.settles.size + this.records.length >= this.maxBatch) this.schedule(0);
+    else this.schedule(this.flushMs);
+    return done;
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer && ms > 0) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flushing = this.flushing.then(() => this.flush());
+    }, ms);
+  }
+
+  private async flush(): Promise<void> {
+    const settles = this.settles;
+    const records = this.records;
+    const waiters = this.waiters;
+    this.settles = new Map();
+    this.records = [];
+    this.waiters = [];
+    if (!settles.size && !records.length) return waiters.forEach((w) => w.resolve());
+    try {
+      await this.sql.durable(async (q) => {
+        if (settles.size) {
+          const keys = [...settles.keys()].map((k) => k.split('\u0000'));
+          const values = [...settles.values()];
+          const guilds = keys.map((k) => k[0]);
+          const days = keys.map((k) => k[1]);
+          await q(
+            `insert into llm_guild_spend (guild_id, day)
+             select * from unnest(?::text[], ?::date[]) on conflict do nothing`,
+            [guilds, days],
+          );
+          await q(
+            `update llm_guild_spend s set
+               reserved_micros = greatest(0, s.reserved_micros - u.released),
+               spent_micros = s.spent_micros + u.spent,
+               updated_at = now()
+             from unnest(?::text[], ?::date[], ?::bigint[], ?::bigint[]) as u(guild_id, day, released, spent)
+             where s.guild_id = u.guild_id and s.day = u.day`,
+            [guilds, days, values.map((v) => v.reserved), values.map((v) => v.actual)],
+          );
+        }
+        if (records.length) {
+          await q(
+            `insert into llm_usage (id, at, guild_id, purpose, kind, stream, requested_model, model, provider,
+               input_tokens, output_tokens, reserved_usd, cost_usd, latency_ms, outcome, error, fallbacks, attempts)
+             select id, at, "guildId", purpose, kind, stream, "requestedModel", model, provider,
+               "inputTokens", "outputTokens", "reservedUsd", "costUsd", "latencyMs", outcome, error,
+               coalesce(fallbacks, '[]'::jsonb), attempts
+             from jsonb_to_recordset(?::jsonb) as x(id uuid, at timestamptz, "guildId" text, purpose text,
+               kind text, stream boolean, "requestedModel" text, model text, provider text,
+               "inputTokens" int, "outputTokens" int, "reservedUsd" numeric, "costUsd" numeric,
+               "latencyMs" int, outcome text, error text, fallbacks jsonb, attempts int)`,
+            [JSON.stringify(records)],
+          );
+        }
+      });
+      waiters.forEach((w) => w.resolve());
+    } catch (e) {
+      this.log.error(`ledger flush of ${records.length} records failed: ${(e as Error).message}`);
+      waiters.forEach((w) => w.reject(e as Error));
+      return;
+    }
+    for (const u of records) {
+      const p = this.messaging
+        .publishEvent(Subjects.llm.usage, LLM_USAGE_EVENT, u, { id: `llm-usage:${u.id}` })
+        .catch((e: Error) => this.log.warn(`usage event ${u.id} not published: ${e.message}`))
+        .finally(() => this.published.delete(p));
+      this.published.add(p);
+    }
+  }
+
+  /** Flushes what is queued and waits for the usage events. */
   async drain(): Promise<void> {
-    while (this.pending.size) await Promise.allSettled([...this.pending]);
+    if (this.settles.size || this.records.length) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.flushing = this.flushing.then(() => this.flush());
+    }
+    await this.flushing;
+    await Promise.allSettled([...this.published]);
   }
 }

@@ -84,6 +84,8 @@ export interface GatewayDeps {
   budgets: BudgetStore;
   policy: PolicySource;
   usage: UsageSink;
+  /** Values never to echo to a caller (the provider keys), besides anything key-shaped. */
+  secrets?: string[];
   now?: () => number;
   random?: () => number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -168,6 +170,8 @@ function abortedPromise(signal: AbortSignal): Promise<never> {
     else signal.addEventListener('abort', fail, { once: true });
   });
 }
+
+const KEY_SHAPED = /\b(?:sk|pk|rk|key|api[-_]?key)[-_][A-Za-z0-9_*.-]{6,}/gi;
 
 /** The UTC day a budget period belongs to. */
 export const budgetDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -627,10 +631,19 @@ export class LlmGateway {
     } catch (e) {
       controller.abort();
       release();
-      return { ok: false, failure: classifyFailure(e, { timedOut, aborted: meta.signal.aborted }) };
+      const failure = classifyFailure(e, { timedOut, aborted: meta.signal.aborted });
+      return { ok: false, failure: { ...failure, message: this.redact(failure.message) } };
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Upstream error texts can quote a key (even masked); callers and logs never see one. */
+  private redact(message: string): string {
+    let out = message.replace(KEY_SHAPED, '[redacted]');
+    for (const secret of this.deps.secrets ?? [])
+      if (secret) out = out.split(secret).join('[redacted]');
+    return out;
   }
 
   private track(p: Promise<unknown>): void {

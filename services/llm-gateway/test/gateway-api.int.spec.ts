@@ -38,6 +38,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
     expect(res.data.choices[0].message.content).toBe('upstream says hi to gpt-4o-mini');
     expect(res.data.model).toBe('gpt-primary');
     expect(res.data.usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 5 });
+    expect(res.response.status).toBe(200);
     expect(res.response.headers.get('x-dirigent-model')).toBe('gpt-primary');
     const seen = primary.seen[primary.seen.length - 1];
     expect(seen.headers.authorization).toBe('Bearer sk-test-openai');
@@ -428,11 +429,35 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
         }
         return undefined;
       });
+      const metrics = await (await fetch(`http://127.0.0.1:${gw.port}/metrics`)).text();
+      expect(metrics).toMatch(
+        /dirigent_llm_requests_total\{kind="chat",model="echo",outcome="ok"\} \d+/,
+      );
       expect(event).toMatchObject({
         type: 'llm.usage',
         source: 'llm-gateway',
         data: { model: 'echo', outcome: 'ok', kind: 'chat' },
       });
     });
+  });
+
+  it('boots with no configuration and no token: the offline no-reply model, loopback callers only', async () => {
+    const bare = await startGateway(undefined);
+    try {
+      const client = new OpenAI({ apiKey: 'anything', baseURL: bare.baseURL, maxRetries: 0 });
+      const res = await client.chat.completions.create({
+        model: 'purpose:agent',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+      expect(res.choices[0].message.content).toBe('NO_REPLY');
+      const emb = await client.embeddings.create({
+        model: 'purpose:embed',
+        input: 'x',
+        encoding_format: 'float',
+      });
+      expect(emb.data[0].embedding).toHaveLength(256);
+    } finally {
+      await bare.close();
+    }
   });
 });

@@ -144,20 +144,21 @@ function isolateOrmMetadata(): () => void {
 
 /** Starts the gateway in-process (port 0) against the real NATS and Postgres. */
 export async function startGateway(
-  config: Record<string, unknown>,
+  config: Record<string, unknown> | undefined,
   env: NodeJS.ProcessEnv = {},
 ): Promise<RunningGateway> {
-  const dir = mkdtempSync(join(tmpdir(), 'llm-gw-'));
-  const path = join(dir, 'llm.json');
-  writeFileSync(path, JSON.stringify(config));
+  let path: string | undefined;
+  if (config) {
+    path = join(mkdtempSync(join(tmpdir(), 'llm-gw-')), 'llm.json');
+    writeFileSync(path, JSON.stringify(config));
+  }
   const restoreMetadata = isolateOrmMetadata();
   const { app, port } = await startServiceApp(LlmGatewayService, {
     NATS_URL: testNatsUrl(),
     DATABASE_URL: testDatabaseUrl(),
     LOG_LEVEL: 'silent',
     LLM_GATEWAY_PORT: '0',
-    DIRIGENT_LLM_CONFIG: path,
-    DIRIGENT_GATEWAY_TOKEN: TOKEN,
+    ...(path ? { DIRIGENT_LLM_CONFIG: path, DIRIGENT_GATEWAY_TOKEN: TOKEN } : {}),
     TEST_OPENAI_KEY: 'sk-test-openai',
     TEST_ANTHROPIC_KEY: 'sk-ant-test',
     ...env,

@@ -1,0 +1,54 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '@dirigent/service-kit';
+import { LlmGatewayConfigSchema } from './config';
+
+const base = { DATABASE_URL: 'postgres://x@127.0.0.1:5432/db' };
+
+function file(content: object): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'llm-gw-cfg-')), 'llm.json');
+  writeFileSync(path, JSON.stringify(content));
+  return path;
+}
+
+const withKey = {
+  providers: [{ id: 'oa', kind: 'openai', apiKeyEnv: 'MY_OPENAI_KEY' }],
+  models: [
+    { id: 'gpt', provider: 'oa', upstream: 'gpt-4o', inputUsdPerMTok: 1, outputUsdPerMTok: 1 },
+  ],
+};
+
+describe('llm-gateway configuration', () => {
+  it('boots with the built-in offline configuration and no token', () => {
+    const cfg = loadConfig(LlmGatewayConfigSchema, base);
+    expect(cfg.LLM_GATEWAY_PORT).toBe(3005);
+    expect(cfg.DIRIGENT_GATEWAY_TOKEN).toBeUndefined();
+    expect(cfg.llm.models.map((m) => m.id)).toEqual(['no-reply']);
+  });
+
+  it('reads provider keys only from the variables the file names, and keeps no other variable', () => {
+    const cfg = loadConfig(LlmGatewayConfigSchema, {
+      ...base,
+      DIRIGENT_LLM_CONFIG: file(withKey),
+      MY_OPENAI_KEY: 'sk-1',
+      UNRELATED_SECRET: 'zzz',
+    });
+    expect(cfg.providerKeys).toEqual({ MY_OPENAI_KEY: 'sk-1' });
+    expect(JSON.stringify(cfg)).not.toContain('zzz');
+  });
+
+  it('fails with one line naming a missing key variable, a bad file and a short token', () => {
+    expect(() =>
+      loadConfig(LlmGatewayConfigSchema, { ...base, DIRIGENT_LLM_CONFIG: file(withKey) }),
+    ).toThrow(
+      new ConfigError('config error: MY_OPENAI_KEY is not set (the API key of provider oa)'),
+    );
+    expect(() =>
+      loadConfig(LlmGatewayConfigSchema, { ...base, DIRIGENT_LLM_CONFIG: file({ providers: [] }) }),
+    ).toThrow(/^config error: DIRIGENT_LLM_CONFIG .*providers/);
+    expect(() =>
+      loadConfig(LlmGatewayConfigSchema, { ...base, DIRIGENT_GATEWAY_TOKEN: 'short' }),
+    ).toThrow(/DIRIGENT_GATEWAY_TOKEN must be at least 16 characters/);
+  });
+});
