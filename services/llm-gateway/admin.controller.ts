@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { LLM_GUILD } from '@dirigent/contracts';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
-import { GatewayError, purposeRouteSchema, usdToMicros } from '@dirigent/llm';
+import { budgetDay, GatewayError, purposeRouteSchema, usdToMicros } from '@dirigent/llm';
 import { authorized } from './auth';
 import type { LlmGatewayConfig } from './config';
 import { sendError } from './http.controller';
@@ -30,7 +30,7 @@ function zodProblem(e: z.ZodError): GatewayError {
 
 /**
  * The policy part of the gateway at run time, stored in Postgres: purpose routes,
- * guild budgets (`default` is every guild's) and per-guild spend. Bearer
+ * guild budgets (`default` is every guild's), per-guild spend and ledger totals. Bearer
  * `DIRIGENT_CONTROL_TOKEN` when set, else `DIRIGENT_GATEWAY_TOKEN`; with neither,
  * loopback only.
  */
@@ -156,6 +156,22 @@ export class AdminController {
           defaultMicros: usdToMicros(b.defaultGuildUsdPerDay),
         }),
       };
+    });
+  }
+
+  @Get('usage/:guildId')
+  getUsage(
+    @Req() req: Request,
+    @Res() res: Response,
+    @Param('guildId') guild: string,
+    @Query('day') dayParam?: string,
+  ): Promise<void> {
+    return this.run(req, res, async () => {
+      if (!LLM_GUILD.test(guild)) throw bad('guildId', 'must be 1-64 letters, digits, _ or -');
+      const day = dayParam ?? budgetDay(Date.now());
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(day)))
+        throw bad('day', 'must be a date (YYYY-MM-DD)');
+      return { guildId: guild, day, usage: await this.spend.usage(guild, day) };
     });
   }
 }

@@ -66,7 +66,7 @@ class Drain implements BeforeApplicationShutdown, OnApplicationShutdown {
   ) {}
   async beforeApplicationShutdown(): Promise<void> {
     await this.gateway.drain();
-    await this.writes.drain();
+    await this.writes.drain(true);
   }
   async onApplicationShutdown(): Promise<void> {
     await this.sql.close();

@@ -116,11 +116,13 @@ export class PgBudgetStore implements BudgetStore {
     const params = [micros, guildId, day, micros, ...limitParams];
     let admitted = await this.sql.rows(update, params);
     if (!admitted.length) {
-      const created = await this.sql.rows(
-        `insert into llm_guild_spend (guild_id, day) values (?, ?) on conflict do nothing returning 1 as ok`,
+      // The day's row may not exist yet (or a concurrent request just created it): make
+      // sure it does, then decide on it.
+      await this.sql.rows(
+        `insert into llm_guild_spend (guild_id, day) values (?, ?) on conflict do nothing`,
         [guildId, day],
       );
-      if (created.length) admitted = await this.sql.rows(update, params);
+      admitted = await this.sql.rows(update, params);
     }
     if (admitted.length) return { ok: true };
     const [row] = await this.sql.rows(
@@ -139,6 +141,28 @@ export class PgBudgetStore implements BudgetStore {
   /** Queued: settlements are written in batches by the {@link WriteBehind}. */
   settle(guildId: string, day: string, reserved: Micros, actual: Micros): Promise<void> {
     return this.writes.settle(guildId, day, reserved, actual);
+  }
+
+  /** A guild's calls on one UTC day from the ledger, by purpose, model and outcome. */
+  async usage(guildId: string, day: string): Promise<Row[]> {
+    const rows = await this.sql.rows(
+      `select purpose, model, outcome, count(*)::int as calls,
+         sum(input_tokens)::bigint as input_tokens, sum(output_tokens)::bigint as output_tokens,
+         sum(cost_usd) as cost_usd, round(avg(latency_ms))::int as avg_latency_ms
+       from llm_usage where guild_id = ? and at >= ?::date and at < ?::date + 1
+       group by purpose, model, outcome order by sum(cost_usd) desc, count(*) desc`,
+      [guildId, day, day],
+    );
+    return rows.map((r) => ({
+      purpose: r.purpose,
+      model: r.model,
+      outcome: r.outcome,
+      calls: r.calls,
+      inputTokens: Number(r.input_tokens),
+      outputTokens: Number(r.output_tokens),
+      costUsd: Number(r.cost_usd),
+      avgLatencyMs: r.avg_latency_ms,
+    }));
   }
 
   /** Spend per day for a guild, newest first, with the limit that applies. */
@@ -269,6 +293,9 @@ export class GuildBudgets {
   }
 }
 
+const RETRY_MS = 1_000;
+const MAX_BUFFERED_RECORDS = 100_000;
+
 interface PendingSettle {
   reserved: Micros;
   actual: Micros;
@@ -290,6 +317,7 @@ export class WriteBehind implements UsageSink {
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
   private readonly published = new Set<Promise<unknown>>();
+  private stopped = false;
 
   constructor(
     private readonly sql: Sql,
@@ -378,8 +406,31 @@ export class WriteBehind implements UsageSink {
       });
       waiters.forEach((w) => w.resolve());
     } catch (e) {
-      this.log.error(`ledger flush of ${records.length} records failed: ${(e as Error).message}`);
-      waiters.forEach((w) => w.reject(e as Error));
+      if (this.stopped) {
+        waiters.forEach((w) => w.reject(e as Error));
+        return;
+      }
+      // Postgres is away: keep the batch (a lost settlement would hold its reservation
+      // until the day ends) and try again, bounded so an outage cannot exhaust memory.
+      this.log.error(
+        `ledger flush of ${records.length} records failed, retrying: ${(e as Error).message}`,
+      );
+      for (const [key, v] of settles) {
+        const cur = this.settles.get(key) ?? { reserved: 0, actual: 0 };
+        this.settles.set(key, {
+          reserved: cur.reserved + v.reserved,
+          actual: cur.actual + v.actual,
+        });
+      }
+      const room = Math.max(0, MAX_BUFFERED_RECORDS - this.records.length);
+      if (records.length > room) this.log.error(`dropping ${records.length - room} usage records`);
+      this.records = [...records.slice(records.length - room), ...this.records];
+      this.waiters = [...waiters, ...this.waiters];
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.flushing = this.flushing.then(() => this.flush());
+      }, RETRY_MS);
       return;
     }
     for (const u of records) {
@@ -391,8 +442,9 @@ export class WriteBehind implements UsageSink {
     }
   }
 
-  /** Flushes what is queued and waits for the usage events. */
-  async drain(): Promise<void> {
+  /** Flushes what is queued and waits for the usage events; `final` stops retrying. */
+  async drain(final = false): Promise<void> {
+    if (final) this.stopped = true;
     if (this.settles.size || this.records.length) {
       clearTimeout(this.timer);
       this.timer = undefined;

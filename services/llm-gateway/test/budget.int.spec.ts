@@ -122,6 +122,25 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
     await storm([gw1, gw2]);
   });
 
+  it('admits every one of many concurrent first requests of a new guild when the budget fits', async () => {
+    const guild = snowflake();
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        clientFor(i % 2 ? gw1 : gw2, guild)
+          .chat.completions.create({
+            model: 'gpt-primary',
+            messages: MESSAGES,
+            max_tokens: MAX_TOKENS,
+          })
+          .then(
+            () => 'admitted',
+            (e) => `${e.status} ${e.message}`,
+          ),
+      ),
+    );
+    expect(results.filter((r) => r !== 'admitted')).toEqual([]);
+  });
+
   it('refuses with 429 budget_exhausted when even one request does not fit, and reports spend', async () => {
     const guild = snowflake();
     await admin(gw1, 'PUT', `/budgets/${guild}`, { usdPerDay: 0.000001 });
@@ -147,6 +166,25 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
       return res.days?.[0]?.spentUsd > 0 && res.days[0].reservedUsd === 0 ? res : undefined;
     });
     expect(spend.days[0]).toMatchObject({ spentUsd: 0.00002, reservedUsd: 0, limitUsd: 1 });
+    const usage = await waitFor(async () => {
+      const res = (await (await admin(gw1, 'GET', `/usage/${guild}`)).json()) as any;
+      return res.usage?.length === 3 ? res : undefined;
+    });
+    expect(usage.usage).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          model: 'gpt-primary',
+          outcome: 'ok',
+          calls: 1,
+          inputTokens: 10,
+          outputTokens: 5,
+          costUsd: 0.00002,
+        }),
+        expect.objectContaining({ model: null, outcome: 'budget_exhausted', calls: 1 }),
+        expect.objectContaining({ model: 'echo', outcome: 'ok', calls: 1, costUsd: 0 }),
+      ]),
+    );
+    expect((await admin(gw1, 'GET', `/usage/${guild}?day=nope`)).status).toBe(400);
     expect((await admin(gw1, 'DELETE', `/budgets/${guild}`)).status).toBe(200);
   });
 
