@@ -7,6 +7,12 @@ declare module 'pg' {
     rows: R[];
     rowCount: number | null;
   }
+  export interface QueryConfig {
+    /** Prepared once per connection under this name. */
+    name?: string;
+    text: string;
+    values?: unknown[];
+  }
   export interface PoolClient {
     query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<QueryResult<R>>;
     release(err?: Error | boolean): void;
@@ -21,6 +27,7 @@ declare module 'pg' {
   export class Pool {
     constructor(config?: PoolConfig);
     query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<QueryResult<R>>;
+    query<R = Record<string, unknown>>(config: QueryConfig): Promise<QueryResult<R>>;
     connect(): Promise<PoolClient>;
     end(): Promise<void>;
     on(event: 'error', listener: (err: Error) => void): this;

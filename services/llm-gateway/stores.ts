@@ -34,7 +34,7 @@ function numbered(sql: string): string {
  */
 export class Sql {
   private readonly pool: Pool;
-  private readonly texts = new Map<string, string>();
+  private readonly texts = new Map<string, { name: string; text: string }>();
 
   constructor(databaseUrl: string, max = 20) {
     this.pool = new Pool({
@@ -47,17 +47,22 @@ export class Sql {
     this.pool.on('error', () => undefined);
   }
 
-  private text(sql: string): string {
+  private statement(sql: string): { name: string; text: string } {
     let t = this.texts.get(sql);
     if (!t) {
-      t = numbered(sql);
+      t = { name: `llm_gw_${this.texts.size}`, text: numbered(sql) };
       this.texts.set(sql, t);
     }
     return t;
   }
 
+  private text(sql: string): string {
+    return this.statement(sql).text;
+  }
+
+  /** Runs one statement, prepared once per connection (the hot path parses nothing). */
   async rows(sql: string, params: unknown[] = []): Promise<Row[]> {
-    return (await this.pool.query(this.text(sql), params)).rows;
+    return (await this.pool.query({ ...this.statement(sql), values: params })).rows;
   }
 
   /** Runs `fn` in one transaction with a durable (synchronous) commit. */
