@@ -3,10 +3,18 @@
  * Postgres (NATS_URL / DATABASE_URL). Prints one table; figures go in the README.
  */
 import 'reflect-metadata';
+import { benchDiscordIngest } from './discord-ingest.bench';
 import { benchFoundation } from './foundation.bench';
+import { benchLlmGateway } from './llm-gateway.bench';
 import type { BenchResult } from './stats';
+import { benchTurnCoordinator } from './turn-coordinator.bench';
 
-const suites: [string, () => Promise<BenchResult>][] = [['foundation', benchFoundation]];
+const suites: [string, () => Promise<BenchResult>][] = [
+  ['foundation', benchFoundation],
+  ['turn-coordinator', benchTurnCoordinator],
+  ['discord-ingest', benchDiscordIngest],
+  ['llm-gateway', benchLlmGateway],
+];
 
 async function main() {
   const only = process.argv[2];
