@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { INestApplication } from '@nestjs/common';
+import { migrate } from '@dirigent/persistence';
 import { startServiceApp } from '@dirigent/service-kit';
 import { snowflake, testDatabaseUrl, testNatsUrl } from '@dirigent/testing';
 import { LlmGatewayService } from '../services/llm-gateway/definition';
@@ -111,6 +112,7 @@ function load(t: Target, clients: number): Promise<{ latencies: number[]; rps: n
  * requests/s of the gateway process.
  */
 export async function benchLlmGateway(): Promise<BenchResult> {
+  await migrate(testDatabaseUrl());
   const upstream = new Worker(UPSTREAM, { eval: true });
   const upstreamPort = await new Promise<number>((resolve, reject) => {
     upstream.once('message', resolve);

@@ -52,3 +52,15 @@ describe('llm-gateway configuration', () => {
     ).toThrow(/DIRIGENT_GATEWAY_TOKEN must be at least 16 characters/);
   });
 });
+
+describe('llm.example.yaml', () => {
+  it('is a valid configuration once its keys are set', () => {
+    const cfg = loadConfig(LlmGatewayConfigSchema, {
+      ...base,
+      DIRIGENT_LLM_CONFIG: join(__dirname, 'llm.example.yaml'),
+      OPENAI_API_KEY: 'sk-a',
+      ANTHROPIC_API_KEY: 'sk-b',
+    });
+    expect(Object.keys(cfg.llm.purposes)).toHaveLength(10);
+  });
+});
