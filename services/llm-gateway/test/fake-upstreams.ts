@@ -11,6 +11,8 @@ export type Behavior =
     }
   | { kind: 'error'; status: number; headers?: Record<string, string>; message?: string }
   | { kind: 'hang' }
+  /** Streams one chunk, then drops the connection. */
+  | { kind: 'break' }
   | { kind: 'hold'; until: Promise<void>; then?: Behavior };
 
 export interface Seen {
@@ -91,6 +93,20 @@ export class FakeUpstream {
     switch (behavior.kind) {
       case 'hang':
         return;
+      case 'break': {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const chunk = {
+          id: 'chatcmpl-fake',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model: body.model,
+        };
+        res.write(
+          `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { role: 'assistant', content: 'partial ' }, finish_reason: null }] })}\n\n`,
+        );
+        setTimeout(() => res.destroy(), 20);
+        return;
+      }
       case 'error':
         res.writeHead(behavior.status, { 'content-type': 'application/json', ...behavior.headers });
         res.end(

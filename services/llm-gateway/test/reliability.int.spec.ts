@@ -107,6 +107,23 @@ describe('llm-gateway reliability (retries, fallbacks, cooldown, timeouts, abort
     expect(primary.hits()).toBe(1);
   });
 
+  it('does not fail a stream over after its first chunk: the client gets the error', async () => {
+    const g = await start({ retries: 0 });
+    primary.behave = () => ({ kind: 'break' });
+    const stream = await clientFor(g, snowflake()).chat.completions.create({
+      model: 'purpose:agent',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
+    let text = '';
+    const error = await (async () => {
+      for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
+    })().catch((e: Error) => e);
+    expect(text).toBe('partial ');
+    expect(String(error)).toMatch(/upstream failed mid-stream/);
+    expect(backup.hits()).toBe(0);
+  });
+
   it('cools a failing deployment down, skips it, and takes it back after the cooldown', async () => {
     const g = await start({ retries: 0, cooldownAfterFailures: 2, cooldownMs: 700 });
     primary.behave = () => ({ kind: 'error', status: 502 });
