@@ -14,7 +14,14 @@ import { AdminController } from './admin.controller';
 import { LlmGatewayConfigSchema, type LlmGatewayConfig } from './config';
 import { OpenAiController, sendError } from './http.controller';
 import { LlmNatsHandlers } from './nats.handlers';
-import { GuildBudgets, PgBudgetStore, PolicyStore, Sql, WriteBehind } from './stores';
+import {
+  GuildBudgets,
+  PgBudgetStore,
+  PolicyStore,
+  ReservationHolders,
+  Sql,
+  WriteBehind,
+} from './stores';
 
 export { LlmGatewayConfigSchema };
 
@@ -62,11 +69,13 @@ class Drain implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
     private readonly gateway: LlmGateway,
     private readonly writes: WriteBehind,
+    private readonly holders: ReservationHolders,
     private readonly sql: Sql,
   ) {}
   async beforeApplicationShutdown(): Promise<void> {
     await this.gateway.drain();
     await this.writes.drain(true);
+    await this.holders.stop().catch(() => undefined);
   }
   async onApplicationShutdown(): Promise<void> {
     await this.sql.close();
@@ -84,14 +93,21 @@ class Drain implements BeforeApplicationShutdown, OnApplicationShutdown {
       useFactory: (config: LlmGatewayConfig) => new Sql(config.DATABASE_URL),
     },
     {
+      provide: ReservationHolders,
+      inject: [Sql],
+      useFactory: (sql: Sql) => new ReservationHolders(sql),
+    },
+    {
       provide: WriteBehind,
-      inject: [Sql, Messaging],
-      useFactory: (sql: Sql, messaging: Messaging) => new WriteBehind(sql, messaging),
+      inject: [Sql, Messaging, ReservationHolders],
+      useFactory: (sql: Sql, messaging: Messaging, holders: ReservationHolders) =>
+        new WriteBehind(sql, messaging, holders.instanceId),
     },
     {
       provide: PgBudgetStore,
-      inject: [Sql, WriteBehind],
-      useFactory: (sql: Sql, writes: WriteBehind) => new PgBudgetStore(sql, writes),
+      inject: [Sql, WriteBehind, ReservationHolders],
+      useFactory: (sql: Sql, writes: WriteBehind, holders: ReservationHolders) =>
+        new PgBudgetStore(sql, writes, holders),
     },
     { provide: GuildBudgets, inject: [Sql], useFactory: (sql: Sql) => new GuildBudgets(sql) },
     {

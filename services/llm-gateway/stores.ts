@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { Pool, type PoolClient } from 'pg';
 import { LLM_USAGE_EVENT, Subjects } from '@dirigent/contracts';
@@ -106,6 +107,7 @@ export class PgBudgetStore implements BudgetStore {
   constructor(
     private readonly sql: Sql,
     private readonly writes: WriteBehind,
+    private readonly holders: ReservationHolders,
   ) {}
 
   async reserve(
@@ -115,10 +117,18 @@ export class PgBudgetStore implements BudgetStore {
     configured: { guildMicros?: Micros; defaultMicros: Micros },
   ): Promise<ReserveResult> {
     const limitParams = [guildId, configured.guildMicros ?? null, configured.defaultMicros];
-    const update = `update llm_guild_spend set reserved_micros = reserved_micros + ?, updated_at = now()
-      where guild_id = ? and day = ? and spent_micros + reserved_micros + ? <= ${LIMIT_MICROS}
+    // One statement: the guild row admits (under its row lock) and this instance's
+    // holder row records the share it holds, so a crash can be undone by the others.
+    const update = `with admitted as (
+        update llm_guild_spend set reserved_micros = reserved_micros + ?, updated_at = now()
+        where guild_id = ? and day = ? and spent_micros + reserved_micros + ? <= ${LIMIT_MICROS}
+        returning guild_id, day)
+      insert into llm_reservation_holder (guild_id, day, instance_id, reserved_micros)
+      select guild_id, day, ?::uuid, ? from admitted
+      on conflict (guild_id, day, instance_id)
+        do update set reserved_micros = llm_reservation_holder.reserved_micros + excluded.reserved_micros
       returning 1 as ok`;
-    const params = [micros, guildId, day, micros, ...limitParams];
+    const params = [micros, guildId, day, micros, ...limitParams, this.holders.instanceId, micros];
     let admitted = await this.sql.rows(update, params);
     if (!admitted.length) {
       // The day's row may not exist yet (or a concurrent request just created it): make
@@ -298,6 +308,102 @@ export class GuildBudgets {
   }
 }
 
+type Query = (sql: string, params?: unknown[]) => Promise<Row[]>;
+
+/** Locks guild day rows in one order, so concurrent batches and reapers never deadlock. */
+async function lockInOrder(q: Query, guilds: string[], days: string[]): Promise<void> {
+  await q(
+    `select 1 from llm_guild_spend s join unnest(?::text[], ?::date[]) as u(guild_id, day)
+       on s.guild_id = u.guild_id and s.day = u.day
+     order by s.guild_id, s.day for update of s`,
+    [guilds, days],
+  );
+}
+
+/**
+ * This gateway instance's identity and heartbeat, and the reaper of dead instances: the
+ * reservations an instance held when it stopped heartbeating (a crash, a kill -9) are
+ * released from the guilds' rows by whichever instance notices first. An instance
+ * stalled longer than `staleMs` is treated as dead, which is why that bound is generous.
+ */
+export class ReservationHolders implements OnModuleInit {
+  readonly instanceId = randomUUID();
+  private readonly log = new Logger('llm-gateway:instances');
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly heartbeatMs = 10_000,
+    private readonly staleMs = 60_000,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.heartbeat();
+    await this.reap().catch((e: Error) => this.log.warn(`reaping failed: ${e.message}`));
+    this.timer = setInterval(() => {
+      void this.heartbeat()
+        .then(() => this.reap())
+        .catch((e: Error) => this.log.warn(`heartbeat/reap failed: ${e.message}`));
+    }, this.heartbeatMs);
+    this.timer.unref();
+  }
+
+  async heartbeat(): Promise<void> {
+    await this.sql.rows(
+      `insert into llm_gateway_instance (instance_id) values (?::uuid)
+       on conflict (instance_id) do update set heartbeat_at = now()`,
+      [this.instanceId],
+    );
+  }
+
+  /** Releases the reservations of instances silent for `staleMs`; returns their ids. */
+  async reap(): Promise<string[]> {
+    return this.sql.durable(async (q) => {
+      const dead = await q(
+        `select instance_id from llm_gateway_instance
+         where heartbeat_at < now() - (? * interval '1 millisecond') and instance_id <> ?::uuid
+         for update skip locked`,
+        [this.staleMs, this.instanceId],
+      );
+      const ids = dead.map((r) => String(r.instance_id));
+      if (ids.length) await release(q, ids);
+      return ids;
+    });
+  }
+
+  /** At a clean stop (after draining): give back anything still held and leave. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.sql.durable((q) => release(q, [this.instanceId]));
+  }
+}
+
+async function release(q: Query, instanceIds: string[]): Promise<void> {
+  const held = await q(
+    `delete from llm_reservation_holder where instance_id = any(?::uuid[])
+     returning guild_id, to_char(day, 'YYYY-MM-DD') as day, reserved_micros`,
+    [instanceIds],
+  );
+  const sums = new Map<string, number>();
+  for (const h of held) {
+    const key = `${String(h.guild_id)}\u0000${String(h.day)}`;
+    sums.set(key, (sums.get(key) ?? 0) + Number(h.reserved_micros));
+  }
+  const keys = [...sums.entries()].filter(([, v]) => v > 0);
+  if (keys.length) {
+    const guilds = keys.map(([k]) => k.split('\u0000')[0]);
+    const days = keys.map(([k]) => k.split('\u0000')[1]);
+    await lockInOrder(q, guilds, days);
+    await q(
+      `update llm_guild_spend s set reserved_micros = greatest(0, s.reserved_micros - u.released), updated_at = now()
+       from unnest(?::text[], ?::date[], ?::bigint[]) as u(guild_id, day, released)
+       where s.guild_id = u.guild_id and s.day = u.day`,
+      [guilds, days, keys.map(([, v]) => v)],
+    );
+  }
+  await q(`delete from llm_gateway_instance where instance_id = any(?::uuid[])`, [instanceIds]);
+}
+
 const RETRY_MS = 1_000;
 const MAX_BUFFERED_RECORDS = 100_000;
 
@@ -327,6 +433,7 @@ export class WriteBehind implements UsageSink {
   constructor(
     private readonly sql: Sql,
     private readonly messaging: Messaging,
+    private readonly instanceId: string,
     private readonly flushMs = 10,
     private readonly maxBatch = 500,
   ) {}
@@ -384,6 +491,7 @@ export class WriteBehind implements UsageSink {
              select * from unnest(?::text[], ?::date[]) on conflict do nothing`,
             [guilds, days],
           );
+          await lockInOrder(q, guilds, days);
           await q(
             `update llm_guild_spend s set
                reserved_micros = greatest(0, s.reserved_micros - u.released),
@@ -392,6 +500,12 @@ export class WriteBehind implements UsageSink {
              from unnest(?::text[], ?::date[], ?::bigint[], ?::bigint[]) as u(guild_id, day, released, spent)
              where s.guild_id = u.guild_id and s.day = u.day`,
             [guilds, days, values.map((v) => v.reserved), values.map((v) => v.actual)],
+          );
+          await q(
+            `update llm_reservation_holder h set reserved_micros = greatest(0, h.reserved_micros - u.released)
+             from unnest(?::text[], ?::date[], ?::bigint[]) as u(guild_id, day, released)
+             where h.guild_id = u.guild_id and h.day = u.day and h.instance_id = ?::uuid`,
+            [guilds, days, values.map((v) => v.reserved), this.instanceId],
           );
         }
         if (records.length) {

@@ -40,7 +40,7 @@ describe('WriteBehind', () => {
         published.push(u.id);
       },
     } as unknown as Messaging;
-    const wb = new WriteBehind(sql, messaging, 5);
+    const wb = new WriteBehind(sql, messaging, '00000000-0000-0000-0000-000000000001', 5);
     const settled = Promise.all([
       wb.settle('g1', '2026-11-22', 100, 10),
       wb.settle('g1', '2026-11-22', 50, 5),
@@ -71,7 +71,7 @@ describe('WriteBehind', () => {
       },
     } as unknown as Sql;
     const messaging = { publishEvent: async () => undefined } as unknown as Messaging;
-    const wb = new WriteBehind(sql, messaging, 1);
+    const wb = new WriteBehind(sql, messaging, '00000000-0000-0000-0000-000000000001', 1);
     jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
     try {
       const settled = wb.settle('g', '2026-11-22', 10, 1);

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { costMicros, estimatePromptTokens } from '@dirigent/llm';
+import { budgetDay, costMicros, estimatePromptTokens } from '@dirigent/llm';
+import { ReservationHolders } from '../stores';
 import { snowflake, waitFor } from '@dirigent/testing';
 import { FakeUpstream } from './fake-upstreams';
 import { clientFor, startGateway, testConfig, TOKEN, type RunningGateway } from './harness';
@@ -139,6 +140,67 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
       ),
     );
     expect(results.filter((r) => r !== 'admitted')).toEqual([]);
+  });
+
+  it("records which instance holds a reservation, and releases a dead instance's share", async () => {
+    const sql = (q: string, p: unknown[] = []) =>
+      gw1.app.get(MikroORM).em.getConnection().execute(q, p, 'all') as Promise<any[]>;
+    const guild = snowflake();
+    const day = budgetDay(Date.now());
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    primary.behave = () => ({ kind: 'hold', until: held });
+    const before = primary.hits();
+    const pending = clientFor(gw1, guild).chat.completions.create({
+      model: 'gpt-primary',
+      messages: MESSAGES,
+      max_tokens: MAX_TOKENS,
+    });
+    await waitFor(() => primary.hits() > before);
+    const me = gw1.app.get(ReservationHolders).instanceId;
+    const [holder] = await sql(
+      `select reserved_micros from llm_reservation_holder where guild_id = ? and instance_id = ?`,
+      [guild, me],
+    );
+    expect(Number(holder.reserved_micros)).toBe(RESERVATION);
+    release();
+    await pending;
+    await waitFor(async () => {
+      const [h] = await sql(
+        `select reserved_micros from llm_reservation_holder where guild_id = ?`,
+        [guild],
+      );
+      return (
+        Number(h.reserved_micros) === 0 && Number((await spendRow(guild)).reserved_micros) === 0
+      );
+    });
+
+    // an instance that died holding 500 µ$ of this guild's reservations
+    const dead = '00000000-0000-4000-8000-' + snowflake().slice(-12);
+    await sql(
+      `insert into llm_gateway_instance (instance_id, heartbeat_at) values (?, now() - interval '10 minutes')`,
+      [dead],
+    );
+    await sql(
+      `insert into llm_reservation_holder (guild_id, day, instance_id, reserved_micros) values (?, ?, ?, 500)`,
+      [guild, day, dead],
+    );
+    await sql(
+      `update llm_guild_spend set reserved_micros = reserved_micros + 500 where guild_id = ?`,
+      [guild],
+    );
+    expect(await gw2.app.get(ReservationHolders).reap()).toContain(dead);
+    expect(Number((await spendRow(guild)).reserved_micros)).toBe(0);
+    expect(await sql(`select * from llm_reservation_holder where instance_id = ?`, [dead])).toEqual(
+      [],
+    );
+    expect(await sql(`select * from llm_gateway_instance where instance_id = ?`, [dead])).toEqual(
+      [],
+    );
+    // the live instances are never reaped
+    expect(
+      await sql(`select * from llm_gateway_instance where instance_id = ?`, [me]),
+    ).toHaveLength(1);
   });
 
   it('refuses with 429 budget_exhausted when even one request does not fit, and reports spend', async () => {

@@ -2,6 +2,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000000_foundation } from './Migration20261122000000_foundation';
 import { Migration20261122130000_turn_coordinator } from './Migration20261122130000_turn_coordinator';
 import { Migration20261122140000_llm_gateway } from './Migration20261122140000_llm_gateway';
+import { Migration20261122150000_llm_reservation_holders } from './Migration20261122150000_llm_reservation_holders';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -14,4 +15,8 @@ export const migrationsList: MigrationObject[] = [
     class: Migration20261122130000_turn_coordinator,
   },
   { name: 'Migration20261122140000_llm_gateway', class: Migration20261122140000_llm_gateway },
+  {
+    name: 'Migration20261122150000_llm_reservation_holders',
+    class: Migration20261122150000_llm_reservation_holders,
+  },
 ];
