@@ -4,3 +4,4 @@ export * from './reply';
 export * from './validation';
 export * from './payloads';
 export * from './llm';
+export * from './discord-guilds';

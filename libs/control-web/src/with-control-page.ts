@@ -1,0 +1,44 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { z } from 'zod';
+import type { ServiceDefinition } from '@dirigent/service-kit';
+import { ControlWebModule } from './control-web.module';
+
+/** `DIRIGENT_CONTROL_TOKEN`: optional (the page is then disabled), at least 16 characters. */
+export const controlTokenSchema = z
+  .string()
+  .optional()
+  .transform((v) => (v && v.trim() !== '' ? v.trim() : undefined))
+  .refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters');
+
+/**
+ * A service definition that also serves the control page at `/dirigent`: its config
+ * gains `DIRIGENT_CONTROL_TOKEN`, its module imports {@link ControlWebModule}.
+ *
+ * @example
+ * export const TurnCoordinatorService = withControlPage({ name: 'turn-coordinator', ... });
+ */
+export function withControlPage<S extends z.AnyZodObject>(def: ServiceDefinition<S>) {
+  const configSchema = def.configSchema.extend({ DIRIGENT_CONTROL_TOKEN: controlTokenSchema });
+  type Config = z.infer<typeof configSchema>;
+  const out: ServiceDefinition<typeof configSchema> = {
+    ...def,
+    configSchema,
+    module: (config: Config): DynamicModule => {
+      @Module({})
+      class WithControlPage {}
+      Object.defineProperty(WithControlPage, 'name', { value: `${def.name}-with-control-page` });
+      const egoFile = (config as Record<string, unknown>).DIRIGENT_EGO_FILE;
+      return {
+        module: WithControlPage,
+        imports: [
+          def.module(config),
+          ControlWebModule.forRoot({
+            token: config.DIRIGENT_CONTROL_TOKEN as string | undefined,
+            ...(typeof egoFile === 'string' ? { egoFile } : {}),
+          }),
+        ],
+      };
+    },
+  };
+  return out;
+}

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import { Subjects, type Reply } from '@dirigent/contracts';
+import type { FakeDiscord } from '@dirigent/discord-fake';
+import type { Messaging } from '@dirigent/messaging';
+import { RelayClient, type GrantSubscription, type GrantedEvent } from '@dirigent/relay-client';
+
+export interface DemoAgentSpec {
+  agentId: string;
+  name: string;
+  /** The agent's own Discord bot user. */
+  userId: string;
+}
+
+export const NO_REPLY = 'NO_REPLY';
+
+/** What a demo agent says, given the channel so far: pure, so it is tested alone. */
+export function demoAgentDecision(
+  agentUserId: string,
+  messages: readonly { id: string; authorId: string; authorIsBot: boolean; content: string }[],
+): { reply: false } | { reply: true; prompt: string } {
+  const lastHuman = [...messages].reverse().find((m) => !m.authorIsBot);
+  if (!lastHuman) return { reply: false };
+  const answered = messages.some(
+    (m) => m.authorId === agentUserId && BigInt(m.id) > BigInt(lastHuman.id),
+  );
+  return answered ? { reply: false } : { reply: true, prompt: lastHuman.content };
+}
+
+/**
+ * A demo agent runtime: it joins through the relay client exactly as an outside runtime
+ * would (durable grant consumer, check-turn, turn-complete), answers each new human
+ * message once through the model gateway (`purpose: agent`; the offline model unless
+ * configured otherwise) and then passes with `NO_REPLY`, so a conversation settles and
+ * the channel goes dormant. Its replies are posted to the local Discord as its own bot.
+ */
+export class DemoAgent {
+  private relay?: RelayClient;
+  private sub?: GrantSubscription;
+
+  constructor(
+    readonly spec: DemoAgentSpec,
+    private readonly deps: {
+      natsUrl: string;
+      messaging: Messaging;
+      discord: FakeDiscord;
+      durable: string;
+      replyDelayMs: number;
+      log: (line: string) => void;
+    },
+  ) {}
+
+  async start(): Promise<void> {
+    this.relay = await RelayClient.connect(this.deps.natsUrl, {
+      name: `demo-${this.spec.agentId}`,
+    });
+    this.sub = await this.relay.onGranted({
+      durable: this.deps.durable,
+      agentId: this.spec.agentId,
+      handler: (g) => this.onGranted(g),
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.sub?.stop();
+    await this.relay?.close();
+  }
+
+  private async onGranted(grant: GrantedEvent): Promise<void> {
+    const relay = this.relay!;
+    const { guildId, channelId } = grant;
+    const check = await relay.checkTurn({ guildId, channelId, agentId: this.spec.agentId });
+    if (!check.allowed) return;
+    const discord = this.deps.discord;
+    if (!discord.channels.has(channelId)) return;
+    const messages = discord.channelMessages(channelId).map((m) => ({
+      id: m.id,
+      authorId: m.authorId,
+      authorIsBot: discord.users.get(m.authorId)?.bot ?? true,
+      content: m.content,
+    }));
+    const decision = demoAgentDecision(this.spec.userId, messages);
+    let text = NO_REPLY;
+    if (decision.reply) text = await this.think(guildId, decision.prompt);
+    if (text.trim() !== '' && text.trim() !== NO_REPLY) {
+      if (this.deps.replyDelayMs) await new Promise((r) => setTimeout(r, this.deps.replyDelayMs));
+      discord.postMessage({ channelId, authorId: this.spec.userId, content: text });
+    }
+    await relay.completeTurn({
+      guildId,
+      channelId,
+      agentId: this.spec.agentId,
+      runId: randomUUID(),
+      text,
+    });
+  }
+
+  private async think(guildId: string, prompt: string): Promise<string> {
+    const reply: Reply<{ completion: { choices: { message: { content: string | null } }[] } }> =
+      await this.deps.messaging.request(
+        Subjects.llm.chat,
+        {
+          guildId,
+          purpose: 'agent',
+          request: {
+            model: 'purpose:agent',
+            messages: [
+              { role: 'system', content: `You are ${this.spec.name}, a friendly demo agent.` },
+              { role: 'user', content: `${this.spec.name}, answer: ${prompt}` },
+            ],
+          },
+        },
+        15_000,
+      );
+    if (!reply.ok) {
+      this.deps.log(
+        `${this.spec.agentId}: model gateway refused (${reply.error.message}); passing`,
+      );
+      return NO_REPLY;
+    }
+    return reply.data.completion.choices[0]?.message.content ?? NO_REPLY;
+  }
+}

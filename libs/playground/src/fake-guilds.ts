@@ -1,0 +1,39 @@
+import { GuildsQuery, Subjects, type GuildsResult } from '@dirigent/contracts';
+import type { FakeDiscord } from '@dirigent/discord-fake';
+import type { Messaging } from '@dirigent/messaging';
+
+const VIEW_CHANNEL = 1n << 10n;
+
+/** The guilds of a local Discord as the ingest's guild query would report them. */
+export function fakeGuilds(discord: FakeDiscord, guildId?: string): GuildsResult {
+  const guilds = [...discord.guilds.values()].filter((g) => !guildId || g.id === guildId);
+  return {
+    guilds: guilds.map((g) => ({
+      guildId: g.id,
+      name: g.name,
+      channels: g.channelIds
+        .map((id) => discord.channels.get(id)!)
+        .filter((c) => c.type === 0)
+        .map((c) => ({
+          channelId: c.id,
+          name: c.name,
+          private: c.overwrites.some(
+            (o) => o.id === g.id && (BigInt(o.deny) & VIEW_CHANNEL) === VIEW_CHANNEL,
+          ),
+        })),
+    })),
+  };
+}
+
+/**
+ * Answers `dirigent.discord.query.guilds` from a local Discord: a stand-in for the
+ * ingest's own handler, so the control page lists the playground's guild. It answers in
+ * the same queue group as the ingest, so with both present exactly one replies, with
+ * the same data.
+ */
+export function serveFakeGuilds(messaging: Messaging, discord: FakeDiscord): void {
+  messaging.serve(Subjects.discord.queryGuilds, {
+    payload: GuildsQuery,
+    handler: async (q) => fakeGuilds(discord, q.guildId),
+  });
+}

@@ -1,0 +1,481 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Subscription } from '@nats-io/nats-core';
+import { Subjects, subject, type Reply } from '@dirigent/contracts';
+import { ControlData, renderTimelineSvg } from '@dirigent/control-web';
+import { FakeDiscord, type FakeMessage } from '@dirigent/discord-fake';
+import { KNOWN_PURPOSES } from '@dirigent/llm';
+import { Messaging, NatsClient } from '@dirigent/messaging';
+import { DemoAgent, type DemoAgentSpec } from './demo-agent';
+import { serveFakeGuilds } from './fake-guilds';
+import { PLAYGROUND_CLIENT_JS, playgroundPage } from './page';
+
+export interface PlaygroundOptions {
+  natsUrl: string;
+  /** Port of the playground page; 0 picks a free one. Default 3000. */
+  port?: number;
+  /** Default 127.0.0.1: the page lets anyone on it act in the local Discord. */
+  host?: string;
+  /**
+   * Fixed ids (default) give the same world on every start, so identities and channel
+   * history in a kept NATS/Postgres stay valid; `unique` makes fresh ones (tests).
+   */
+  unique?: boolean;
+  /** Pause before an agent posts its reply, so a person can watch turns pass. Default 700. */
+  replyDelayMs?: number;
+  /** The environment the services will get; decides which defaults the playground adds. */
+  baseEnv?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}
+
+const FIXED = {
+  guild: '1100000000000000001',
+  chat: '1100000000000000002',
+  human: '1100000000000000010',
+  agents: ['1100000000000000011', '1100000000000000012', '1100000000000000013'],
+};
+
+const AGENT_NAMES = [
+  ['ada', 'Ada'],
+  ['basil', 'Basil'],
+  ['clio', 'Clio'],
+] as const;
+
+/** Writes a model-gateway configuration: `agent` answers with the offline model. */
+function writeLlmConfig(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dirigent-playground-'));
+  const path = join(dir, 'llm.json');
+  const purposes: Record<string, { model: string }> = Object.fromEntries(
+    KNOWN_PURPOSES.map((p) => [p, { model: 'no-reply' }]),
+  );
+  purposes.agent = { model: 'offline' };
+  writeFileSync(
+    path,
+    JSON.stringify({
+      providers: [{ id: 'offline', kind: 'offline' }],
+      models: [
+        {
+          id: 'offline',
+          provider: 'offline',
+          upstream: 'echo',
+          inputUsdPerMTok: 0,
+          outputUsdPerMTok: 0,
+        },
+        {
+          id: 'no-reply',
+          provider: 'offline',
+          upstream: 'no-reply',
+          inputUsdPerMTok: 0,
+          outputUsdPerMTok: 0,
+        },
+      ],
+      purposes,
+      budgets: { defaultGuildUsdPerDay: 5 },
+    }),
+  );
+  return path;
+}
+
+type Json = Record<string, unknown>;
+
+async function readBody(req: IncomingMessage): Promise<Json> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > 64_000) throw new HttpError(413, 'body too large');
+    chunks.push(c as Buffer);
+  }
+  if (!chunks.length) return {};
+  try {
+    const v = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error();
+    return v as Json;
+  } catch {
+    throw new HttpError(400, 'body must be a JSON object');
+  }
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const str = (v: unknown, field: string, max = 2000): string => {
+  if (typeof v !== 'string' || v.trim() === '' || v.length > max) {
+    throw new HttpError(400, `${field} must be a non-empty string of at most ${max} characters`);
+  }
+  return v;
+};
+
+/**
+ * The playground: a local Discord with a seeded guild (a human, the moderator bot, three
+ * demo agents, a chat channel), a web page to act in it and watch Dirigent conduct, and
+ * three demo agents joining through the relay client.
+ *
+ * @example
+ * const pg = await startPlayground({ natsUrl, baseEnv: process.env });
+ * const env = { ...process.env, ...pg.env };   // DISCORD_TOKEN, DISCORD_API_URL, ...
+ * // ... start the services with env ...
+ * await pg.startAgents();
+ * console.log(`open ${pg.url}`);
+ */
+export class Playground {
+  private server?: Server;
+  private messaging?: Messaging;
+  private readonly agents: DemoAgent[] = [];
+  private readonly clients = new Set<ServerResponse>();
+  private readonly subs: Subscription[] = [];
+  private readonly pending = new Map<string, NodeJS.Timeout>();
+  private data?: ControlData;
+  private port = 0;
+  readonly env: Record<string, string>;
+  readonly guildId: string;
+  readonly chatChannelId: string;
+  readonly humanId: string;
+  readonly agentSpecs: DemoAgentSpec[];
+
+  private constructor(
+    readonly discord: FakeDiscord,
+    private readonly opts: PlaygroundOptions,
+  ) {
+    const unique = opts.unique ?? false;
+    const id = () => discord.ids.next();
+    const suffix = unique ? `-${randomBytes(3).toString('hex')}` : '';
+    this.guildId = unique ? id() : FIXED.guild;
+    this.humanId = unique ? id() : FIXED.human;
+    this.agentSpecs = AGENT_NAMES.map(([agentId, name], i) => ({
+      agentId: `${agentId}${suffix}`,
+      name,
+      userId: unique ? id() : FIXED.agents[i],
+    }));
+    discord.createUser({ id: this.humanId, username: 'you', globalName: 'You (human)' });
+    for (const a of this.agentSpecs)
+      discord.createUser({ id: a.userId, username: a.name, bot: true });
+    discord.createGuild({ id: this.guildId, name: 'Demo guild', ownerId: this.humanId });
+    discord.addMember(this.guildId, this.humanId, { manageChannels: true });
+    for (const a of this.agentSpecs) discord.addMember(this.guildId, a.userId);
+    this.chatChannelId = discord.createChannel(this.guildId, {
+      id: unique ? id() : FIXED.chat,
+      name: 'agents-chat',
+      topic: 'Three demo agents and you',
+    }).id;
+    const base = opts.baseEnv ?? {};
+    this.env = {
+      DISCORD_TOKEN: discord.token,
+      DISCORD_API_URL: discord.apiUrl,
+      DIRIGENT_MODERATOR_USER_ID: discord.bot.id,
+      ...(base.DIRIGENT_LLM_CONFIG ? {} : { DIRIGENT_LLM_CONFIG: writeLlmConfig() }),
+      ...(base.DIRIGENT_CONTROL_TOKEN
+        ? {}
+        : { DIRIGENT_CONTROL_TOKEN: `playground-${randomBytes(12).toString('hex')}` }),
+    };
+  }
+
+  static async start(opts: PlaygroundOptions): Promise<Playground> {
+    const discord = await FakeDiscord.start({
+      token: `playground-${randomBytes(16).toString('hex')}`,
+    });
+    const pg = new Playground(discord, opts);
+    await pg.listen();
+    return pg;
+  }
+
+  get url(): string {
+    return `http://${this.opts.host ?? '127.0.0.1'}:${this.port}/playground`;
+  }
+
+  private log(line: string): void {
+    (this.opts.log ?? ((l: string) => console.log(JSON.stringify({ msg: l }))))(line);
+  }
+
+  private async listen(): Promise<void> {
+    const server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.opts.port ?? 3000, this.opts.host ?? '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    this.port = (server.address() as AddressInfo).port;
+    this.discord.on('messageCreated', (m: FakeMessage) =>
+      this.send('message', this.messageJson(m)),
+    );
+    this.discord.on('messageDeleted', (m: FakeMessage) =>
+      this.send('message-deleted', { channelId: m.channelId, id: m.id }),
+    );
+  }
+
+  /**
+   * Once the services are up: registers the demo agents, puts the seeded channel in chat
+   * mode, answers the guild query for the control page, and starts the agents.
+   */
+  async startAgents(): Promise<void> {
+    const client = await NatsClient.connect({ url: this.opts.natsUrl, name: 'playground' });
+    const quiet = () => undefined;
+    this.messaging = new Messaging(client, 'playground', {
+      info: quiet,
+      warn: quiet,
+      error: quiet,
+    });
+    this.data = new ControlData(this.messaging);
+    serveFakeGuilds(this.messaging, this.discord);
+    for (const a of this.agentSpecs) {
+      await this.call(Subjects.admin.identityUpsert, {
+        discordUserId: a.userId,
+        agentId: a.agentId,
+        agentName: a.name,
+      });
+    }
+    const view = await this.call<{ mode: string }>(Subjects.admin.channelGet, {
+      channelId: this.chatChannelId,
+    });
+    if (view.mode === 'none') await this.retry(() => this.setMode(this.chatChannelId, 'chat'));
+    const nc = client.nc;
+    const prefix = subject.aggregate('channel', '');
+    this.subs.push(
+      nc.subscribe(subject.aggregate('channel', '>'), {
+        callback: (_e, msg) => this.later(msg.subject.slice(prefix.length)),
+      }),
+    );
+    for (const spec of this.agentSpecs) {
+      const agent = new DemoAgent(spec, {
+        natsUrl: this.opts.natsUrl,
+        messaging: this.messaging,
+        discord: this.discord,
+        durable: `playground-${spec.agentId}`,
+        replyDelayMs: this.opts.replyDelayMs ?? 700,
+        log: (l) => this.log(l),
+      });
+      await agent.start();
+      this.agents.push(agent);
+    }
+    this.log(`playground ready: ${this.url}`);
+  }
+
+  async stop(): Promise<void> {
+    for (const a of this.agents.splice(0)) await a.stop().catch(() => undefined);
+    for (const s of this.subs.splice(0)) s.unsubscribe();
+    for (const t of this.pending.values()) clearTimeout(t);
+    for (const c of this.clients) c.end();
+    this.clients.clear();
+    if (this.messaging) {
+      await this.messaging.close();
+      await this.messaging.client.close();
+    }
+    const server = this.server;
+    this.server = undefined;
+    if (server) {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+    await this.discord.stop();
+  }
+
+  private async call<T>(subj: string, data: unknown): Promise<T> {
+    if (!this.messaging) throw new HttpError(503, 'the playground agents are not started yet');
+    const r: Reply<T> = await this.messaging.request<T>(subj, data, 10_000);
+    if (!r.ok) throw new HttpError(r.error.code === 'BAD_REQUEST' ? 400 : 409, r.error.message);
+    return r.data;
+  }
+
+  /** The ingest may still be connecting to the local Discord when the services are up. */
+  private async retry<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
+    for (let i = 1; ; i++) {
+      try {
+        return await fn();
+      } catch (e) {
+        if (i >= attempts) throw e;
+        await new Promise((r) => setTimeout(r, 500 * i));
+      }
+    }
+  }
+
+  private setMode(channelId: string, mode: string) {
+    return this.call(Subjects.admin.channelSetMode, { guildId: this.guildId, channelId, mode });
+  }
+
+  private messageJson(m: FakeMessage) {
+    const author = this.discord.users.get(m.authorId);
+    const isModerator = m.authorId === this.discord.bot.id;
+    return {
+      channelId: m.channelId,
+      id: m.id,
+      authorId: m.authorId,
+      author: m.webhookUsername ?? author?.globalName ?? author?.username ?? m.authorId,
+      kind: isModerator ? 'moderator' : author?.bot ? 'agent' : 'human',
+      content: m.content,
+      at: m.createdAt,
+    };
+  }
+
+  private async channelState(channelId: string) {
+    const c = this.discord.channels.get(channelId);
+    const folded = await this.data!.channel(channelId);
+    const names = new Map(this.agentSpecs.map((a) => [a.agentId, a.name]));
+    return {
+      id: channelId,
+      name: c?.name ?? channelId,
+      view: folded.view,
+      speakers: folded.view.speakers.map((s) => names.get(s) ?? s),
+      currentSpeaker: folded.view.currentSpeaker
+        ? (names.get(folded.view.currentSpeaker) ?? folded.view.currentSpeaker)
+        : null,
+      timelineSvg: renderTimelineSvg(folded.timeline.slice(-40), `#${c?.name ?? channelId}`, names),
+    };
+  }
+
+  private later(channelId: string): void {
+    if (!this.clients.size || this.pending.has(channelId)) return;
+    this.pending.set(
+      channelId,
+      setTimeout(() => {
+        this.pending.delete(channelId);
+        this.channelState(channelId)
+          .then((s) => this.send('channel', s))
+          .catch(() => undefined);
+      }, 60),
+    );
+  }
+
+  private send(event: string, data: unknown): void {
+    const frame = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    for (const c of this.clients) c.write(frame);
+  }
+
+  private async state() {
+    const g = this.discord.guilds.get(this.guildId)!;
+    const channels = await Promise.all(
+      g.channelIds
+        .filter((id) => this.discord.channels.get(id)?.type === 0)
+        .map((id) => this.channelState(id)),
+    );
+    return {
+      guild: { id: g.id, name: g.name },
+      human: { id: this.humanId, name: 'You' },
+      agents: this.agentSpecs.map((a) => ({ ...a, inGuild: g.members.has(a.userId) })),
+      channels,
+      messages: Object.fromEntries(
+        channels.map((c) => [
+          c.id,
+          this.discord.channelMessages(c.id).map((m) => this.messageJson(m)),
+        ]),
+      ),
+    };
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://playground');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const send = (status: number, type: string, body: string) => {
+      res.writeHead(status, {
+        'content-type': type,
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      });
+      res.end(body);
+    };
+    const json = (status: number, body: unknown) =>
+      send(status, 'application/json', JSON.stringify(body));
+    try {
+      const m = req.method ?? 'GET';
+      let match: RegExpExecArray | null;
+      if (m === 'GET' && (path === '/' || path === '/playground')) {
+        if (path === '/') {
+          res.writeHead(302, { location: '/playground' });
+          res.end();
+          return;
+        }
+        return send(200, 'text/html; charset=utf-8', playgroundPage());
+      }
+      if (m === 'GET' && path === '/playground/app.js') {
+        return send(200, 'application/javascript', PLAYGROUND_CLIENT_JS);
+      }
+      if (m === 'GET' && path === '/playground/api/state') {
+        if (!this.data) throw new HttpError(503, 'starting…');
+        return json(200, await this.state());
+      }
+      if (m === 'GET' && path === '/playground/api/events') {
+        res.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-store',
+          connection: 'keep-alive',
+        });
+        res.write('retry: 1000\n\n');
+        this.clients.add(res);
+        req.on('close', () => this.clients.delete(res));
+        return;
+      }
+      if (
+        m === 'POST' &&
+        (match = /^\/playground\/api\/channels\/(\d{1,20})\/messages$/.exec(path))
+      ) {
+        const body = await readBody(req);
+        const channelId = match[1];
+        if (!this.discord.channels.has(channelId)) throw new HttpError(404, 'no such channel');
+        const msg = this.discord.postMessage({
+          channelId,
+          authorId: this.humanId,
+          content: str(body.content, 'content'),
+        });
+        return json(200, this.messageJson(msg));
+      }
+      if (m === 'POST' && (match = /^\/playground\/api\/channels\/(\d{1,20})\/mode$/.exec(path))) {
+        const body = await readBody(req);
+        return json(200, await this.setMode(match[1], str(body.mode, 'mode', 20)));
+      }
+      if (m === 'POST' && path === '/playground/api/channels') {
+        return json(200, await this.createChannel(await readBody(req)));
+      }
+      if (m === 'POST' && (match = /^\/playground\/api\/agents\/(\d{1,20})$/.exec(path))) {
+        const body = await readBody(req);
+        const agent = this.agentSpecs.find((a) => a.userId === match![1]);
+        if (!agent) throw new HttpError(404, 'no such agent');
+        const inGuild = this.discord.guilds.get(this.guildId)!.members.has(agent.userId);
+        if (body.inGuild === true && !inGuild) this.discord.addMember(this.guildId, agent.userId);
+        if (body.inGuild === false && inGuild)
+          this.discord.removeMember(this.guildId, agent.userId);
+        return json(200, { userId: agent.userId, inGuild: body.inGuild === true });
+      }
+      throw new HttpError(404, 'not found');
+    } catch (e) {
+      const status = e instanceof HttpError ? e.status : 500;
+      json(status, { error: e instanceof HttpError ? e.message : 'internal error' });
+    }
+  }
+
+  private async createChannel(body: Json): Promise<{ channelId: string }> {
+    const name = str(body.name, 'name', 90)
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-');
+    const agentIds = Array.isArray(body.agents) ? body.agents.map(String) : [];
+    const chosen = this.agentSpecs.filter((a) => agentIds.includes(a.userId));
+    if (body.kind === 'discussion') {
+      const [initiator, ...others] = chosen;
+      if (!initiator) throw new HttpError(400, 'a discussion needs at least one agent');
+      return this.call<{ channelId: string }>(subject.tool('create-discussion-channel'), {
+        callerAgentId: initiator.agentId,
+        callbackGuildId: this.guildId,
+        callbackChannelId: this.chatChannelId,
+        guide: str(body.guide ?? `Discuss: ${name}`, 'guide', 4000),
+        participants: [this.humanId, ...others.map((a) => a.userId)],
+      });
+    }
+    if (body.kind !== 'chat') throw new HttpError(400, 'kind must be chat or discussion');
+    const channel = this.discord.createChannel(this.guildId, { name });
+    await this.setMode(channel.id, 'chat');
+    return { channelId: channel.id };
+  }
+}
+
+/** Starts the playground's local Discord and page; see {@link Playground}. */
+export function startPlayground(opts: PlaygroundOptions): Promise<Playground> {
+  return Playground.start(opts);
+}

@@ -1,0 +1,79 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import { chromium, type Browser } from 'playwright-core';
+import { Durables, Streams } from '@dirigent/contracts';
+import { FakeDiscord } from '@dirigent/discord-fake';
+import type { Messaging } from '@dirigent/messaging';
+import { startServiceApp } from '@dirigent/service-kit';
+import { testDatabaseUrl, testNatsUrl, uid } from '@dirigent/testing';
+import { withControlPage } from '../../libs/control-web/src';
+import { DiscordIngestService } from '../../services/discord-ingest/definition';
+import { DiscordIngestRunner } from '../../services/discord-ingest/discord-ingest.runner';
+import { TurnCoordinatorService } from '../../services/turn-coordinator/definition';
+
+/** Debian's Chromium, headless, with nothing reaching out to the network by itself. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export const ARTIFACTS = join(__dirname, '..', '..', 'artifacts');
+
+export function artifact(name: string): string {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return join(ARTIFACTS, name);
+}
+
+export const baseEnv = (): Record<string, string> => ({
+  NATS_URL: testNatsUrl(),
+  DATABASE_URL: testDatabaseUrl(),
+  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+});
+
+/** The Discord ingest connected to a local Discord, in-process. */
+export async function startIngest(discord: FakeDiscord, env: Record<string, string> = {}) {
+  const { app } = await startServiceApp(DiscordIngestService, {
+    ...baseEnv(),
+    DISCORD_INGEST_PORT: '0',
+    DISCORD_TOKEN: discord.token,
+    DISCORD_API_URL: discord.apiUrl,
+    ...env,
+  });
+  await app.get(DiscordIngestRunner).ready;
+  return app;
+}
+
+/** The turn coordinator with the control page, in-process, on a free port. */
+export async function startCoordinator(env: Record<string, string>) {
+  return startServiceApp(withControlPage(TurnCoordinatorService), {
+    ...baseEnv(),
+    TURN_COORDINATOR_PORT: '0',
+    DIRIGENT_WORKSPACE: '',
+    ...env,
+  });
+}
+
+/** Closes apps in reverse order and frees the ingest's shared work-queue consumer. */
+export async function stopAll(apps: (INestApplication | undefined)[], messaging?: Messaging) {
+  for (const app of [...apps].reverse()) await app?.close().catch(() => undefined);
+  await messaging?.client.jsm.consumers
+    .delete(Streams.discordCommands, Durables.ingestCommands)
+    .catch(() => undefined);
+}
+
+export const agentId = (prefix: string) =>
+  uid(prefix)
+    .replace(/[^A-Za-z0-9_-]/g, '_')
+    .slice(0, 40);
