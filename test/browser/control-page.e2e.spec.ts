@@ -1,8 +1,11 @@
 /// <reference lib="dom" />
 import './fresh-orm-metadata';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import type { Browser, Page } from 'playwright-core';
-import { Subjects, subject } from '@dirigent/contracts';
+import { Streams, Subjects, envelope, subject, type DeadLetterRecord } from '@dirigent/contracts';
 import { FakeDiscord } from '@dirigent/discord-fake';
 import type { Messaging } from '@dirigent/messaging';
 import { closeMessaging, snowflake, testMessaging, uid, waitFor } from '@dirigent/testing';
@@ -34,6 +37,10 @@ describe('control page /dirigent in Chromium', () => {
   ];
   let general: string;
   let workChannel: string;
+  const egoFile = join(mkdtempSync(join(tmpdir(), 'control-e2e-')), 'ego.json');
+  const egoAgent = { userId: snowflake(), agentId: agentId('ego') };
+  const writeEgo = (scope: Record<string, { 'discord-id': string }>) =>
+    writeFileSync(egoFile, JSON.stringify({ columns: ['discord-id'], agentScope: scope }));
 
   const ok = async <T>(subj: string, data: unknown): Promise<T> => {
     const r = await messaging.request<T>(subj, data, 10_000);
@@ -53,7 +60,9 @@ describe('control page /dirigent in Chromium', () => {
     // Until the ingest answers the guild query itself, the local Discord does.
     serveFakeGuilds(messaging, discord);
     ingest = await startIngest(discord);
+    writeEgo({});
     const started = await startCoordinator({
+      DIRIGENT_EGO_FILE: egoFile,
       DIRIGENT_CONTROL_TOKEN: TOKEN,
       DIRIGENT_MODERATOR_USER_ID: discord.bot.id,
     });
@@ -223,6 +232,63 @@ describe('control page /dirigent in Chromium', () => {
       status: 409,
       code: 'MODE_LOCKED',
     });
+  });
+
+  it('changes the shuffle override and the wake mode of a channel', async () => {
+    const block = `#ch-${general}`;
+    await page.selectOption(`#shuffle-${general}`, 'on');
+    await page.waitForSelector(`${block} #shuffle-${general} option[value="on"][selected]`, {
+      state: 'attached',
+    });
+    await page.selectOption(`#wake-${general}`, 'granted');
+    await page.waitForSelector(`${block} #wake-${general} option[value="granted"][selected]`, {
+      state: 'attached',
+    });
+    const view = await ok<{ shuffle: boolean | null; wakeMode: string }>(
+      Subjects.admin.channelGet,
+      {
+        channelId: general,
+      },
+    );
+    expect(view).toMatchObject({ shuffle: true, wakeMode: 'granted' });
+  });
+
+  it('re-scans padded-cell when its ego.json is detected', async () => {
+    writeEgo({ [egoAgent.agentId]: { 'discord-id': egoAgent.userId } });
+    await page.click('button[data-action="rescan"]');
+    await page.waitForSelector('#rescan-status:has-text("imported 1")');
+    await page.waitForSelector(`#id-${egoAgent.userId}`);
+  });
+
+  it('lists a dead letter live and re-drives its original payload under a new id', async () => {
+    const original = envelope('discord.send-message', 'control-e2e', {
+      guildId,
+      channelId: general,
+      content: `re-driven ${uid('dl')}`,
+      purpose: 'notice',
+    });
+    const record: DeadLetterRecord = {
+      stream: Streams.discordCommands,
+      durable: 'control-e2e',
+      subject: Subjects.discord.cmdSendMessage,
+      streamSeq: 1,
+      deliveries: 5,
+      error: 'Missing Access',
+      payload: JSON.stringify(original),
+    };
+    const { seq } = await messaging.publishEvent(
+      subject.deadLetter(Streams.discordCommands, 'control-e2e'),
+      'dead-letter',
+      record,
+    );
+    const redrive = `#dead-letter-rows button[data-seq="${seq}"]`;
+    await page.waitForSelector(redrive);
+    await page.click(redrive);
+    await page.waitForSelector(`${redrive}:has-text("Re-driven")`);
+    await waitFor(
+      () => discord.channelMessages(general).some((m) => m.content === original.data.content),
+      20_000,
+    );
   });
 
   it('is usable at 390×844 and by keyboard', async () => {
