@@ -2,10 +2,10 @@
 import './fresh-orm-metadata';
 import type { INestApplication } from '@nestjs/common';
 import type { Browser, Page } from 'playwright-core';
-import { Subjects } from '@dirigent/contracts';
 import { startServiceApp } from '@dirigent/service-kit';
-import { closeMessaging, testMessaging, testNatsUrl, uid } from '@dirigent/testing';
+import { closeMessaging, testMessaging, testNatsUrl, uid, waitFor } from '@dirigent/testing';
 import type { Messaging } from '@dirigent/messaging';
+import { ControlData } from '../../libs/control-web/src';
 import { Playground, startPlayground } from '../../libs/playground/src';
 import { LlmGatewayService } from '../../services/llm-gateway/definition';
 import {
@@ -80,19 +80,56 @@ describe('playground /playground in Chromium', () => {
     );
     expect(replies).toHaveLength(3);
     expect(new Set(replies)).toEqual(new Set(['Ada', 'Basil', 'Clio']));
-    const order = (await page.textContent('#order'))!.split(' → ');
-    const view = await messaging.request<{ speakers: string[] }>(Subjects.admin.channelGet, {
-      channelId: playground.chatChannelId,
-    });
-    expect(view.ok).toBe(true);
-    // The first cycle's order is the order the replies came in (a shuffle happens only
-    // at a later cycle boundary, after the channel went dormant).
-    expect(order).toHaveLength(3);
+    // In turn: the replies came in the order the coordinator granted the turns.
+    const { timeline } = await new ControlData(messaging).channel(playground.chatChannelId);
+    const names = new Map(playground.agentSpecs.map((a) => [a.agentId, a.name]));
+    const grants = timeline.filter((i) => i.kind === 'granted');
+    expect(grants.slice(0, 3).map((g) => names.get((g as { agentId: string }).agentId))).toEqual(
+      replies,
+    );
     await page.waitForSelector('#timeline svg .tl-dormant');
     expect(await page.$$('#timeline svg .tl-completed.tl-real')).toHaveLength(3);
     expect(await page.$$('#timeline svg .tl-completed.tl-empty')).toHaveLength(3);
+  });
+
+  it('multi-message markers hold the agents until the end marker, then they answer again', async () => {
+    const agentReplies = () => page.$$('#messages li[data-kind="agent"]');
+    await page.click('button[data-marker="↗️"]');
+    await page.type('#content', 'here is a long thought');
+    await page.press('#content', 'Enter');
+    await page.waitForSelector('#tm-state:has-text("multi-message")');
+    await page.fill('#content', 'and its second part');
+    await page.press('#content', 'Enter');
+    await page.waitForSelector('#messages li[data-kind="moderator"]:has-text("⤵️")');
+    expect(await agentReplies()).toHaveLength(3);
+
+    await page.click('button[data-marker="↙️"]');
+    await page.press('#content', 'Enter');
+    await page.waitForFunction(
+      () => document.querySelectorAll('#messages li[data-kind="agent"]').length >= 6,
+      undefined,
+      { timeout: 60_000 },
+    );
+    await page.waitForSelector('#dormant:has-text("yes (unanimous-empty)")', { timeout: 60_000 });
+    expect(await page.$$('#timeline svg .tl-woke')).not.toHaveLength(0);
 
     await page.screenshot({ path: artifact('playground-1280x800.png'), fullPage: true });
+  });
+
+  it('creates a chat channel and takes an agent out of the guild and back', async () => {
+    await page.fill('#nc-name', 'side room');
+    await page.click('#new-channel button[type=submit]');
+    await page.waitForSelector('#channel-title:has-text("#side-room")');
+    await page.waitForSelector('#channels button[aria-current="true"]:has-text("chat")');
+    const clio = playground.agentSpecs.find((a) => a.name === 'Clio')!;
+    await page.uncheck(`#agent-${clio.userId}`);
+    await waitFor(
+      () => !playground.discord.guilds.get(playground.guildId)!.members.has(clio.userId),
+    );
+    await page.check(`#agent-${clio.userId}`);
+    await waitFor(() =>
+      playground.discord.guilds.get(playground.guildId)!.members.has(clio.userId),
+    );
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: artifact('playground-390x844.png'), fullPage: true });
   });
