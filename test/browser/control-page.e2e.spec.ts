@@ -305,3 +305,23 @@ describe('control page /dirigent in Chromium', () => {
     await page.screenshot({ path: artifact('control-page-390x844.png'), fullPage: true });
   });
 });
+
+describe('control page without DIRIGENT_CONTROL_TOKEN', () => {
+  it('is disabled: 503 with a clear message for the page and the API, nothing served', async () => {
+    const { app, port } = await startCoordinator({ DIRIGENT_CONTROL_TOKEN: '' });
+    try {
+      const page = await fetch(`http://127.0.0.1:${port}/dirigent`);
+      expect(page.status).toBe(503);
+      expect(await page.text()).toContain('DIRIGENT_CONTROL_TOKEN');
+      const api = await fetch(`http://127.0.0.1:${port}/dirigent/api/identities`, {
+        headers: { authorization: 'Bearer anything-at-all-0123456789' },
+      });
+      expect(api.status).toBe(503);
+      expect(((await api.json()) as { error: { message: string } }).error.message).toContain(
+        'disabled',
+      );
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -16,7 +16,7 @@ import { PLAYGROUND_CLIENT_JS, playgroundPage } from './page';
 
 export interface PlaygroundOptions {
   natsUrl: string;
-  /** Port of the playground page; 0 picks a free one. Default 3000. */
+  /** Port of the playground page; 0 picks a free one. Default `PLAYGROUND_PORT` or 3000. */
   port?: number;
   /** Default 127.0.0.1: the page lets anyone on it act in the local Discord. */
   host?: string;
@@ -201,7 +201,11 @@ export class Playground {
     const server = createServer((req, res) => void this.handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.opts.port ?? 3000, this.opts.host ?? '127.0.0.1', () => resolve());
+      server.listen(
+        this.opts.port ?? Number(this.opts.baseEnv?.PLAYGROUND_PORT ?? 3000),
+        this.opts.host ?? '127.0.0.1',
+        () => resolve(),
+      );
     });
     this.server = server;
     this.port = (server.address() as AddressInfo).port;
