@@ -51,6 +51,15 @@ function validated<T>(
   ]);
 }
 
+/** Over NATS the purpose may stand in for `request.model`. */
+function withModel(data: {
+  purpose?: string;
+  request: Record<string, unknown>;
+}): Record<string, unknown> {
+  if (data.request.model !== undefined || !data.purpose) return data.request;
+  return { ...data.request, model: `purpose:${data.purpose}` };
+}
+
 /**
  * `dirigent.llm.chat` and `dirigent.llm.embed` over NATS request/reply, for the other
  * services. A streamed chat publishes `{ chunk }` messages to the caller's
@@ -76,7 +85,7 @@ export class LlmNatsHandlers implements OnApplicationBootstrap {
   }
 
   private async chat(data: LlmChatRequest): Promise<unknown> {
-    const req = validated(parseChatRequest(data.request));
+    const req = validated(parseChatRequest(withModel(data)));
     const m = meta(data.guildId, data.purpose);
     if (!req.stream) {
       const r = await this.gateway.chat(req, m);
@@ -114,7 +123,7 @@ export class LlmNatsHandlers implements OnApplicationBootstrap {
   }
 
   private async embed(data: LlmEmbedRequest): Promise<unknown> {
-    const req = validated(parseEmbeddingsRequest(data.request));
+    const req = validated(parseEmbeddingsRequest(withModel(data)));
     const r = await this.gateway.embed(req, meta(data.guildId, data.purpose));
     return { response: r.response, model: r.model.id, purpose: r.purpose, fallbacks: r.fallbacks };
   }

@@ -366,6 +366,12 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
           purpose: 'agent',
           completion: { object: 'chat.completion' },
         });
+      const bare = await messaging.request<any>(Subjects.llm.chat, {
+        guildId: guild,
+        purpose: 'steward',
+        request: { messages: [{ role: 'user', content: 'no model field' }] },
+      });
+      expect(bare.ok && bare.data.completion.choices[0].message.content).toBe('NO_REPLY');
       const emb = await messaging.request<any>(Subjects.llm.embed, {
         guildId: guild,
         request: { model: 'purpose:embed', input: 'x', encoding_format: 'float' },
