@@ -19,8 +19,8 @@ const Guild = () =>
 
 /**
  * `dirigent.llm.chat`: an OpenAI chat completion request (`request`, validated by the
- * gateway field by field) on behalf of a guild and, optionally, a purpose (which wins
- * over `request.model`). With `request.stream` and `streamSubject`, every chunk is
+ * gateway field by field) on behalf of a guild (`global` when omitted) and, optionally,
+ * a purpose (which wins over `request.model`, and stands in for it when it is omitted). With `request.stream` and `streamSubject`, every chunk is
  * published to `streamSubject` (`{ chunk }`, then `{ done: true }` or `{ error }`) and the
  * reply carries the routing summary; otherwise the reply is `{ completion, model, ... }`.
  */
