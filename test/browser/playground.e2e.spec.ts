@@ -116,11 +116,18 @@ describe('playground /playground in Chromium', () => {
     await page.screenshot({ path: artifact('playground-1280x800.png'), fullPage: true });
   });
 
-  it('creates a chat channel and takes an agent out of the guild and back', async () => {
+  it('creates a chat and a discussion channel, and takes an agent out of the guild and back', async () => {
     await page.fill('#nc-name', 'side room');
     await page.click('#new-channel button[type=submit]');
     await page.waitForSelector('#channel-title:has-text("#side-room")');
     await page.waitForSelector('#channels button[aria-current="true"]:has-text("chat")');
+    await page.fill('#nc-name', 'design review');
+    await page.selectOption('#nc-kind', 'discussion');
+    await page.click('#new-channel button[type=submit]');
+    await page.waitForSelector('#channels button[aria-current="true"]:has-text("discussion")');
+    expect(await page.isDisabled('#mode')).toBe(true);
+    await page.waitForSelector('#messages li:has-text("design-review")');
+
     const clio = playground.agentSpecs.find((a) => a.name === 'Clio')!;
     await page.uncheck(`#agent-${clio.userId}`);
     await waitFor(
