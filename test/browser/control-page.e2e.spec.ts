@@ -302,7 +302,7 @@ describe('control page /dirigent in Chromium', () => {
     await page.focus('#new-user');
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('new-agent');
-    await page.screenshot({ path: artifact('control-page-390x844.png'), fullPage: true });
+    await page.screenshot({ path: artifact('control-page-390x844.png') });
   });
 });
 

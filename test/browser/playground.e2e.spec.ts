@@ -138,6 +138,6 @@ describe('playground /playground in Chromium', () => {
       playground.discord.guilds.get(playground.guildId)!.members.has(clio.userId),
     );
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: artifact('playground-390x844.png'), fullPage: true });
+    await page.screenshot({ path: artifact('playground-390x844.png') });
   });
 });

@@ -49,7 +49,7 @@ export function playgroundPage(): string {
 <main class="panel" aria-labelledby="channel-title">
 <h2 id="channel-title">…</h2>
 <div class="state" aria-live="polite">
-<label for="mode">Mode <select id="mode"><option>none</option><option>chat</option><option>report</option></select></label>
+<label for="mode">Mode <select id="mode"><option>none</option><option>chat</option><option>report</option><option disabled>work</option><option disabled>discussion</option></select></label>
 <span>State: <b id="tm-state">–</b></span>
 <span>Speaking: <b id="speaker">–</b></span>
 <span>Dormant: <b id="dormant">–</b></span>
@@ -104,7 +104,7 @@ export const PLAYGROUND_CLIENT_JS = String.raw`'use strict';
   function renderState() {
     var c = channel(current); if (!c) return;
     $('channel-title').textContent = '#' + c.name;
-    $('mode').value = ['none', 'chat', 'report'].indexOf(c.view.mode) >= 0 ? c.view.mode : 'none';
+    $('mode').value = c.view.mode;
     $('mode').disabled = ['work', 'discussion'].indexOf(c.view.mode) >= 0;
     $('tm-state').textContent = c.view.tmState + (c.view.multiMessage ? ' (multi-message)' : '');
     $('speaker').textContent = c.currentSpeaker || '–';
