@@ -1,0 +1,50 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import {
+  baseConfigSchema,
+  loadConfig,
+  portSchema,
+  type ServiceDefinition,
+} from '@dirigent/service-kit';
+import { ControlWebModule } from './control-web.module';
+import { withControlPage } from './with-control-page';
+
+@Module({})
+class ServiceModule {}
+
+const schema = baseConfigSchema.extend({ X_PORT: portSchema(1) });
+const def: ServiceDefinition<typeof schema> = {
+  name: 'x',
+  portEnv: 'X_PORT',
+  defaultPort: 1,
+  configSchema: schema,
+  streams: [],
+  module: () => ServiceModule,
+};
+const env = { DATABASE_URL: 'postgres://u@h/db' };
+
+describe('withControlPage', () => {
+  const wrapped = withControlPage(def);
+
+  it('adds DIRIGENT_CONTROL_TOKEN (optional, blank = unset, at least 16 characters)', () => {
+    expect(loadConfig(wrapped.configSchema, env).DIRIGENT_CONTROL_TOKEN).toBeUndefined();
+    expect(
+      loadConfig(wrapped.configSchema, { ...env, DIRIGENT_CONTROL_TOKEN: '  ' })
+        .DIRIGENT_CONTROL_TOKEN,
+    ).toBeUndefined();
+    expect(() =>
+      loadConfig(wrapped.configSchema, { ...env, DIRIGENT_CONTROL_TOKEN: 'short' }),
+    ).toThrow(/DIRIGENT_CONTROL_TOKEN must be at least 16 characters/);
+    const token = 'a-token-of-sixteen+';
+    expect(
+      loadConfig(wrapped.configSchema, { ...env, DIRIGENT_CONTROL_TOKEN: token }),
+    ).toMatchObject({ DIRIGENT_CONTROL_TOKEN: token, X_PORT: 1 });
+  });
+
+  it("imports the service's own module and the control page, keeping the rest", () => {
+    const config = loadConfig(wrapped.configSchema, env);
+    const mod = wrapped.module(config) as DynamicModule;
+    expect(mod.imports?.[0]).toBe(ServiceModule);
+    expect((mod.imports?.[1] as DynamicModule).module).toBe(ControlWebModule);
+    expect(wrapped).toMatchObject({ name: 'x', portEnv: 'X_PORT', defaultPort: 1 });
+  });
+});
