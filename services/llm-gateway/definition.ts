@@ -94,8 +94,13 @@ class Drain implements BeforeApplicationShutdown, OnApplicationShutdown {
     },
     {
       provide: ReservationHolders,
-      inject: [Sql],
-      useFactory: (sql: Sql) => new ReservationHolders(sql),
+      inject: [Sql, SERVICE_CONFIG],
+      useFactory: (sql: Sql, config: LlmGatewayConfig) =>
+        new ReservationHolders(
+          sql,
+          config.llm.reliability.instanceHeartbeatMs,
+          config.llm.reliability.instanceStaleMs,
+        ),
     },
     {
       provide: WriteBehind,

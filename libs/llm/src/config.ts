@@ -74,6 +74,10 @@ export const reliabilitySchema = z
     cooldownMs: z.number().int().min(0).default(30_000),
     /** Output cap when neither the caller nor the model names one. */
     defaultMaxOutputTokens: z.number().int().positive().default(4096),
+    /** How often a gateway instance proves it is alive (its reservations stay held). */
+    instanceHeartbeatMs: z.number().int().positive().default(10_000),
+    /** Silence after which an instance counts as dead and its reservations are released. */
+    instanceStaleMs: z.number().int().positive().default(60_000),
   })
   .strict();
 
