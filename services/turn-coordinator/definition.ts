@@ -4,6 +4,7 @@ import { EventStore } from '@dirigent/event-store';
 import { Messaging } from '@dirigent/messaging';
 import { SERVICE_CONFIG, type ServiceDefinition } from '@dirigent/service-kit';
 import { Channels } from './src/channels';
+import { CacheCoherence } from './src/coherence';
 import {
   domainConfig,
   TurnCoordinatorConfigSchema,
@@ -12,6 +13,7 @@ import {
 import { Consumers } from './src/consumers';
 import { DiscordPort } from './src/discord';
 import { Identities } from './src/identities';
+import { LinkedEventStore } from './src/linked-store';
 import { CoordinatorLifecycle } from './src/lifecycle';
 import { turnCoordinatorEntities } from './src/projections/entities';
 import { Reactor } from './src/reactor';
@@ -30,7 +32,7 @@ export { TurnCoordinatorConfigSchema } from './src/config';
     {
       provide: EventStore,
       inject: [Messaging],
-      useFactory: (messaging: Messaging) => new EventStore(messaging),
+      useFactory: (messaging: Messaging) => new LinkedEventStore(messaging),
     },
     {
       provide: TURN_DOMAIN_CONFIG,
@@ -43,6 +45,7 @@ export { TurnCoordinatorConfigSchema } from './src/config';
     Reactor,
     Consumers,
     Rpc,
+    CacheCoherence,
     CoordinatorLifecycle,
   ],
 })

@@ -78,24 +78,54 @@ export class Channels {
     return (await this.handler(channelId).state(channelSubject(channelId))).state;
   }
 
-  /** Decides and appends; a refusal is thrown as a {@link RefusedError}. */
+  /**
+   * Decides and appends; a refusal is thrown as a {@link RefusedError}. A decision that
+   * changes nothing (or refuses) is only trusted once the cached state is known to be the
+   * latest: if another replica appended meanwhile, the state is reloaded and the command
+   * decided again, so no input is dropped on stale state.
+   */
   async execute(
     channelId: string,
     command: ChannelCommand,
   ): Promise<{ events: ChannelEvent[]; state: ChannelState }> {
     const withSeed: ChannelCommand =
       command.seed === undefined ? { ...command, seed: randomInt(2 ** 31) } : command;
-    const { events, state } = await this.handler(channelId).handle(
-      channelSubject(channelId),
-      withSeed,
-    );
-    if (events.length) this.notify(channelId);
-    return { events, state };
+    const subj = channelSubject(channelId);
+    const h = this.handler(channelId);
+    const run = async () => {
+      try {
+        return await h.handle(subj, withSeed);
+      } catch (e) {
+        if (e instanceof RefusedError)
+          return { refused: e, version: (await h.state(subj)).version };
+        throw e;
+      }
+    };
+    let result = await run();
+    const unchanged = 'refused' in result || result.events.length === 0;
+    if (unchanged && (await this.store.version(subj)) > result.version) {
+      h.invalidate(subj);
+      result = await run();
+    }
+    if ('refused' in result) throw result.refused;
+    if (result.events.length) this.notify(channelId);
+    return { events: result.events, state: result.state };
   }
 
   /** Forgets cached state, e.g. when another process may have written. */
   invalidate(channelId: string): void {
     this.handlers.get(channelId)?.invalidate(channelSubject(channelId));
+  }
+
+  /** Drops the cached state when it is older than `version` (another replica wrote). */
+  async invalidateIfBehind(channelId: string, version: number): Promise<void> {
+    const h = this.handlers.get(channelId);
+    if (!h) return;
+    const cached = await h.state(channelSubject(channelId));
+    if (cached.version < version) {
+      h.invalidate(channelSubject(channelId));
+      this.notify(channelId);
+    }
   }
 
   /**

@@ -33,7 +33,7 @@ export class Identities {
   private readonly log = new Logger('identities');
   private readonly handler: CommandHandler<IdentityCommand, IdentityEvent, IdentityState>;
 
-  constructor(store: EventStore) {
+  constructor(private readonly store: EventStore) {
     this.handler = new CommandHandler(store, {
       initialState: initialIdentityState,
       decide: (command, state) => {
@@ -49,24 +49,53 @@ export class Identities {
     return (await this.handler.state(IDENTITY_SUBJECT)).state;
   }
 
+  /** Drops the cached registry when it is older than `version` (another replica wrote). */
+  async invalidateIfBehind(version: number): Promise<void> {
+    if ((await this.handler.state(IDENTITY_SUBJECT)).version < version) {
+      this.handler.invalidate(IDENTITY_SUBJECT);
+    }
+  }
+
+  /** Like {@link Channels.execute}: a refusal is re-decided once on fresh state if stale. */
   async execute(command: IdentityCommand): Promise<IdentityState> {
-    return (await this.handler.handle(IDENTITY_SUBJECT, command)).state;
+    try {
+      return (await this.handler.handle(IDENTITY_SUBJECT, command)).state;
+    } catch (e) {
+      if (!(e instanceof RefusedError)) throw e;
+      const cached = await this.handler.state(IDENTITY_SUBJECT);
+      if ((await this.store.version(IDENTITY_SUBJECT)) === cached.version) throw e;
+      this.handler.invalidate(IDENTITY_SUBJECT);
+      return (await this.handler.handle(IDENTITY_SUBJECT, command)).state;
+    }
   }
 
   async byDiscordUserId(id: string): Promise<IdentityEntry | undefined> {
-    return findByDiscordUserId(await this.state(), id);
+    return (
+      findByDiscordUserId(await this.state(), id) ??
+      this.retryFresh((s) => findByDiscordUserId(s, id))
+    );
   }
 
   async byAgentId(id: string): Promise<IdentityEntry | undefined> {
-    return findByAgentId(await this.state(), id);
+    return findByAgentId(await this.state(), id) ?? this.retryFresh((s) => findByAgentId(s, id));
+  }
+
+  /** A miss is checked once against the latest registry: another replica may have written. */
+  private async retryFresh<T>(find: (s: IdentityState) => T | undefined): Promise<T | undefined> {
+    const cached = await this.handler.state(IDENTITY_SUBJECT);
+    if ((await this.store.version(IDENTITY_SUBJECT)) === cached.version) return undefined;
+    this.handler.invalidate(IDENTITY_SUBJECT);
+    return find(await this.state());
   }
 
   /** The registered agents among Discord users, in their order. */
   async resolve(userIds: readonly string[]): Promise<AgentRef[]> {
-    return resolveAgents(
-      await this.state(),
-      userIds.map((userId) => ({ userId })),
-    );
+    const members = userIds.map((userId) => ({ userId }));
+    const cached = await this.handler.state(IDENTITY_SUBJECT);
+    const agents = resolveAgents(cached.state, members);
+    if (agents.length === members.length) return agents;
+    // Someone unknown: make sure no other replica registered them a moment ago.
+    return (await this.retryFresh((s) => resolveAgents(s, members))) ?? agents;
   }
 
   /** Imports the identity file and padded-cell's `ego.json`; absent files are fine. */

@@ -11,6 +11,7 @@ import { Messaging, type RunningConsumer } from '@dirigent/messaging';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { DurableTimers } from '@dirigent/timers';
 import type { TurnCoordinatorConfig } from './config';
+import { CacheCoherence } from './coherence';
 import { Consumers } from './consumers';
 import { Identities } from './identities';
 import { channelProjection, identityProjection } from './projections/projections';
@@ -34,6 +35,7 @@ export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicati
     private readonly reactor: Reactor,
     private readonly consumers: Consumers,
     private readonly rpc: Rpc,
+    private readonly coherence: CacheCoherence,
     @Inject(SERVICE_CONFIG) private readonly config: TurnCoordinatorConfig,
   ) {}
 
@@ -47,6 +49,7 @@ export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicati
     } catch (e) {
       this.log.error({ err: (e as Error).message }, 'identity import failed; continuing');
     }
+    await this.coherence.start();
     this.timers = await DurableTimers.open(this.messaging, SERVICE_NAME);
     await this.reactor.start(this.timers);
     await this.timers.start();
@@ -61,9 +64,16 @@ export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicati
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.timers?.stop();
-    await this.consumers.stop();
-    await this.reactor.stop();
-    await Promise.all(this.projections.splice(0).map((p) => p.stop()));
+    // Each step on its own: the NATS connection may already be draining.
+    const steps: (() => Promise<unknown>)[] = [
+      async () => this.timers?.stop(),
+      () => this.coherence.stop(),
+      () => this.consumers.stop(),
+      () => this.reactor.stop(),
+      () => Promise.all(this.projections.splice(0).map((p) => p.stop())),
+    ];
+    for (const step of steps) {
+      await step().catch((e: Error) => this.log.warn({ err: e.message }, 'shutdown step failed'));
+    }
   }
 }

@@ -7,8 +7,9 @@ import {
   type Envelope,
   type TurnGranted as TurnGrantedPayload,
 } from '@dirigent/contracts';
-import { COMMIT_TYPE, EventStore, type Commit } from '@dirigent/event-store';
+import { COMMIT_TYPE, EventStore } from '@dirigent/event-store';
 import { Messaging, type RunningConsumer } from '@dirigent/messaging';
+import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { DurableTimers } from '@dirigent/timers';
 import {
   evolveChannel,
@@ -20,7 +21,10 @@ import {
   type TurnDomainConfig,
 } from '@dirigent/turn-domain';
 import { channelSubject } from './channels';
+import type { TurnCoordinatorConfig } from './config';
 import { DiscordPort } from './discord';
+import { KeyedQueue } from './keyed-queue';
+import type { LinkedCommit } from './linked-store';
 import { TURN_DOMAIN_CONFIG } from './tokens';
 
 export const SERVICE_NAME = 'turn-coordinator';
@@ -34,7 +38,7 @@ interface Folded {
 
 /**
  * Performs the effects of committed channel events (grants, moderator messages, delivery
- * timers) as a durable, ordered consumer of the event store, so that an effect is never lost
+ * timers) as a durable consumer of the event store (ordered per channel), so that an effect is never lost
  * to a crash between the append and its execution. Every effect carries a deterministic id
  * (the turn id for grants, the commit sequence for messages, the timer key for timers), so a
  * redelivered commit repeats nothing.
@@ -43,6 +47,8 @@ interface Folded {
 export class Reactor {
   private readonly log = new Logger('reactor');
   private readonly folded = new Map<string, Folded>();
+  private readonly queue = new KeyedQueue();
+  private readonly concurrency: number;
   private consumer?: RunningConsumer;
   private timers?: DurableTimers;
 
@@ -51,21 +57,27 @@ export class Reactor {
     private readonly store: EventStore,
     private readonly discord: DiscordPort,
     @Inject(TURN_DOMAIN_CONFIG) private readonly config: TurnDomainConfig,
-  ) {}
+    @Inject(SERVICE_CONFIG) serviceConfig: TurnCoordinatorConfig,
+  ) {
+    this.concurrency = serviceConfig.DIRIGENT_COORDINATOR_CONCURRENCY;
+  }
 
   async start(timers: DurableTimers): Promise<void> {
     this.timers = timers;
-    this.consumer = await this.messaging.consume<Commit<ChannelEvent>>({
+    this.consumer = await this.messaging.consume<LinkedCommit<ChannelEvent>>({
       stream: Streams.eventStore,
       durable: Durables.coordinatorReactor,
       filterSubject: CHANNEL_TOPIC,
       maxDeliver: 20,
       ackWaitMs: 10_000,
-      maxAckPending: 1,
+      // Channels in parallel, each channel's commits in order.
+      maxAckPending: this.concurrency * 4,
+      concurrency: this.concurrency,
       backoffMs: [100, 500, 2000, 5000],
-      handler: async (_data, env, msg) => {
-        if (env.type !== COMMIT_TYPE) return;
-        await this.react(msg.subject, msg.seq, env);
+      handler: (_data, env, msg) => {
+        if (env.type !== COMMIT_TYPE) return Promise.resolve();
+        const { subject: subj, seq } = msg;
+        return this.queue.run(subj, () => this.react(subj, seq, env));
       },
     });
   }
@@ -74,9 +86,19 @@ export class Reactor {
     await this.consumer?.stop();
   }
 
-  private async stateBefore(channelSubj: string, channelId: string, seq: number): Promise<Folded> {
+  /** The channel's state right before commit `seq` (which follows `previous`, if known). */
+  private async stateBefore(
+    channelSubj: string,
+    channelId: string,
+    seq: number,
+    previous: number | undefined,
+  ): Promise<Folded> {
     const cached = this.folded.get(channelId);
-    if (cached && cached.seq < seq) return cached;
+    if (previous === 0) return { state: initialChannelState(channelId), seq: 0 };
+    if (cached && (previous === undefined ? cached.seq < seq : cached.seq === previous)) {
+      return cached;
+    }
+    // Not contiguous (first sight after a start, or another replica reacted in between).
     const commits = await this.store.loadCommits<ChannelEvent>(channelSubj);
     let state = initialChannelState(channelId);
     let at = 0;
@@ -88,9 +110,9 @@ export class Reactor {
     return { state, seq: at };
   }
 
-  private async react(subj: string, seq: number, env: Envelope<Commit<ChannelEvent>>) {
+  private async react(subj: string, seq: number, env: Envelope<LinkedCommit<ChannelEvent>>) {
     const channelId = subj.slice(channelSubject('').length);
-    const before = await this.stateBefore(subj, channelId, seq);
+    const before = await this.stateBefore(subj, channelId, seq, env.data.previousVersion);
     let state = before.state;
     const at = Date.parse(env.at);
     const events = env.data.events;

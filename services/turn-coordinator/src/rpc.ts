@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   ChannelGetRequest,
   CheckTurnRequest,
@@ -39,6 +39,8 @@ import { channelView } from './views';
 /** The coordinator's request/reply surface: check-turn, admin and the agent tools. */
 @Injectable()
 export class Rpc {
+  private readonly log = new Logger('rpc');
+
   constructor(
     private readonly messaging: Messaging,
     private readonly channels: Channels,
@@ -159,19 +161,22 @@ export class Rpc {
     });
   }
 
-  /** check-turn; the first check of a turn records the channel's latest message as anchor. */
+  /**
+   * check-turn. The first check of a turn records the channel's latest message as the
+   * turn's anchor; the answer does not depend on it, so it is not awaited: the command is
+   * queued on the channel before anything that arrives later, which keeps the anchor right.
+   */
   async check(r: CheckTurnRequest): Promise<CheckTurnResult> {
-    let state = r.messageId
+    const state = r.messageId
       ? await this.channels.stateAfter(r.channelId, r.messageId, this.config.DIRIGENT_CHECK_WAIT_MS)
       : await this.channels.state(r.channelId);
     const turn = state.currentTurn;
     if (turn && turn.agentId === r.agentId && turn.phase === 'running' && !turn.anchorChecked) {
-      state = (
-        await this.channels.execute(r.channelId, {
-          type: 'CheckTurn',
-          data: { agentId: r.agentId },
-        })
-      ).state;
+      this.channels
+        .execute(r.channelId, { type: 'CheckTurn', data: { agentId: r.agentId } })
+        .catch((e: Error) =>
+          this.log.warn({ channelId: r.channelId, err: e.message }, 'anchor not recorded'),
+        );
     }
     return evaluateCheckTurn(state, r.agentId);
   }

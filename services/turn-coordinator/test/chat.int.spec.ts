@@ -27,7 +27,7 @@ describe('turn coordinator: a three-agent chat channel', () => {
   });
 
   it('creates a chat channel that starts dormant with every agent as a speaker', async () => {
-    const created = await h.ok<{ channelId: string }>(subject.tool('create-chat-channel'), {
+    const created = await h.create(subject.tool('create-chat-channel'), {
       callerAgentId: agents[0].agentId,
       guildId: h.guildId,
       name: 'three-agents',

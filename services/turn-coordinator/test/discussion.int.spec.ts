@@ -38,7 +38,7 @@ describe('turn coordinator: a discussion from creation to archive', () => {
     });
     expect(unusable).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
 
-    ({ channelId } = await h.ok<{ channelId: string }>(subject.tool('create-discussion-channel'), {
+    ({ channelId } = await h.create(subject.tool('create-discussion-channel'), {
       callerAgentId: initiator.agentId,
       callbackGuildId: h.guildId,
       callbackChannelId,

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import {
   AckPolicy,
   DeliverPolicy,
@@ -21,9 +22,13 @@ import type { Messaging } from '@dirigent/messaging';
 import { uid } from '@dirigent/testing';
 
 let lastId = 0n;
-/** Discord-like ids that grow, as Discord's do within a channel. */
+/**
+ * Discord-like ids that grow, as Discord's do within a channel. The low bits are random:
+ * several processes share one NATS, and an id that collides with another's would be
+ * de-duplicated away (the ingest publishes `discord:<messageId>` as the message id).
+ */
 export function nextSnowflake(): string {
-  const candidate = BigInt(Date.now() - 1420070400000) << 22n;
+  const candidate = (BigInt(Date.now() - 1420070400000) << 22n) + BigInt(randomInt(0, 2 ** 21));
   lastId = candidate > lastId ? candidate : lastId + 1n;
   return lastId.toString();
 }

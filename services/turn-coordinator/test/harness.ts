@@ -1,7 +1,9 @@
+import './orm-reset';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
+import { MetadataStorage } from '@mikro-orm/core';
 import { Subjects, type Reply } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
 import { RelayClient, type GrantedEvent } from '@dirigent/relay-client';
@@ -80,6 +82,20 @@ export class Harness {
     const reply = await this.request<T>(subj, data);
     if (!reply.ok) throw new Error(`${subj} failed: ${JSON.stringify(reply.error)}`);
     return reply.data;
+  }
+
+  /**
+   * Calls a channel-creating tool. On the shared test NATS another engineer's ingest may
+   * answer `create-channel` first (and refuse a guild it does not know): try again then.
+   */
+  async create(tool: string, data: Record<string, unknown>): Promise<{ channelId: string }> {
+    for (let attempt = 1; ; attempt++) {
+      const reply = await this.request<{ channelId: string }>(tool, data);
+      if (reply.ok) return reply.data;
+      if (attempt >= 5 || !/Unknown (Guild|Channel)/.test(reply.error.message)) {
+        throw new Error(`${tool} failed: ${JSON.stringify(reply.error)}`);
+      }
+    }
   }
 
   async register(agents: Agent[]): Promise<void> {
@@ -182,5 +198,6 @@ export class Harness {
     await this.relay.close();
     await this.fake.stop();
     await closeMessaging(this.messaging);
+    MetadataStorage.clear();
   }
 }

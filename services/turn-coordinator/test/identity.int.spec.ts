@@ -59,17 +59,14 @@ describe('turn coordinator: identity registry and projections', () => {
 
   it('lets an agent register only itself', async () => {
     const me = { agentId: id('self'), userId: snowflake() };
-    const entry = await h.ok(subject.tool('register'), {
-      callerAgentId: me.agentId,
+    const entry = await h.relay.tool('register', me.agentId, {
       discordUserId: me.userId,
       agentName: 'Myself',
     });
     expect(entry).toEqual({ discordUserId: me.userId, agentId: me.agentId, agentName: 'Myself' });
-    const stolen = await h.request(subject.tool('register'), {
-      callerAgentId: id('thief'),
-      discordUserId: me.userId,
-    });
-    expect(stolen).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+    await expect(
+      h.relay.tool('register', id('thief'), { discordUserId: me.userId }),
+    ).rejects.toMatchObject({ name: 'RelayError', code: 'FORBIDDEN' });
     const bad = await h.request(subject.tool('register'), {
       callerAgentId: 'has spaces',
       discordUserId: 'x',
@@ -85,7 +82,7 @@ describe('turn coordinator: identity registry and projections', () => {
         a.userId,
       ]);
       return r.rows[0]?.agent_id === a.agentId;
-    }, 10_000);
+    }, 60_000);
     const removed = await h.ok(Subjects.admin.identityRemove, { agentId: a.agentId });
     expect(removed).toMatchObject({ removed: { discordUserId: a.userId } });
     expect((await list(a.userId)).entries).toEqual([]);
@@ -94,26 +91,27 @@ describe('turn coordinator: identity registry and projections', () => {
     await waitFor(async () => {
       const r = await pg.query('select 1 from tc_identity where discord_user_id = ?', [a.userId]);
       return r.rowCount === 0;
-    }, 10_000);
+    }, 60_000);
   });
 
   it('projects channels and their turn timeline', async () => {
     const agents = makeAgents(2, 'proj');
     await h.register(agents);
-    const { channelId } = await h.ok<{ channelId: string }>(subject.tool('create-chat-channel'), {
+    const { channelId } = await h.create(subject.tool('create-chat-channel'), {
       callerAgentId: agents[0].agentId,
       guildId: h.guildId,
       name: 'projected',
       participants: [agents[1].userId],
     });
     await h.fake.post(h.guildId, channelId, snowflake(), 'hi', false);
+    // Projections trail the event store; right after a bench they have thousands to catch up.
     const row = await waitFor(async () => {
       const r = await pg.query(
         'select mode, tm_state, current_speaker, speakers from tc_channel where channel_id = ?',
         [channelId],
       );
       return r.rows[0]?.current_speaker ? r.rows[0] : undefined;
-    }, 10_000);
+    }, 60_000);
     expect(row).toMatchObject({ mode: 'chat', tm_state: 'normal' });
     expect(row.speakers.map((s: { agentId: string }) => s.agentId).sort()).toEqual(
       agents.map((a) => a.agentId).sort(),

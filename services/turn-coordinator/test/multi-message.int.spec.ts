@@ -12,7 +12,7 @@ describe('turn coordinator: multi-message mode', () => {
     h = await Harness.start();
     agents = makeAgents(2, 'mm');
     await h.register(agents);
-    ({ channelId } = await h.ok<{ channelId: string }>(subject.tool('create-chat-channel'), {
+    ({ channelId } = await h.create(subject.tool('create-chat-channel'), {
       callerAgentId: agents[0].agentId,
       guildId: h.guildId,
       name: 'multi-message',

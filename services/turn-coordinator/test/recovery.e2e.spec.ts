@@ -55,7 +55,7 @@ describe('turn coordinator: SIGKILL and restart during a delivery wait', () => {
   });
 
   it('confirms a delivery that arrives after a restart, and times out across another', async () => {
-    const { channelId } = await h.ok<{ channelId: string }>(subject.tool('create-chat-channel'), {
+    const { channelId } = await h.create(subject.tool('create-chat-channel'), {
       callerAgentId: agents[0].agentId,
       guildId: h.guildId,
       name: 'sigkill',

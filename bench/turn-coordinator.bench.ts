@@ -1,0 +1,207 @@
+import { Subjects, subject, type CheckTurnResult, type Envelope } from '@dirigent/contracts';
+import { Messaging, NatsClient } from '@dirigent/messaging';
+import { migrate } from '@dirigent/persistence';
+import { startServiceApp } from '@dirigent/service-kit';
+import { snowflake, testDatabaseUrl, testNatsUrl, uid } from '@dirigent/testing';
+import type { TurnGranted } from '@dirigent/contracts';
+import { TurnCoordinatorService } from '../services/turn-coordinator/definition';
+import { FakeIngest } from '../services/turn-coordinator/test/fake-ingest';
+import { msSince, percentile, round, type BenchResult } from './stats';
+
+const CHANNELS = 1000;
+const CHECK_SECONDS = 5;
+const GRANT_SAMPLES = 300;
+const GRANT_RATE = 100;
+const SETUP_CONCURRENCY = 25;
+const TIMEOUT_MS = 60_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(check: () => boolean, what: () => string): Promise<void> {
+  const deadline = Date.now() + TIMEOUT_MS;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`bench timed out waiting for ${what()}`);
+    await sleep(5);
+  }
+}
+
+/** Fires `fire(i)` at a fixed rate (open loop: a slow answer does not slow the schedule). */
+async function openLoop(rate: number, total: number, fire: (i: number) => Promise<void>) {
+  const start = performance.now();
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const wait = start + (i * 1000) / rate - performance.now();
+    if (wait >= 1) await sleep(wait);
+    inflight.push(fire(i));
+  }
+  await Promise.all(inflight);
+}
+
+/** Setup calls are retried: on a shared NATS another ingest may answer (and refuse) first. */
+async function retry<T extends { ok: boolean }>(call: () => Promise<T>, attempts = 5): Promise<T> {
+  let last = await call();
+  for (let i = 1; i < attempts && !last.ok; i++) last = await call();
+  return last;
+}
+
+async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
+}
+
+/**
+ * Turn coordinator latency on loopback, the coordinator in-process with a fake ingest:
+ * `dirigent.turn.check` p50/p99 at 200 and 1000 requests/s spread over 1000 chat channels,
+ * and turn-complete (an empty turn) → `turn.granted` of the next speaker, p50/p99.
+ * Needs NATS (`NATS_URL`) and Postgres (`DATABASE_URL`), as the service does.
+ */
+export async function benchTurnCoordinator(): Promise<BenchResult> {
+  const natsUrl = process.env.NATS_URL ?? testNatsUrl();
+  const databaseUrl = process.env.DATABASE_URL ?? testDatabaseUrl();
+  await migrate(databaseUrl);
+  const client = await NatsClient.connect({ url: natsUrl, name: 'bench-turn-coordinator' });
+  const quiet = () => undefined;
+  const nats = new Messaging(client, 'bench', { info: quiet, warn: quiet, error: quiet });
+  const fake = new FakeIngest(nats, snowflake());
+  await fake.start();
+  const { app } = await startServiceApp(TurnCoordinatorService, {
+    NATS_URL: natsUrl,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    TURN_COORDINATOR_PORT: '0',
+    DIRIGENT_MODERATOR_USER_ID: fake.moderatorId,
+  });
+  const current = new Map<string, { agentId: string; at: bigint }>();
+  const grantWaiters = new Map<string, (agentId: string) => void>();
+  const grants = client.nc.subscribe(Subjects.turn.grantedAll, {
+    callback: (_err, msg) => {
+      const g = msg.json<Envelope<TurnGranted>>().data;
+      current.set(g.channelId, { agentId: g.agentId, at: process.hrtime.bigint() });
+      grantWaiters.get(g.channelId)?.(g.agentId);
+    },
+  });
+  try {
+    const guildId = snowflake();
+    const human = snowflake();
+    const agents = [0, 1].map((i) => ({
+      agentId: uid(`bench${i}`).replace(/[^A-Za-z0-9_-]/g, '_'),
+      userId: snowflake(),
+    }));
+    for (const a of agents) {
+      const r = await nats.request(Subjects.admin.identityUpsert, {
+        discordUserId: a.userId,
+        agentId: a.agentId,
+      });
+      if (!r.ok) throw new Error(`identity upsert: ${r.error.message}`);
+    }
+
+    // 1000 two-agent chat channels, each woken by a person: the first agent holds the turn.
+    const channels: string[] = [];
+    await inParallel(
+      Array.from({ length: CHANNELS }, (_, i) => i),
+      SETUP_CONCURRENCY,
+      async (i) => {
+        const r = await retry(() =>
+          nats.request<{ channelId: string }>(
+            subject.tool('create-chat-channel'),
+            {
+              callerAgentId: agents[0].agentId,
+              guildId,
+              name: `bench-${i}`,
+              participants: [agents[1].userId],
+            },
+            10_000,
+          ),
+        );
+        if (!r.ok) throw new Error(`create-chat-channel: ${r.error.message}`);
+        channels.push(r.data.channelId);
+        await fake.post(guildId, r.data.channelId, human, 'hello', false);
+      },
+    );
+    try {
+      await until(
+        () => channels.every((c) => current.has(c)),
+        () =>
+          `every channel to be woken (${channels.filter((c) => current.has(c)).length} of ${CHANNELS})`,
+      );
+    } catch (e) {
+      const stuck = channels.find((c) => !current.has(c));
+      const view = stuck
+        ? await nats.request(Subjects.admin.channelGet, { channelId: stuck })
+        : null;
+      throw new Error(`${(e as Error).message}; e.g. ${stuck}: ${JSON.stringify(view)}`);
+    }
+
+    const checkLatency = async (rate: number) => {
+      const sample: number[] = [];
+      let errors = 0;
+      await openLoop(rate, rate * CHECK_SECONDS, async (i) => {
+        const channelId = channels[(i * 7919) % channels.length];
+        const started = process.hrtime.bigint();
+        const r = await nats.request<CheckTurnResult>(Subjects.turn.check, {
+          guildId,
+          channelId,
+          agentId: agents[i % 2].agentId,
+        });
+        sample.push(msSince(started));
+        if (!r.ok) errors++;
+      });
+      return { sample, errors };
+    };
+    const at200 = await checkLatency(200);
+    const at1000 = await checkLatency(1000);
+
+    // Empty turns: the speaker passes, the next one is granted.
+    const grantSample: number[] = [];
+    let missing = 0;
+    await openLoop(GRANT_RATE, GRANT_SAMPLES, async (i) => {
+      const channelId = channels[i % channels.length];
+      const holder = current.get(channelId)!.agentId;
+      const granted = new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          missing++;
+          grantWaiters.delete(channelId);
+          resolve();
+        }, 10_000);
+        grantWaiters.set(channelId, (agentId) => {
+          if (agentId === holder) return;
+          clearTimeout(timer);
+          grantWaiters.delete(channelId);
+          grantSample.push(msSince(started));
+          resolve();
+        });
+      });
+      const started = process.hrtime.bigint();
+      await nats.publishEvent(
+        subject.turnComplete(channelId),
+        'turn.complete',
+        { guildId, channelId, agentId: holder, runId: `bench-${i}`, text: 'NO_REPLY' },
+        { id: `bench-complete:${channelId}:${i}` },
+      );
+      await granted;
+    });
+
+    return {
+      channels: CHANNELS,
+      'check-turn p50 ms @200/s': round(percentile(at200.sample, 50)),
+      'check-turn p99 ms @200/s': round(percentile(at200.sample, 99)),
+      'check-turn p50 ms @1000/s': round(percentile(at1000.sample, 50)),
+      'check-turn p99 ms @1000/s': round(percentile(at1000.sample, 99)),
+      'check-turn errors': at200.errors + at1000.errors,
+      'grant after empty turn p50 ms': round(percentile(grantSample, 50)),
+      'grant after empty turn p99 ms': round(percentile(grantSample, 99)),
+      'grant samples': grantSample.length,
+      'grants missing': missing,
+    };
+  } finally {
+    grants.unsubscribe();
+    await app.close();
+    await fake.stop();
+    await nats.close();
+    await client.close();
+  }
+}
