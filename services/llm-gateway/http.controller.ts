@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Inject, Logger, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { LLM_GUILD } from '@dirigent/contracts';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
@@ -104,6 +104,25 @@ export class OpenAiController {
     try {
       this.check(req);
       res.json(this.gateway.listModels());
+    } catch (e) {
+      sendError(res, e);
+    }
+  }
+
+  @Get('models/:id')
+  model(@Req() req: Request, @Res() res: Response, @Param('id') id: string): void {
+    try {
+      this.check(req);
+      const model = this.gateway.listModels().data.find((m) => m.id === id);
+      if (!model)
+        throw new GatewayError(
+          404,
+          'invalid_request_error',
+          'model_not_found',
+          `The model \`${id}\` does not exist`,
+          'model',
+        );
+      res.json(model);
     } catch (e) {
       sendError(res, e);
     }

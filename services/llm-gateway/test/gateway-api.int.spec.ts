@@ -143,6 +143,18 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
         'purpose:embed',
       ]),
     );
+    expect(await gw.client.models.retrieve('purpose:agent')).toMatchObject({
+      id: 'purpose:agent',
+      object: 'model',
+    });
+    expect(await gw.client.models.retrieve('claude')).toMatchObject({
+      id: 'claude',
+      owned_by: 'anth',
+    });
+    await expect(gw.client.models.retrieve('gpt-9')).rejects.toMatchObject({
+      status: 404,
+      code: 'model_not_found',
+    });
   });
 
   it('refuses requests without the token with 401', async () => {
