@@ -60,8 +60,10 @@ export class DemoAgent {
     });
   }
 
-  async stop(): Promise<void> {
+  /** Stops hearing grants; `forget` also deletes the durable consumer (throwaway worlds). */
+  async stop(forget = false): Promise<void> {
     await this.sub?.stop();
+    if (forget) await this.relay?.deleteDurable(this.deps.durable).catch(() => undefined);
     await this.relay?.close();
   }
 

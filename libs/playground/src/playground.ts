@@ -265,7 +265,8 @@ export class Playground {
   }
 
   async stop(): Promise<void> {
-    for (const a of this.agents.splice(0)) await a.stop().catch(() => undefined);
+    // A world with unique ids is thrown away: so are its agents' durable consumers.
+    for (const a of this.agents.splice(0)) await a.stop(this.opts.unique).catch(() => undefined);
     for (const s of this.subs.splice(0)) s.unsubscribe();
     for (const t of this.pending.values()) clearTimeout(t);
     for (const c of this.clients) c.end();
