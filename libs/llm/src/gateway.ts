@@ -301,11 +301,20 @@ export class LlmGateway {
     const plan = this.plan(req.model, meta);
     const promptTokens = estimatePromptTokens(req);
     const fallback = this.deps.config.reliability.defaultMaxOutputTokens;
+    const chain = contextAwareChain(this.deps.config, plan.chain, promptTokens);
+    if (!chain.length)
+      throw new GatewayError(
+        400,
+        'invalid_request_error',
+        'context_length_exceeded',
+        `messages: about ${Math.ceil(promptTokens * 0.75)} tokens fit no configured model's context window`,
+        'messages',
+      );
     return {
       kind: 'chat',
       stream,
       requestedModel: req.model,
-      plan: { ...plan, chain: contextAwareChain(this.deps.config, plan.chain, promptTokens) },
+      plan: { ...plan, chain },
       promptTokens,
       maxCost: (m) => costMicros(m, promptTokens, outputCap(req, m, fallback)),
       call,

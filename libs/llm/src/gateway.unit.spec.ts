@@ -305,6 +305,36 @@ describe('LlmGateway', () => {
     expect(e.message).not.toContain('my-secret-value');
   });
 
+  it('refuses a prompt no configured window can hold with 400 context_length_exceeded', async () => {
+    const cfg = parseLlmConfig({
+      providers: [{ id: 'off', kind: 'offline' }],
+      models: [
+        {
+          id: 'tiny',
+          provider: 'off',
+          upstream: 'echo',
+          inputUsdPerMTok: 0,
+          outputUsdPerMTok: 0,
+          contextWindow: 10,
+        },
+      ],
+    });
+    const gw = new LlmGateway({
+      config: cfg,
+      providers: new Map([['off', new OfflineProvider('off')]]),
+      budgets: new MemoryBudgetStore(),
+      policy: { purposes: () => ({}) },
+      usage: { record: () => undefined },
+    });
+    await expect(
+      gw.chat(ask('tiny', { messages: [{ role: 'user', content: 'x'.repeat(300) }] }), meta()),
+    ).rejects.toMatchObject({
+      status: 400,
+      code: 'context_length_exceeded',
+      param: 'messages',
+    });
+  });
+
   it('lists models and purposes', () => {
     const ids = setup()
       .gw.listModels()
