@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { baseConfigSchema, portSchema } from '@dirigent/service-kit';
 import { loadLlmConfig, type LlmConfig } from '@dirigent/llm';
 
-const token = z.string().min(16, 'must be at least 16 characters').optional();
+/** An empty variable (`KEY=` in an env file) counts as unset. */
+const optional = <T extends z.ZodTypeAny>(schema: T) =>
+  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+const token = optional(z.string().min(16, 'must be at least 16 characters'));
 
 /**
  * The gateway's environment: the base settings, `LLM_GATEWAY_PORT`, the tokens, and
@@ -12,7 +15,7 @@ const token = z.string().min(16, 'must be at least 16 characters').optional();
 export const LlmGatewayConfigSchema = baseConfigSchema
   .extend({
     LLM_GATEWAY_PORT: portSchema(3005),
-    DIRIGENT_LLM_CONFIG: z.string().min(1).optional(),
+    DIRIGENT_LLM_CONFIG: optional(z.string()),
     DIRIGENT_GATEWAY_TOKEN: token,
     DIRIGENT_CONTROL_TOKEN: token,
   })

@@ -27,6 +27,17 @@ describe('llm-gateway configuration', () => {
     expect(cfg.llm.models.map((m) => m.id)).toEqual(['no-reply']);
   });
 
+  it('treats empty variables as unset', () => {
+    const cfg = loadConfig(LlmGatewayConfigSchema, {
+      ...base,
+      DIRIGENT_LLM_CONFIG: '',
+      DIRIGENT_GATEWAY_TOKEN: '',
+      DIRIGENT_CONTROL_TOKEN: '',
+    });
+    expect(cfg.DIRIGENT_GATEWAY_TOKEN).toBeUndefined();
+    expect(cfg.llm.models.map((m) => m.id)).toEqual(['no-reply']);
+  });
+
   it('reads provider keys only from the variables the file names, and keeps no other variable', () => {
     const cfg = loadConfig(LlmGatewayConfigSchema, {
       ...base,
