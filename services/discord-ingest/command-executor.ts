@@ -23,6 +23,7 @@ import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { DiscordIngestConfig } from './config';
 import { classifyFailure, DiscordCodes, type DiscordFailure } from './domain/errors';
 import { splitContent } from './domain/split-content';
+import { restCalls } from './metrics';
 
 function failureOf(e: unknown): DiscordFailure {
   if (e instanceof DiscordAPIError) return { status: e.status, code: Number(e.code) };
@@ -163,10 +164,13 @@ export class CommandExecutor {
   /** Runs a Discord call, turning its failure into retry (rethrow) or dead letter. */
   private async discordCall<T>(op: 'send' | 'delete', fn: () => Promise<T>): Promise<T> {
     try {
-      return await fn();
+      const result = await fn();
+      restCalls.inc({ op, outcome: 'ok' });
+      return result;
     } catch (e) {
       const failure = failureOf(e);
       const verdict = classifyFailure(failure, op);
+      restCalls.inc({ op, outcome: verdict });
       if (verdict === 'already-done') return undefined as T;
       const text = `${(e as Error).message} (status ${failure.status ?? 'none'}, code ${failure.code ?? 'none'})`;
       if (verdict === 'permanent') throw new PermanentError(text);

@@ -1,3 +1,4 @@
+import './testing/fresh-orm-metadata';
 import { Streams, Subjects, type DeadLetterRecord } from '@dirigent/contracts';
 import { uid, waitFor } from '@dirigent/testing';
 import { newChannel, readStream, startHarness, type Harness } from './testing/harness';

@@ -12,9 +12,11 @@ import { CommandExecutor } from './command-executor';
 import { DiscordConnection } from './discord-connection';
 import { DiscordRpc } from './discord-rpc';
 import { GatewayIngest } from './gateway-ingest';
+import { gatewayConnected } from './metrics';
 import { SlashCommandHandler } from './slash-command-handler';
 
-const RETRY_LOGIN_MS = 5000;
+const RETRY_MS = 5000;
+const STARTUP_WAIT_MS = 20_000;
 
 /**
  * Start-up order: handlers first, then login; once ready, slash commands, catch-up and the
@@ -24,7 +26,9 @@ const RETRY_LOGIN_MS = 5000;
 export class DiscordIngestRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly log = new Logger('discord-ingest');
   private stopped = false;
-  private retryTimer: NodeJS.Timeout | null = null;
+  /** Later (re)connects catch up from the handlers; the first one from `connect`. */
+  private caughtUpOnce = false;
+  private readonly timers = new Set<NodeJS.Timeout>();
   /** Resolves when the service is connected, caught up and consuming commands. */
   ready: Promise<void> = Promise.resolve();
 
@@ -46,41 +50,55 @@ export class DiscordIngestRunner implements OnApplicationBootstrap, BeforeApplic
     }
     this.gateway.attach(client);
     this.slash.attach(client);
-    let initialised = false;
     client.on(Events.ShardResume, () => void this.gateway.catchUp(client as Client<true>));
     client.on(Events.ShardReady, () => {
-      if (initialised) void this.gateway.catchUp(client as Client<true>);
+      if (this.caughtUpOnce) void this.gateway.catchUp(client as Client<true>);
     });
+    client.on(Events.ShardDisconnect, () => gatewayConnected.set(0));
+    client.on(Events.ShardReconnecting, () => gatewayConnected.set(0));
+    client.on(Events.ShardResume, () => gatewayConnected.set(1));
+    client.on(Events.ShardReady, () => gatewayConnected.set(1));
     client.on(Events.Error, (e) => this.log.error({ err: e.message }, 'discord.js error'));
-    this.ready = this.connect().then(() => {
-      initialised = true;
-    });
-    await this.ready;
+    this.ready = this.connect();
+    // Start-up waits a bounded time for Discord; after that the service listens (and
+    // answers /healthz) while the connection keeps being retried in the background.
+    await Promise.race([this.ready, this.sleep(STARTUP_WAIT_MS)]);
   }
 
   private async connect(): Promise<void> {
+    const client = await this.retry(`connect to Discord at ${this.config.DISCORD_API_URL}`, () =>
+      this.connection.login(),
+    );
+    if (!client) return;
+    await Promise.all(client.guilds.cache.map((g) => this.slash.register(g)));
+    await this.gateway.catchUp(client);
+    this.caughtUpOnce = true;
+    await this.retry('start the command consumer', () => this.commands.start(client));
+  }
+
+  private async retry<T>(what: string, fn: () => Promise<T>): Promise<T | null> {
     while (!this.stopped) {
       try {
-        const client = await this.connection.login();
-        await Promise.all(client.guilds.cache.map((g) => this.slash.register(g)));
-        await this.gateway.catchUp(client);
-        await this.commands.start(client);
-        return;
+        return await fn();
       } catch (e) {
-        this.log.error(
-          { err: (e as Error).message },
-          `could not connect to Discord at ${this.config.DISCORD_API_URL}; retrying`,
-        );
-        await new Promise<void>((resolve) => {
-          this.retryTimer = setTimeout(resolve, RETRY_LOGIN_MS);
-        });
+        this.log.error({ err: (e as Error).message }, `could not ${what}; retrying`);
+        await this.sleep(RETRY_MS);
       }
     }
+    return null;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      this.timers.add(timer);
+    });
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    for (const t of this.timers) clearTimeout(t);
     await this.commands.stop();
     await this.connection.destroy();
   }

@@ -1,5 +1,8 @@
-import { Subjects } from '@dirigent/contracts';
+import './testing/fresh-orm-metadata';
+import { ChannelMembersQuery, CreateChannelRequest, Subjects } from '@dirigent/contracts';
 import { snowflake, waitFor } from '@dirigent/testing';
+import { DiscordConnection } from './discord-connection';
+import { DiscordRpc } from './discord-rpc';
 import { discordEvents, newChannel, startHarness, type Harness } from './testing/harness';
 
 describe('discord-ingest gateway in (real discord.js against the local Discord)', () => {
@@ -130,37 +133,54 @@ describe('discord-ingest gateway in (real discord.js against the local Discord)'
     },
   );
 
+  // The RPC handlers are called directly: on the shared NATS, another suite's stand-in
+  // ingest may be serving the same subjects at the same moment. The NATS path itself
+  // (validation, reply envelope) is the messaging library's, tested there and below.
+  const rpc = () => h.app.get(DiscordRpc);
+
   it('answers channel-members from the cache, only those who can see the channel', async () => {
     const channel = newChannel(h);
-    const reply = await h.nats.request<{ members: { userId: string; isBot: boolean }[] }>(
-      Subjects.discord.queryChannelMembers,
-      { guildId: h.guild.id, channelId: channel.id },
+    const { members } = await rpc().channelMembers(
+      ChannelMembersQuery.create({ guildId: h.guild.id, channelId: channel.id }),
     );
-    if (!reply.ok) throw new Error(reply.error.message);
-    const ids = reply.data.members.map((m) => m.userId);
-    expect(ids).toEqual(
+    expect(members.map((m) => m.userId)).toEqual(
       expect.arrayContaining([h.alice.id, h.bob.id, h.otherBot.id, h.discord.bot.id]),
     );
-    expect(reply.data.members.find((m) => m.userId === h.otherBot.id)?.isBot).toBe(true);
-
+    expect(members.find((m) => m.userId === h.otherBot.id)?.isBot).toBe(true);
+    await expect(
+      rpc().channelMembers(
+        ChannelMembersQuery.create({ guildId: h.guild.id, channelId: snowflake() }),
+      ),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const bad = await h.nats.request(Subjects.discord.queryChannelMembers, { guildId: 'x' });
     expect(bad).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
-    const missing = await h.nats.request(Subjects.discord.queryChannelMembers, {
-      guildId: h.guild.id,
-      channelId: snowflake(),
-    });
-    expect(missing).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+  });
+
+  it('lists members over REST when the cache is short', async () => {
+    const channel = newChannel(h);
+    const guild = h.app.get(DiscordConnection).client!.guilds.cache.get(h.guild.id)!;
+    guild.members.cache.delete(h.bob.id);
+    const { members } = await rpc().channelMembers(
+      ChannelMembersQuery.create({ guildId: h.guild.id, channelId: channel.id }),
+    );
+    expect(members.map((m) => m.userId)).toContain(h.bob.id);
+    expect(
+      h.discord.requests.some(
+        (r) => r.method === 'GET' && r.path === `/guilds/${h.guild.id}/members`,
+      ),
+    ).toBe(true);
   });
 
   it('creates a private channel visible to its members and the moderator only', async () => {
-    const reply = await h.nats.request<{ channelId: string }>(Subjects.discord.rpcCreateChannel, {
-      guildId: h.guild.id,
-      name: 'private-room',
-      private: true,
-      memberIds: [h.bob.id],
-    });
-    if (!reply.ok) throw new Error(reply.error.message);
-    const created = h.discord.channels.get(reply.data.channelId)!;
+    const { channelId } = await rpc().createChannel(
+      CreateChannelRequest.create({
+        guildId: h.guild.id,
+        name: 'private-room',
+        private: true,
+        memberIds: [h.bob.id],
+      }),
+    );
+    const created = h.discord.channels.get(channelId)!;
     expect(created.name).toBe('private-room');
     expect(h.discord.canView(created.id, h.bob.id)).toBe(true);
     expect(h.discord.canView(created.id, h.discord.bot.id)).toBe(true);
@@ -169,13 +189,23 @@ describe('discord-ingest gateway in (real discord.js against the local Discord)'
     expect(created.overwrites.map((o) => o.id).sort()).toEqual(
       [h.guild.id, h.discord.bot.id, h.bob.id].sort(),
     );
-    const members = await h.nats.request<{ members: { userId: string }[] }>(
-      Subjects.discord.queryChannelMembers,
-      { guildId: h.guild.id, channelId: created.id },
+    await waitFor(() => h.app.get(DiscordConnection).client!.channels.cache.has(channelId));
+    const { members } = await rpc().channelMembers(
+      ChannelMembersQuery.create({ guildId: h.guild.id, channelId }),
     );
-    if (!members.ok) throw new Error(members.error.message);
-    expect(members.data.members.map((m) => m.userId).sort()).toEqual(
-      [h.bob.id, h.discord.bot.id].sort(),
+    expect(members.map((m) => m.userId).sort()).toEqual([h.bob.id, h.discord.bot.id].sort());
+  });
+
+  it('creates a public channel without overwrites', async () => {
+    const { channelId } = await rpc().createChannel(
+      CreateChannelRequest.create({
+        guildId: h.guild.id,
+        name: 'open',
+        private: false,
+        memberIds: [],
+      }),
     );
+    expect(h.discord.channels.get(channelId)?.overwrites).toEqual([]);
+    expect(h.discord.canView(channelId, h.otherBot.id)).toBe(true);
   });
 });

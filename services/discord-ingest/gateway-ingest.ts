@@ -26,6 +26,7 @@ import {
 import { Messaging } from '@dirigent/messaging';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { DiscordIngestConfig } from './config';
+import { gatewayEvents } from './metrics';
 import {
   classifyDeletion,
   classifyMembership,
@@ -74,6 +75,7 @@ export class GatewayIngest {
   /** Newest message id published per channel. */
   private readonly lastSeen = new Map<string, string>();
   private catchingUp: Promise<void> = Promise.resolve();
+  private readonly chains = new Map<string, Promise<void>>();
   published = 0;
 
   constructor(
@@ -133,12 +135,23 @@ export class GatewayIngest {
     for (const e of events) await this.publish(e);
   }
 
-  private async emit(c: Classified): Promise<void> {
+  private async emit(c: Classified, path: 'live' | 'catch-up' = 'live'): Promise<void> {
     if (!c.ok) return;
-    await this.publish(c.event);
+    await this.publish(c.event, path);
   }
 
-  private async publish(e: IngestEvent): Promise<void> {
+  /** Publishes in gateway order per channel (the coordinator reads order as causality). */
+  private publish(e: IngestEvent, path: 'live' | 'catch-up' = 'live'): Promise<void> {
+    const key = e.data.channelId;
+    const next = (this.chains.get(key) ?? Promise.resolve()).then(() => this.publishNow(e, path));
+    this.chains.set(key, next);
+    void next.finally(() => {
+      if (this.chains.get(key) === next) this.chains.delete(key);
+    });
+    return next;
+  }
+
+  private async publishNow(e: IngestEvent, path: 'live' | 'catch-up'): Promise<void> {
     const p = toPublication(e);
     const checked = validatePayload<object>(CONTRACT[e.kind], p.data);
     if (!checked.ok) {
@@ -172,6 +185,7 @@ export class GatewayIngest {
       }
     }
     this.published++;
+    gatewayEvents.inc({ kind: e.kind, path });
     if (e.kind === 'message.created') {
       this.lastSeen.set(
         e.data.channelId,
@@ -210,7 +224,7 @@ export class GatewayIngest {
       const batch = await channel.messages.fetch({ after, limit: 100, cache: false });
       const sorted = [...batch.values()].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
       for (const m of sorted) {
-        await this.emit(classifyMessage(messageFacts(m)));
+        await this.emit(classifyMessage(messageFacts(m)), 'catch-up');
         after = later(m.id, after);
         count++;
       }

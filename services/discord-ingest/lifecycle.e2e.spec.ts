@@ -1,6 +1,7 @@
-import { Subjects } from '@dirigent/contracts';
+import './testing/fresh-orm-metadata';
+import { CreateChannelRequest, Subjects } from '@dirigent/contracts';
 import { startServiceApp } from '@dirigent/service-kit';
-import { testDatabaseUrl, testNatsUrl, waitFor } from '@dirigent/testing';
+import { snowflake, testDatabaseUrl, testNatsUrl, waitFor } from '@dirigent/testing';
 import { DiscordIngestService } from './definition';
 import { DiscordConnection } from './discord-connection';
 import { DiscordRpc } from './discord-rpc';
@@ -42,6 +43,7 @@ describe('discord-ingest lifecycle', () => {
         h.discord.postMessage({ channelId: channel.id, authorId: h.alice.id, content });
       say('before');
       await waitFor(async () => (await discordEvents(h.nats, h.guild.id, channel.id)).length === 1);
+      const commandIds = [...h.discord.commands.keys()].sort();
       await h.stopApp();
       say('while down 1');
       say('while down 2');
@@ -72,6 +74,35 @@ describe('discord-ingest lifecycle', () => {
       expect(h.discord.channelMessages(channel.id).map((m) => m.content)).toContain(
         'queued while down',
       );
+      // Slash commands were registered again by bulk overwrite: same commands, same ids.
+      expect([...h.discord.commands.keys()].sort()).toEqual(commandIds);
+      expect(commandIds).toHaveLength(2);
+    });
+  });
+
+  describe('with DIRIGENT_MODERATOR_USER_ID', () => {
+    let h: Harness;
+    afterAll(async () => {
+      await h?.stop();
+    });
+
+    it('opens private channels to the configured moderator', async () => {
+      const moderatorId = snowflake();
+      h = await startHarness({ DIRIGENT_MODERATOR_USER_ID: moderatorId });
+      const { channelId } = await h.app.get(DiscordRpc).createChannel(
+        Object.assign(new CreateChannelRequest(), {
+          guildId: h.guild.id,
+          name: 'with-moderator',
+          private: true,
+          memberIds: [h.bob.id],
+        }),
+      );
+      const created = h.discord.channels.get(channelId)!;
+      expect(created.overwrites.map((o) => o.id).sort()).toEqual(
+        [h.guild.id, h.discord.bot.id, moderatorId, h.bob.id].sort(),
+      );
+      expect(h.discord.canView(channelId, h.bob.id)).toBe(true);
+      expect(h.discord.canView(channelId, h.otherBot.id)).toBe(false);
     });
   });
 });

@@ -1,3 +1,4 @@
+import './testing/fresh-orm-metadata';
 import {
   ChannelGetRequest,
   DomainError,

@@ -93,4 +93,40 @@ describe('FakeDiscord with the real discord.js client', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     expect(discord.channelMessages(general.id)).toHaveLength(1);
   });
+
+  it('is driven over HTTP by its control API', async () => {
+    const base = discord.apiUrl.replace(/\/api$/, '');
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${base}/_fake${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: (res.status === 204 ? null : await res.json()) as any };
+    };
+    const guild = (await call('POST', '/guilds', { name: 'pg' })).body;
+    const user = (await call('POST', '/users', { username: 'carol' })).body;
+    expect((await call('POST', `/guilds/${guild.id}/members`, { userId: user.id })).status).toBe(
+      201,
+    );
+    const channel = (await call('POST', `/guilds/${guild.id}/channels`, { name: 'general' })).body;
+    await login();
+    const seen: string[] = [];
+    client.on(Events.MessageCreate, (m) => void seen.push(m.content));
+    const posted = await call('POST', `/channels/${channel.id}/messages`, {
+      authorId: user.id,
+      content: 'via http',
+    });
+    expect(posted.status).toBe(201);
+    await waitFor(() => seen.includes('via http'));
+    expect((await call('GET', `/channels/${channel.id}/messages`)).body).toHaveLength(1);
+    const state = (await call('GET', '/state')).body;
+    expect(state.gateway.connected).toBe(1);
+    expect(state.guilds[0].channels[0].name).toBe('general');
+    expect((await call('POST', '/channels/1/messages', { content: 'x' })).status).toBe(400);
+    expect(
+      (await call('POST', '/channels/1/messages', { authorId: user.id, content: 'x' })).status,
+    ).toBe(404);
+    expect((await call('GET', '/nope')).status).toBe(404);
+  });
 });

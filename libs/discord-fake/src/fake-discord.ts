@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { handleControl } from './control-api';
 import { FakeGateway } from './gateway';
 import type {
   FakeChannel,
@@ -116,6 +117,7 @@ export class FakeDiscord extends EventEmitter {
     this.gateway = new FakeGateway({
       token: this.token,
       url: () => this.gatewayUrl,
+      botId: () => this.bot.id,
       onIdentify: () => ({
         ready: {
           v: 10,
@@ -543,12 +545,16 @@ export class FakeDiscord extends EventEmitter {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake');
-    const path = decodeURIComponent(url.pathname.replace(/^\/api(\/v\d+)?/, ''));
     const method = (req.method ?? 'GET').toUpperCase();
     let body: any = undefined;
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');
+    if (url.pathname.startsWith('/_fake/')) {
+      await this.control(method, decodeURIComponent(url.pathname), raw, res);
+      return;
+    }
+    const path = decodeURIComponent(url.pathname.replace(/^\/api(\/v\d+)?/, ''));
     const record: RecordedRequest = {
       method,
       path,
@@ -623,6 +629,19 @@ export class FakeDiscord extends EventEmitter {
         reply(500, { message: (e as Error).message, code: 0 });
       }
     }
+  }
+
+  private async control(method: string, path: string, raw: string, res: ServerResponse) {
+    let status: number;
+    let payload: unknown;
+    try {
+      [status, payload] = await handleControl(this, method, path, raw ? JSON.parse(raw) : {});
+    } catch (e) {
+      status = e instanceof HttpError ? e.status : e instanceof SyntaxError ? 400 : 500;
+      payload = { error: (e as Error).message };
+    }
+    if (payload === undefined) res.writeHead(status).end();
+    else res.writeHead(status, JSON_HEADERS).end(JSON.stringify(payload));
   }
 
   private route(

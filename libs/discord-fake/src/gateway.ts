@@ -34,12 +34,43 @@ interface Session {
 export interface GatewayHooks {
   token: string;
   url: () => string;
+  botId: () => string;
   /** READY's payload minus session fields, and the GUILD_CREATEs that follow it. */
   onIdentify: () => { ready: Record<string, unknown>; guildCreates: unknown[] };
   onRequestMembers: (guildId: string) => unknown[];
 }
 
 const REPLAY_LIMIT = 5000;
+
+/** Gateway intents, and which dispatches need which. */
+export const Intents = {
+  Guilds: 1 << 0,
+  GuildMembers: 1 << 1,
+  GuildMessages: 1 << 9,
+  GuildMessageTyping: 1 << 11,
+  MessageContent: 1 << 15,
+} as const;
+
+const NEEDS: Record<string, number> = {
+  CHANNEL_CREATE: Intents.Guilds,
+  CHANNEL_DELETE: Intents.Guilds,
+  GUILD_MEMBER_ADD: Intents.GuildMembers,
+  GUILD_MEMBER_REMOVE: Intents.GuildMembers,
+  MESSAGE_CREATE: Intents.GuildMessages,
+  MESSAGE_DELETE: Intents.GuildMessages,
+  TYPING_START: Intents.GuildMessageTyping,
+};
+
+/** What a session is sent of a dispatch, given its intents (null: nothing). */
+export function forIntents(t: string, d: any, intents: number, botId: string): unknown {
+  const needed = NEEDS[t];
+  if (needed !== undefined && (intents & needed) === 0) return null;
+  if (t === 'MESSAGE_CREATE' && (intents & Intents.MessageContent) === 0) {
+    // Discord hides content without the privileged intent, except the bot's own messages.
+    if (d?.author?.id !== botId) return { ...d, content: '', embeds: [], attachments: [] };
+  }
+  return d;
+}
 
 /**
  * The fake's gateway: HELLO, IDENTIFY → READY + GUILD_CREATE, heartbeats and ACKs, RESUME
@@ -175,9 +206,12 @@ export class FakeGateway {
       ws.send(JSON.stringify({ op: Op.Dispatch, ...entry }));
   }
 
-  /** Sends a dispatch to every session, live or waiting to resume. */
+  /** Sends a dispatch to every session (live or waiting to resume) whose intents want it. */
   dispatch(t: string, d: unknown): void {
-    for (const s of this.sessions.values()) this.dispatchTo(s, t, d);
+    for (const s of this.sessions.values()) {
+      const shaped = forIntents(t, d, s.intents, this.hooks.botId());
+      if (shaped !== null) this.dispatchTo(s, t, shaped);
+    }
   }
 
   /**

@@ -55,10 +55,36 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       DISCORD_API_URL: discord.apiUrl,
       ...env,
     });
-    await started.app.get(DiscordIngestRunner).ready;
+    const ready = started.app.get(DiscordIngestRunner).ready;
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(
+        () =>
+          reject(
+            new Error(
+              'discord-ingest not ready in 30 s (another consumer overlapping DIRIGENT_DISCORD_CMD?)',
+            ),
+          ),
+        30_000,
+      ).unref(),
+    );
+    try {
+      await Promise.race([ready, timeout]);
+    } catch (e) {
+      await started.app.close();
+      throw e;
+    }
     return started;
   };
-  let { app, port } = await boot();
+  let app: INestApplication;
+  let port: number;
+  try {
+    ({ app, port } = await boot());
+  } catch (e) {
+    await nats.close();
+    await client.close();
+    await discord.stop();
+    throw e;
+  }
   let running = true;
   const h: Harness = {
     discord,
