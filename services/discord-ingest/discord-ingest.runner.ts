@@ -54,8 +54,12 @@ export class DiscordIngestRunner implements OnApplicationBootstrap, BeforeApplic
     client.on(Events.ShardReady, () => {
       if (this.caughtUpOnce) void this.gateway.catchUp(client as Client<true>);
     });
-    client.on(Events.ShardDisconnect, () => gatewayConnected.set(0));
-    client.on(Events.ShardReconnecting, () => gatewayConnected.set(0));
+    const dropped = () => {
+      gatewayConnected.set(0);
+      this.gateway.holdLiveEvents();
+    };
+    client.on(Events.ShardDisconnect, dropped);
+    client.on(Events.ShardReconnecting, dropped);
     client.on(Events.ShardResume, () => gatewayConnected.set(1));
     client.on(Events.ShardReady, () => gatewayConnected.set(1));
     client.on(Events.Error, (e) => this.log.error({ err: e.message }, 'discord.js error'));

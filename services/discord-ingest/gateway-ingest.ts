@@ -76,6 +76,7 @@ export class GatewayIngest {
   private readonly lastSeen = new Map<string, string>();
   private catchingUp: Promise<void> = Promise.resolve();
   private readonly chains = new Map<string, Promise<void>>();
+  private gate: { promise: Promise<void>; open: () => void } | null = null;
   published = 0;
 
   constructor(
@@ -132,12 +133,31 @@ export class GatewayIngest {
       joinedAt: m.joinedAt,
       visibleChannelIds: visible,
     });
+    if (this.gate) await this.gate.promise;
     for (const e of events) await this.publish(e);
   }
 
   private async emit(c: Classified, path: 'live' | 'catch-up' = 'live'): Promise<void> {
     if (!c.ok) return;
+    if (path === 'live' && this.gate) await this.gate.promise;
     await this.publish(c.event, path);
+  }
+
+  /**
+   * The connection dropped: hold live events until the catch-up after the reconnect has
+   * published what was missed, so the stream keeps Discord's order across the gap.
+   */
+  holdLiveEvents(): void {
+    if (this.gate) return;
+    let open!: () => void;
+    const promise = new Promise<void>((resolve) => (open = resolve));
+    this.gate = { promise, open };
+  }
+
+  private releaseLiveEvents(): void {
+    const gate = this.gate;
+    this.gate = null;
+    gate?.open();
   }
 
   /** Publishes in gateway order per channel (the coordinator reads order as causality). */
@@ -196,7 +216,9 @@ export class GatewayIngest {
 
   /** Queues a catch-up of every text channel of the client's guilds (one at a time). */
   catchUp(client: Client<true>): Promise<void> {
-    this.catchingUp = this.catchingUp.then(() => this.runCatchUp(client));
+    this.catchingUp = this.catchingUp
+      .then(() => this.runCatchUp(client))
+      .finally(() => this.releaseLiveEvents());
     return this.catchingUp;
   }
 
