@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import type { Browser, Page } from 'playwright-core';
-import { Streams, Subjects, envelope, subject, type DeadLetterRecord } from '@dirigent/contracts';
+import {
+  Streams,
+  Subjects,
+  envelope,
+  subject,
+  type DeadLetterRecord,
+  type Envelope,
+} from '@dirigent/contracts';
 import { FakeDiscord } from '@dirigent/discord-fake';
 import type { Messaging } from '@dirigent/messaging';
 import { closeMessaging, snowflake, testMessaging, uid, waitFor } from '@dirigent/testing';
@@ -225,7 +232,7 @@ describe('control page /dirigent in Chromium', () => {
     const res = await fetch(`${base}/dirigent/api/channels/${workChannel}/mode`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ guildId, mode: 'chat' }),
+      body: JSON.stringify({ guildId, mode: 'report' }),
     });
     const body = (await res.json()) as { error: { code: string } };
     expect({ status: res.status, code: body.error?.code }).toEqual({
@@ -281,10 +288,28 @@ describe('control page /dirigent in Chromium', () => {
       'dead-letter',
       record,
     );
+    const again = new Promise<Envelope>((resolve) => {
+      const sub = messaging.client.nc.subscribe(Subjects.discord.cmdSendMessage, {
+        callback: (_e, msg) => {
+          const env = msg.json<Envelope>();
+          if ((env.data as { content?: string }).content !== original.data.content) return;
+          sub.unsubscribe();
+          resolve(env);
+        },
+      });
+    });
     const redrive = `#dead-letter-rows button[data-seq="${seq}"]`;
     await page.waitForSelector(redrive);
     await page.click(redrive);
     await page.waitForSelector(`${redrive}:has-text("Re-driven")`);
+    const republished = await again;
+    expect(republished).toMatchObject({
+      type: original.type,
+      data: original.data,
+      causationId: original.id,
+    });
+    expect(republished.id).not.toBe(original.id);
+    // ... and the ingest carries it out.
     await waitFor(
       () => discord.channelMessages(general).some((m) => m.content === original.data.content),
       20_000,
