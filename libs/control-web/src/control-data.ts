@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
 import {
   Streams,
   Subjects,
@@ -11,7 +13,7 @@ import {
   type IdentityEntry,
   type Reply,
 } from '@dirigent/contracts';
-import { EventStore } from '@dirigent/event-store';
+import { EventStore, type StoredCommit } from '@dirigent/event-store';
 import type { Messaging } from '@dirigent/messaging';
 import {
   describeChannel,
@@ -19,9 +21,10 @@ import {
   initialChannelState,
   parseEgoJson,
   type ChannelEvent,
+  type ChannelState,
   type ChannelView,
 } from '@dirigent/turn-domain';
-import { buildTimeline, type TimelineItem } from './timeline';
+import { buildTimeline, type TimelineCommit, type TimelineItem } from './timeline';
 
 /** A channel as the page shows it: Discord's name, the coordinator's view, its timeline. */
 export interface ChannelInfo {
@@ -61,6 +64,14 @@ export class ReplyFailure extends Error {
 }
 
 export const CHANNEL_AGGREGATE = 'channel';
+/** Commits kept per channel for its timeline (the state itself folds all of them). */
+const TIMELINE_COMMITS = 300;
+
+interface FoldedChannel {
+  version: number;
+  state: ChannelState;
+  recent: TimelineCommit[];
+}
 export const IDENTITY_AGGREGATE = 'identity';
 
 /**
@@ -71,6 +82,8 @@ export const IDENTITY_AGGREGATE = 'identity';
  */
 export class ControlData {
   private readonly store: EventStore;
+  /** Channels folded so far: a live update reads only the commits after `version`. */
+  private readonly folded = new Map<string, FoldedChannel>();
 
   constructor(
     private readonly messaging: Messaging,
@@ -145,24 +158,78 @@ export class ControlData {
     return Object.keys(info.state.subjects ?? {}).map((s) => s.slice(prefix.length));
   }
 
-  /** One channel folded from its commits. */
+  /** One channel folded from its commits (incrementally after the first read). */
   async channel(channelId: string, known = true): Promise<Omit<ChannelInfo, 'name' | 'private'>> {
-    const commits = known
-      ? await this.store.loadCommits<ChannelEvent>(subject.aggregate(CHANNEL_AGGREGATE, channelId))
-      : [];
-    let state = initialChannelState(channelId);
-    for (const c of commits)
-      for (const e of c.envelope.data.events) state = evolveChannel(state, e);
-    const view = describeChannel(state);
+    const subj = subject.aggregate(CHANNEL_AGGREGATE, channelId);
+    let f = this.folded.get(channelId) ?? {
+      version: 0,
+      state: initialChannelState(channelId),
+      recent: [],
+    };
+    if (known) {
+      const version = await this.store.version(subj);
+      if (version < f.version) {
+        // The stream was replaced: fold again from the start.
+        this.folded.delete(channelId);
+        f = { version: 0, state: initialChannelState(channelId), recent: [] };
+      }
+      if (version > f.version) {
+        const commits = await this.commitsAfter(subj, f.version);
+        let state = f.state;
+        for (const c of commits)
+          for (const e of c.envelope.data.events) state = evolveChannel(state, e);
+        const recent = [
+          ...f.recent,
+          ...commits.map((c) => ({ at: c.envelope.at, events: c.envelope.data.events })),
+        ].slice(-TIMELINE_COMMITS);
+        f = { version: commits.length ? commits[commits.length - 1].seq : version, state, recent };
+        // Reads may overlap (page load and a live push): keep the newest fold.
+        if ((this.folded.get(channelId)?.version ?? 0) < f.version) this.folded.set(channelId, f);
+      }
+    }
+    const view = describeChannel(f.state);
     return {
       channelId,
       guildId: view.guildId ?? '',
-      known: commits.length > 0,
+      known: f.version > 0,
       view,
-      timeline: buildTimeline(
-        commits.map((c) => ({ at: c.envelope.at, events: c.envelope.data.events })),
-      ),
+      timeline: buildTimeline(f.recent),
     };
+  }
+
+  /** The aggregate's commits after a version (all of them from 0). */
+  private async commitsAfter(subj: string, after: number): Promise<StoredCommit<ChannelEvent>[]> {
+    if (after === 0) return this.store.loadCommits<ChannelEvent>(subj);
+    const { jsm, js } = this.messaging.client;
+    const info = await jsm.consumers.add(Streams.eventStore, {
+      filter_subject: subj,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: after + 1,
+      ack_policy: AckPolicy.None,
+      mem_storage: true,
+      inactive_threshold: nanos(30_000),
+    });
+    const out: StoredCommit<ChannelEvent>[] = [];
+    try {
+      const consumer = await js.consumers.get(Streams.eventStore, info.name);
+      let remaining = info.num_pending;
+      while (remaining > 0) {
+        const batch = await consumer.fetch({
+          max_messages: Math.min(remaining, 500),
+          expires: 5000,
+        });
+        let got = 0;
+        for await (const m of batch) {
+          got++;
+          remaining--;
+          out.push({ seq: m.seq, envelope: m.json<StoredCommit<ChannelEvent>['envelope']>() });
+        }
+        if (got === 0) break;
+      }
+    } finally {
+      await jsm.consumers.delete(Streams.eventStore, info.name).catch(() => undefined);
+    }
+    return out;
   }
 
   /** Every guild the moderator bot is in with every text channel, plus any channel only Dirigent knows. */
