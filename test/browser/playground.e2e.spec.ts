@@ -138,6 +138,10 @@ describe('playground /playground in Chromium', () => {
       playground.discord.guilds.get(playground.guildId)!.members.has(clio.userId),
     );
     await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
     await page.screenshot({ path: artifact('playground-390x844.png') });
   });
 });
