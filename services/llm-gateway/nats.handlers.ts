@@ -76,15 +76,47 @@ export class LlmNatsHandlers implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     this.messaging.serve(Subjects.llm.chat, {
       payload: LlmChatRequest,
-      handler: (data) => this.chat(data).catch((e) => Promise.reject(domain(e))),
+      handler: (data) => this.chat(data),
     });
     this.messaging.serve(Subjects.llm.embed, {
       payload: LlmEmbedRequest,
-      handler: (data) => this.embed(data).catch((e) => Promise.reject(domain(e))),
+      handler: (data) => this.embed(data),
     });
   }
 
-  private async chat(data: LlmChatRequest): Promise<unknown> {
+  /** `dirigent.llm.chat` (also callable in-process); failures are DomainErrors. */
+  async chat(data: LlmChatRequest): Promise<unknown> {
+    const to = data.streamSubject;
+    try {
+      return await this.chatOrThrow(data);
+    } catch (e) {
+      // A stream listener learns of a failure before the first chunk too.
+      if (to && data.request.stream === true) {
+        const err =
+          e instanceof GatewayError ? e.toBody().error : { message: (e as Error).message };
+        this.nats.nc.publish(to, JSON.stringify({ error: err }));
+      }
+      throw domain(e);
+    }
+  }
+
+  /** `dirigent.llm.embed` (also callable in-process); failures are DomainErrors. */
+  async embed(data: LlmEmbedRequest): Promise<unknown> {
+    try {
+      const req = validated(parseEmbeddingsRequest(withModel(data)));
+      const r = await this.gateway.embed(req, meta(data.guildId, data.purpose));
+      return {
+        response: r.response,
+        model: r.model.id,
+        purpose: r.purpose,
+        fallbacks: r.fallbacks,
+      };
+    } catch (e) {
+      throw domain(e);
+    }
+  }
+
+  private async chatOrThrow(data: LlmChatRequest): Promise<unknown> {
     const req = validated(parseChatRequest(withModel(data)));
     const m = meta(data.guildId, data.purpose);
     if (!req.stream) {
@@ -112,19 +144,9 @@ export class LlmNatsHandlers implements OnApplicationBootstrap {
         chunks++;
       }
       this.nats.nc.publish(to, JSON.stringify({ done: true }));
-    } catch (e) {
-      const err = e instanceof GatewayError ? e.toBody().error : { message: 'internal error' };
-      this.nats.nc.publish(to, JSON.stringify({ error: err }));
-      throw e;
     } finally {
       await stream.chunks.return();
     }
     return { model: stream.model.id, purpose: stream.purpose, fallbacks: stream.fallbacks, chunks };
-  }
-
-  private async embed(data: LlmEmbedRequest): Promise<unknown> {
-    const req = validated(parseEmbeddingsRequest(withModel(data)));
-    const r = await this.gateway.embed(req, meta(data.guildId, data.purpose));
-    return { response: r.response, model: r.model.id, purpose: r.purpose, fallbacks: r.fallbacks };
   }
 }

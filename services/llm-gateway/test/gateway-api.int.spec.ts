@@ -1,8 +1,9 @@
 import OpenAI from 'openai';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { Subjects } from '@dirigent/contracts';
+import { LlmChatRequest, LlmEmbedRequest, Subjects } from '@dirigent/contracts';
 import { Messaging, NatsClient } from '@dirigent/messaging';
 import { snowflake, waitFor } from '@dirigent/testing';
+import { LlmNatsHandlers } from '../nats.handlers';
 import { FakeUpstream } from './fake-upstreams';
 import { clientFor, startGateway, testConfig, TOKEN, type RunningGateway } from './harness';
 
@@ -359,76 +360,130 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
   });
 
   describe('NATS request/reply', () => {
-    let messaging: Messaging;
+    // The NATS server is shared: another suite's (or a running Dirigent's) gateway may be
+    // in the same queue group. The handler is called in-process for the behaviour, and
+    // the wire is checked with a request only this gateway's configuration can answer.
+    let handlers: LlmNatsHandlers;
     beforeAll(() => {
-      messaging = gw.app.get(Messaging);
+      handlers = gw.app.get(LlmNatsHandlers);
     });
 
-    it('answers dirigent.llm.chat and dirigent.llm.embed, and BAD_REQUEST naming the field', async () => {
-      const guild = snowflake();
-      const chat = await messaging.request<any>(Subjects.llm.chat, {
-        guildId: guild,
-        purpose: 'agent',
-        request: { model: 'ignored', messages: [{ role: 'user', content: 'via nats' }] },
-      });
-      expect(chat.ok).toBe(true);
-      if (chat.ok)
-        expect(chat.data).toMatchObject({
-          model: 'gpt-primary',
-          purpose: 'agent',
-          completion: { object: 'chat.completion' },
-        });
-      const bare = await messaging.request<any>(Subjects.llm.chat, {
-        guildId: guild,
-        purpose: 'steward',
-        request: { messages: [{ role: 'user', content: 'no model field' }] },
-      });
-      expect(bare.ok && bare.data.completion.choices[0].message.content).toBe('NO_REPLY');
-      const emb = await messaging.request<any>(Subjects.llm.embed, {
-        guildId: guild,
-        request: { model: 'purpose:embed', input: 'x', encoding_format: 'float' },
-      });
-      expect(emb.ok && emb.data.response.data[0].embedding.length).toBe(8);
-      const bad = await messaging.request<any>(Subjects.llm.chat, {
-        guildId: guild,
-        request: { model: 'echo', messages: [{ role: 'user' }] },
-      });
-      expect(bad.ok).toBe(false);
-      if (!bad.ok) {
-        expect(bad.error.code).toBe('BAD_REQUEST');
-        expect(bad.error.message).toContain('request.messages[0].content');
-      }
-    });
-
-    it('streams chunks to the caller subject', async () => {
-      const nc = gw.app.get(NatsClient).nc;
-      const inbox = `_INBOX.llmtest.${snowflake()}`;
-      const sub = nc.subscribe(inbox);
-      const got: any[] = [];
-      const collected = (async () => {
-        for await (const m of sub) {
-          const v = m.json<any>();
-          got.push(v);
-          if (v.done || v.error) break;
-        }
-      })();
-      const reply = await messaging.request<any>(Subjects.llm.chat, {
-        guildId: snowflake(),
-        request: {
-          model: 'echo',
-          stream: true,
-          messages: [{ role: 'user', content: 'one two three' }],
+    it('answers dirigent.llm.chat on the wire', async () => {
+      const messaging = gw.app.get(Messaging);
+      const reply = await waitFor(
+        async () => {
+          const r = await messaging.request<any>(Subjects.llm.chat, {
+            guildId: snowflake(),
+            purpose: 'agent',
+            request: { model: 'ignored', messages: [{ role: 'user', content: 'via nats' }] },
+          });
+          return r.ok && r.data.model === 'gpt-primary' ? r : undefined;
         },
-        streamSubject: inbox,
+        10_000,
+        10,
+        'this gateway to answer',
+      );
+      expect(reply.data).toMatchObject({
+        purpose: 'agent',
+        completion: { object: 'chat.completion' },
       });
-      await collected;
-      expect(reply.ok).toBe(true);
+    });
+
+    it('chats and embeds by purpose, and refuses bad input with BAD_REQUEST naming the field', async () => {
+      const guild = snowflake();
+      const chat = (await handlers.chat(
+        LlmChatRequest.create({
+          guildId: guild,
+          purpose: 'agent',
+          request: { model: 'ignored', messages: [{ role: 'user', content: 'via nats' }] },
+        }),
+      )) as any;
+      expect(chat).toMatchObject({ model: 'gpt-primary', purpose: 'agent' });
+      const bare = (await handlers.chat(
+        LlmChatRequest.create({
+          guildId: guild,
+          purpose: 'steward',
+          request: { messages: [{ role: 'user', content: 'no model field' }] },
+        }),
+      )) as any;
+      expect(bare.completion.choices[0].message.content).toBe('NO_REPLY');
+      const emb = (await handlers.embed(
+        LlmEmbedRequest.create({
+          guildId: guild,
+          request: { model: 'purpose:embed', input: 'x', encoding_format: 'float' },
+        }),
+      )) as any;
+      expect(emb.response.data[0].embedding).toHaveLength(8);
+      const bad = await handlers
+        .chat(
+          LlmChatRequest.create({
+            guildId: guild,
+            request: { model: 'echo', messages: [{ role: 'user' }] },
+          }),
+        )
+        .catch((e: Error) => e);
+      expect(bad).toMatchObject({ code: 'BAD_REQUEST' });
+      expect((bad as Error).message).toContain('request.messages[0].content');
+      const unknown = await handlers
+        .chat(
+          LlmChatRequest.create({
+            request: { model: 'gpt-9', messages: [{ role: 'user', content: 'x' }] },
+          }),
+        )
+        .catch((e: Error) => e);
+      expect(unknown).toMatchObject({ code: 'NOT_FOUND' });
+    });
+
+    it('streams chunks to the caller subject, and an early failure too', async () => {
+      const nc = gw.app.get(NatsClient).nc;
+      const listen = (inbox: string) => {
+        const sub = nc.subscribe(inbox);
+        const got: any[] = [];
+        const done = (async () => {
+          for await (const m of sub) {
+            const v = m.json<any>();
+            got.push(v);
+            if (v.done || v.error) break;
+          }
+          return got;
+        })();
+        return done;
+      };
+      const inbox = `_INBOX.llmtest.${snowflake()}`;
+      const collected = listen(inbox);
+      const reply = (await handlers.chat(
+        LlmChatRequest.create({
+          guildId: snowflake(),
+          request: {
+            model: 'echo',
+            stream: true,
+            messages: [{ role: 'user', content: 'one two three' }],
+          },
+          streamSubject: inbox,
+        }),
+      )) as any;
+      const got = await collected;
+      expect(reply).toMatchObject({ model: 'echo' });
       const text = got
         .filter((g) => g.chunk)
         .map((g) => g.chunk.choices[0]?.delta.content ?? '')
         .join('');
       expect(text).toMatch(/one two three$/);
       expect(got[got.length - 1]).toEqual({ done: true });
+
+      const failing = `_INBOX.llmtest.${snowflake()}`;
+      const failed = listen(failing);
+      await expect(
+        handlers.chat(
+          LlmChatRequest.create({
+            request: { model: 'gpt-9', stream: true, messages: [{ role: 'user', content: 'x' }] },
+            streamSubject: failing,
+          }),
+        ),
+      ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      expect(await failed).toEqual([
+        { error: expect.objectContaining({ code: 'model_not_found' }) },
+      ]);
     });
 
     it('publishes a usage event per call on dirigent.llm.usage', async () => {
@@ -440,7 +495,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
       const event = await waitFor(async () => {
         const jsm = gw.app.get(NatsClient).jsm;
         const info = await jsm.streams.info('DIRIGENT_LLM_USAGE');
-        for (let seq = info.state.last_seq; seq > Math.max(0, info.state.last_seq - 50); seq--) {
+        for (let seq = info.state.last_seq; seq > Math.max(0, info.state.last_seq - 500); seq--) {
           const m = await jsm.streams.getMessage('DIRIGENT_LLM_USAGE', { seq }).catch(() => null);
           const env = m?.json<any>();
           if (env?.data.guildId === guild) return env;

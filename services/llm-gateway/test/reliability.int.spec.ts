@@ -86,7 +86,7 @@ describe('llm-gateway reliability (retries, fallbacks, cooldown, timeouts, abort
   });
 
   it('times out a hanging upstream, cancels it, and falls back', async () => {
-    const g = await start({ timeoutMs: 300, retries: 0 });
+    const g = await start({ timeoutMs: 1000, retries: 0 });
     primary.behave = () => ({ kind: 'hang' });
     const res = await ask(g);
     expect(res.data.model).toBe('gpt-backup');
