@@ -26,6 +26,7 @@ import {
   evaluateCheckTurn,
   isChannelMode,
   isConversational,
+  LOCKED_MODE_SET,
   type AgentRef,
   type CheckTurnResult,
 } from '@dirigent/turn-domain';
@@ -89,9 +90,15 @@ export class Rpc {
     m.serve(Subjects.admin.channelSetMode, {
       payload: SetModeRequest,
       handler: async (r) => {
+        const current = await this.channels.state(r.channelId);
         const agents =
-          isChannelMode(r.mode) && isConversational(r.mode)
-            ? await this.discord.agentsIn(r.guildId, r.channelId)
+          isChannelMode(r.mode) && isConversational(r.mode) && !LOCKED_MODE_SET.has(current.mode)
+            ? await this.discord.agentsIn(r.guildId, r.channelId).catch((e: Error) => {
+                // Without the ingest, start from the members already known; the next
+                // message refreshes them.
+                this.log.warn({ channelId: r.channelId, err: e.message }, 'members unknown');
+                return undefined;
+              })
             : undefined;
         const { state } = await this.channels.execute(r.channelId, {
           type: 'SetMode',

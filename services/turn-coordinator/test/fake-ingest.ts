@@ -158,6 +158,17 @@ export class FakeIngest {
     return messageId;
   }
 
+  /** A member joins: the member list changes and `member.joined` is published. */
+  async join(guildId: string, channelId: string, member: Member): Promise<void> {
+    this.members.set(channelId, [...(this.members.get(channelId) ?? []), member]);
+    await this.messaging.publishEvent(
+      subject.discordEvent(guildId, channelId, 'member.joined'),
+      'member.joined',
+      { guildId, channelId, userId: member.userId, isBot: member.isBot },
+      { id: `member-joined:${channelId}:${member.userId}:${nextSnowflake()}` },
+    );
+  }
+
   async stop(): Promise<void> {
     await this.messages?.close();
     this.unsubscribe?.();
