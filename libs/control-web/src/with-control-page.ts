@@ -10,6 +10,8 @@ export const controlTokenSchema = z
   .transform((v) => (v && v.trim() !== '' ? v.trim() : undefined))
   .refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters');
 
+const WRAPPED = Symbol('withControlPage');
+
 /**
  * A service definition that also serves the control page at `/dirigent`: its config
  * gains `DIRIGENT_CONTROL_TOKEN`, its module imports {@link ControlWebModule}.
@@ -18,7 +20,11 @@ export const controlTokenSchema = z
  * export const TurnCoordinatorService = withControlPage({ name: 'turn-coordinator', ... });
  */
 export function withControlPage<S extends z.AnyZodObject>(def: ServiceDefinition<S>) {
-  const configSchema = def.configSchema.extend({ DIRIGENT_CONTROL_TOKEN: controlTokenSchema });
+  // Wrapping twice would mount the page twice: a wrapped definition is returned as is.
+  if ((def as unknown as Record<symbol, unknown>)[WRAPPED]) {
+    return def as unknown as ServiceDefinition<ReturnType<typeof extend<S>>>;
+  }
+  const configSchema = extend(def.configSchema);
   type Config = z.infer<typeof configSchema>;
   const out: ServiceDefinition<typeof configSchema> = {
     ...def,
@@ -40,5 +46,10 @@ export function withControlPage<S extends z.AnyZodObject>(def: ServiceDefinition
       };
     },
   };
+  Object.defineProperty(out, WRAPPED, { value: true });
   return out;
+}
+
+function extend<S extends z.AnyZodObject>(schema: S) {
+  return schema.extend({ DIRIGENT_CONTROL_TOKEN: controlTokenSchema });
 }

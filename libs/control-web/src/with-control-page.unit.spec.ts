@@ -48,3 +48,10 @@ describe('withControlPage', () => {
     expect(wrapped).toMatchObject({ name: 'x', portEnv: 'X_PORT', defaultPort: 1 });
   });
 });
+
+describe('withControlPage twice', () => {
+  it('returns an already wrapped definition unchanged', () => {
+    const once = withControlPage(def);
+    expect(withControlPage(once)).toBe(once);
+  });
+});
