@@ -1,7 +1,7 @@
 import './testing/fresh-orm-metadata';
 import { Streams, Subjects, type DeadLetterRecord } from '@dirigent/contracts';
 import { uid, waitFor } from '@dirigent/testing';
-import { newChannel, readStream, startHarness, type Harness } from './testing/harness';
+import { newChannel, nextSeq, readStream, startHarness, type Harness } from './testing/harness';
 
 describe('discord-ingest commands out (real discord.js against the local Discord)', () => {
   let h: Harness;
@@ -83,6 +83,7 @@ describe('discord-ingest commands out (real discord.js against the local Discord
       message: 'Missing Access',
     });
     const marker = uid('forbidden');
+    const from = await nextSeq(h.nats, Streams.deadLetter);
     await send({ channelId: channel.id, content: marker });
     const record = await waitFor(
       async () => {
@@ -90,6 +91,7 @@ describe('discord-ingest commands out (real discord.js against the local Discord
           h.nats,
           Streams.deadLetter,
           `${Subjects.deadLetter.prefix}.${Streams.discordCommands}.>`,
+          from,
         );
         return dead.find((d) => d.data.payload.includes(marker));
       },
@@ -105,6 +107,7 @@ describe('discord-ingest commands out (real discord.js against the local Discord
 
   it('dead-letters a send to an unknown channel', async () => {
     const marker = uid('unknown');
+    const from = await nextSeq(h.nats, Streams.deadLetter);
     await send({ channelId: '1234567', content: marker });
     await waitFor(
       async () =>
@@ -113,6 +116,7 @@ describe('discord-ingest commands out (real discord.js against the local Discord
             h.nats,
             Streams.deadLetter,
             `${Subjects.deadLetter.prefix}.${Streams.discordCommands}.>`,
+            from,
           )
         ).find((d) => d.data.payload.includes(marker)),
       15_000,
@@ -175,5 +179,36 @@ describe('discord-ingest commands out (real discord.js against the local Discord
       (r) => r.method === 'DELETE' && r.path === `/channels/${channel.id}/messages/${m.id}`,
     );
     expect(deletes.map((r) => r.status)).toEqual([204, 404]);
+  });
+
+  it('replies to a message when replyToMessageId is given', async () => {
+    const channel = newChannel(h);
+    const question = h.discord.postMessage({
+      channelId: channel.id,
+      authorId: h.alice.id,
+      content: 'question?',
+    });
+    await send({ channelId: channel.id, content: 'answer', replyToMessageId: question.id });
+    await waitFor(() => contents(channel.id).length === 2, 15_000);
+    expect(h.discord.channelMessages(channel.id)[1]).toMatchObject({
+      content: 'answer',
+      replyToMessageId: question.id,
+    });
+  });
+
+  it('recreates an agent webhook that was deleted on Discord', async () => {
+    const channel = newChannel(h);
+    await send({ channelId: channel.id, content: 'one', asAgentId: 'herald' });
+    await waitFor(() => contents(channel.id).length === 1, 15_000);
+    const [first] = [...h.discord.webhooks.values()].filter((w) => w.channelId === channel.id);
+    h.discord.webhooks.delete(first.id);
+    await send({ channelId: channel.id, content: 'two', asAgentId: 'herald' });
+    await waitFor(() => contents(channel.id).length === 2, 15_000);
+    const [second] = [...h.discord.webhooks.values()].filter((w) => w.channelId === channel.id);
+    expect(second.id).not.toBe(first.id);
+    expect(h.discord.channelMessages(channel.id).map((m) => m.webhookId)).toEqual([
+      first.id,
+      second.id,
+    ]);
   });
 });

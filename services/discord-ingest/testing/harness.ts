@@ -131,11 +131,18 @@ export async function readStream<T = any>(
   m: Messaging,
   stream: string,
   filter: string,
+  fromSeq?: number,
 ): Promise<Envelope<T>[]> {
-  const consumer = await m.client.js.consumers.get(stream, {
-    filter_subjects: filter,
-    deliver_policy: DeliverPolicy.All,
-  });
+  const consumer = await m.client.js.consumers.get(
+    stream,
+    fromSeq
+      ? {
+          filter_subjects: filter,
+          deliver_policy: DeliverPolicy.StartSequence,
+          opt_start_seq: fromSeq,
+        }
+      : { filter_subjects: filter, deliver_policy: DeliverPolicy.All },
+  );
   const out: Envelope<T>[] = [];
   while (true) {
     const msg = await consumer.next({ expires: 1000 });
@@ -149,3 +156,8 @@ export async function readStream<T = any>(
 
 export const discordEvents = (m: Messaging, guildId: string, channelId = '*') =>
   readStream(m, Streams.discordEvents, `${Subjects.discord.evtPrefix}.${guildId}.${channelId}.>`);
+
+/** The next sequence of a stream: pass it to {@link readStream} to read only what follows. */
+export async function nextSeq(m: Messaging, stream: string): Promise<number> {
+  return (await m.client.jsm.streams.info(stream)).state.last_seq + 1;
+}
