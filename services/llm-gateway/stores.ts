@@ -215,6 +215,7 @@ export class PolicyStore implements PolicySource, OnModuleInit, OnApplicationShu
   private readonly log = new Logger('llm-gateway:policy');
   private effective: Record<string, PurposeRoute>;
   private overrides: Record<string, PurposeRoute> = {};
+  private readonly warned = new Set<string>();
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -256,8 +257,12 @@ export class PolicyStore implements PolicySource, OnModuleInit, OnApplicationShu
     for (const r of rows) {
       const route = { model: String(r.model), fallbacks: (r.fallbacks as string[]) ?? [] };
       const problem = this.validate(route);
-      if (problem) this.log.warn(`ignoring policy for ${String(r.purpose)}: ${problem}`);
-      else overrides[String(r.purpose)] = route;
+      const purpose = String(r.purpose);
+      if (!problem) overrides[purpose] = route;
+      else if (!this.warned.has(`${purpose}:${problem}`)) {
+        this.warned.add(`${purpose}:${problem}`);
+        this.log.warn(`ignoring policy for ${purpose}: ${problem}`);
+      }
     }
     this.overrides = overrides;
     this.effective = { ...this.config.purposes, ...overrides };
