@@ -13,6 +13,7 @@ import { createProviders, GatewayError, LlmGateway } from '@dirigent/llm';
 import { AdminController } from './admin.controller';
 import { LlmGatewayConfigSchema, type LlmGatewayConfig } from './config';
 import { OpenAiController, sendError } from './http.controller';
+import { reportCooldowns } from './metrics';
 import { LlmNatsHandlers } from './nats.handlers';
 import {
   GuildBudgets,
@@ -128,15 +129,18 @@ class Drain implements BeforeApplicationShutdown, OnApplicationShutdown {
         budgets: PgBudgetStore,
         policy: PolicyStore,
         usage: WriteBehind,
-      ) =>
-        new LlmGateway({
+      ) => {
+        const gateway = new LlmGateway({
           config: config.llm,
           providers: createProviders(config.llm.providers, config.providerKeys),
           budgets,
           policy,
           usage,
           secrets: Object.values(config.providerKeys),
-        }),
+        });
+        reportCooldowns(gateway);
+        return gateway;
+      },
     },
     LlmNatsHandlers,
     Drain,

@@ -1,6 +1,6 @@
-import { Counter, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { metricsRegistry } from '@dirigent/messaging';
-import type { UsageRecord } from '@dirigent/llm';
+import type { LlmGateway, UsageRecord } from '@dirigent/llm';
 
 const requests = new Counter({
   name: 'dirigent_llm_requests_total',
@@ -47,4 +47,19 @@ export function observeUsage(u: UsageRecord): void {
   if (u.inputTokens) tokens.inc({ model, direction: 'input' }, u.inputTokens);
   if (u.outputTokens) tokens.inc({ model, direction: 'output' }, u.outputTokens);
   for (const f of u.fallbacks) fallbacks.inc({ model: f });
+}
+
+let cooling: LlmGateway | undefined;
+new Gauge({
+  name: 'dirigent_llm_deployments_cooling_down',
+  help: 'Deployments (model ids) this process skips until their cooldown ends',
+  registers: [metricsRegistry],
+  collect() {
+    this.set(cooling ? cooling.cooldowns.snapshot(Date.now()).length : 0);
+  },
+});
+
+/** The gateway whose cooldowns the gauge reports (the last one started in this process). */
+export function reportCooldowns(gateway: LlmGateway): void {
+  cooling = gateway;
 }

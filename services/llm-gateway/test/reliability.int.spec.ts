@@ -125,7 +125,7 @@ describe('llm-gateway reliability (retries, fallbacks, cooldown, timeouts, abort
   });
 
   it('cools a failing deployment down, skips it, and takes it back after the cooldown', async () => {
-    const g = await start({ retries: 0, cooldownAfterFailures: 2, cooldownMs: 700 });
+    const g = await start({ retries: 0, cooldownAfterFailures: 2, cooldownMs: 1500 });
     primary.behave = () => ({ kind: 'error', status: 502 });
     expect((await ask(g)).data.model).toBe('gpt-backup');
     expect((await ask(g)).data.model).toBe('gpt-backup');
@@ -135,10 +135,12 @@ describe('llm-gateway reliability (retries, fallbacks, cooldown, timeouts, abort
     expect(skipped.data.model).toBe('gpt-backup');
     expect(skipped.response.headers.get('x-dirigent-fallbacks')).toBe('gpt-primary');
     expect(primary.hits()).toBe(2);
+    const metrics = await (await fetch(`http://127.0.0.1:${g.port}/metrics`)).text();
+    expect(metrics).toContain('dirigent_llm_deployments_cooling_down 1');
     primary.behave = () => ({ kind: 'ok' });
     await waitFor(
       async () => (await ask(g)).data.model === 'gpt-primary',
-      5000,
+      10_000,
       100,
       'primary back',
     );
