@@ -160,6 +160,8 @@ export class TurnComplete {
   @AgentId() agentId: string;
   @IsString() @IsNotEmpty() @MaxLength(200) runId: string;
   @IsString() @MaxLength(100000) text: string;
+  /** The turn the run was allowed for (check-turn's `turnId`); a stale run is then ignored. */
+  @IsOptional() @IsString() @MaxLength(200) turnId?: string;
   static create(input: unknown) {
     return createValidated(TurnComplete, input);
   }

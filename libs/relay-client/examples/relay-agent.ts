@@ -35,6 +35,7 @@ async function main(): Promise<void> {
         agentId,
         runId: randomUUID(),
         text: reply,
+        turnId: grant.turnId,
       });
       console.log(JSON.stringify({ msg: 'completed', turnId: grant.turnId, text: reply }));
     },

@@ -54,6 +54,11 @@ export interface CompleteTurnInput {
   runId: string;
   /** The final reply text; `NO_REPLY`, `NO` or blank is an empty turn. */
   text: string;
+  /**
+   * The `turnId` of the grant or check-turn this run was allowed for: a run that finishes
+   * after the agent's turn moved on is then ignored instead of ending a newer turn.
+   */
+  turnId?: string;
 }
 
 export type GrantedEvent = TurnGranted;
@@ -172,11 +177,11 @@ export class RelayClient {
 
   /** Reports the end of the agent's turn (durably; a re-send with the same `runId` is a no-op). */
   async completeTurn(input: CompleteTurnInput): Promise<void> {
-    const { guildId, channelId, agentId, runId, text } = input;
+    const { guildId, channelId, agentId, runId, text, turnId } = input;
     const env = envelope(
       'turn.complete',
       this.opts.name,
-      { guildId, channelId, agentId, runId, text },
+      { guildId, channelId, agentId, runId, text, ...(turnId ? { turnId } : {}) },
       { id: `turn-complete:${channelId}:${runId}` },
     );
     await this.js.publish(subject.turnComplete(channelId), JSON.stringify(env), { msgID: env.id });

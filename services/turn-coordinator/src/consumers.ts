@@ -181,7 +181,7 @@ export class Consumers {
         await this.refreshMembers(m.channelId, m.guildId);
       }
     }
-    const author = await this.identities.byDiscordUserId(m.authorId);
+    const author = isModerator ? undefined : await this.identities.byDiscordUserId(m.authorId);
     await this.channels.execute(m.channelId, {
       type: 'ObserveMessage',
       data: {
@@ -203,7 +203,7 @@ export class Consumers {
     try {
       await this.channels.execute(t.channelId, {
         type: 'CompleteTurn',
-        data: { agentId: t.agentId, runId: t.runId, text: t.text },
+        data: { agentId: t.agentId, runId: t.runId, text: t.text, turnId: t.turnId ?? null },
       });
     } catch (e) {
       if (e instanceof RefusedError && e.refusal.code === 'NOT_CURRENT_SPEAKER') {

@@ -92,7 +92,7 @@ export class Harness {
     for (let attempt = 1; ; attempt++) {
       const reply = await this.request<{ channelId: string }>(tool, data);
       if (reply.ok) return reply.data;
-      if (attempt >= 5 || !/Unknown (Guild|Channel)/.test(reply.error.message)) {
+      if (attempt >= 10 || !/Unknown (Guild|Channel)/.test(reply.error.message)) {
         throw new Error(`${tool} failed: ${JSON.stringify(reply.error)}`);
       }
     }
@@ -170,6 +170,7 @@ export class Harness {
             agentId: agent.agentId,
             runId,
             text,
+            turnId: g.turnId,
           });
           if (real && g.cycle % 2 === 1) {
             await this.fake.post(g.guildId, channelId, agent.userId, text, true);
