@@ -2,8 +2,11 @@
  * `npm start`: all five services in one process, for a single machine. Uses NATS and
  * Postgres when they are configured or answering, and embedded ones otherwise.
  */
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { migrate } from '@dirigent/persistence';
+import { startPlayground, type Playground } from '@dirigent/playground';
 import {
   ConfigError,
   DEFAULT_NATS_URL,
@@ -33,11 +36,13 @@ async function main(): Promise<void> {
   const dataDir = process.env.DIRIGENT_DATA_DIR ?? '.dirigent';
   const deps: Embedded[] = [];
   const apps: INestApplication[] = [];
+  let playground: Playground | null = null;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     for (const app of apps.reverse()) await app.close().catch(() => undefined);
+    await playground?.stop().catch(() => undefined);
     for (const dep of deps.reverse()) await dep.stop().catch(() => undefined);
     process.exit(code);
   };
@@ -58,12 +63,38 @@ async function main(): Promise<void> {
     );
     const applied = await migrate(pg.url);
     if (applied.length) console.log(JSON.stringify({ msg: 'migrations applied', applied }));
-    const env = { ...process.env, NATS_URL: nats.url, DATABASE_URL: pg.url };
+    // Without a Discord token there is nothing to conduct: show Dirigent on a local Discord
+    // with three demo agents instead.
+    if (!process.env.DISCORD_TOKEN) {
+      playground = await startPlayground({ natsUrl: nats.url, baseEnv: process.env });
+    }
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NATS_URL: nats.url,
+      DATABASE_URL: pg.url,
+      ...(playground?.env ?? {}),
+    };
     const lines: string[] = [];
+    let coordinatorPort = 0;
     for (const def of services) {
       const { app, port } = await startServiceApp(def, env);
       apps.push(app);
+      if (def.name === TurnCoordinatorService.name) coordinatorPort = port;
       lines.push(`  ${def.name.padEnd(17)} http://127.0.0.1:${port}/healthz`);
+    }
+    const control = `http://127.0.0.1:${coordinatorPort}/dirigent`;
+    if (playground) {
+      await playground.startAgents();
+      lines.push('', `  control page      ${control}`);
+      if (!process.env.DIRIGENT_CONTROL_TOKEN && env.DIRIGENT_CONTROL_TOKEN) {
+        // A generated token goes to a private file, not to the log.
+        const tokenFile = resolve(dataDir, 'control-token');
+        writeFileSync(tokenFile, `${env.DIRIGENT_CONTROL_TOKEN}\n`, { mode: 0o600 });
+        lines.push(`  (its token is in ${tokenFile})`);
+      }
+      lines.push('', `Open the playground: ${playground.url}`);
+    } else {
+      lines.push('', `  control page      ${control}`);
     }
     console.log(['', 'Dirigent is running:', ...lines, ''].join('\n'));
   } catch (e) {
