@@ -72,6 +72,7 @@ async function main(): Promise<void> {
       ...process.env,
       NATS_URL: nats.url,
       DATABASE_URL: pg.url,
+      DIRIGENT_LOG_NAME: 'dirigent',
       ...(playground?.env ?? {}),
     };
     const lines: string[] = [];

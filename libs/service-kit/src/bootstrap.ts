@@ -52,6 +52,9 @@ export async function createServiceApp<S extends z.ZodTypeAny>(
         natsUrl: config.NATS_URL,
         databaseUrl: config.DATABASE_URL,
         logLevel: config.LOG_LEVEL,
+        // nestjs-pino keeps one root logger per process: when several services share a
+        // process (`npm start`) their lines carry one name, so the launcher names it.
+        logName: env.DIRIGENT_LOG_NAME || undefined,
         streams: def.streams,
         entities: def.entities,
       }),

@@ -14,6 +14,8 @@ export interface CoreOptions {
   natsUrl: string;
   databaseUrl: string;
   logLevel: string;
+  /** The pino `name`; defaults to the service name. */
+  logName?: string;
   streams: StreamSpec[];
   entities?: Options['entities'];
 }
@@ -43,7 +45,7 @@ export class CoreModule {
       imports: [
         LoggerModule.forRoot({
           pinoHttp: {
-            name: opts.service,
+            name: opts.logName ?? opts.service,
             level: opts.logLevel,
             redact: { paths: redactPaths, censor: '[redacted]' },
             autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
