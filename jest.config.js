@@ -7,6 +7,7 @@ const base = {
   transform: { '^.+\\.ts$': tsJest },
   moduleNameMapper,
   testEnvironment: 'node',
+  setupFiles: ['<rootDir>/test/fresh-orm-metadata.ts'],
   roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/test'],
 };
 module.exports = {

@@ -13,9 +13,11 @@ import {
   CreateChannelRequest,
   DomainError,
   ErrorCodes,
+  GuildsQuery,
   Subjects,
   type ChannelMembersResult,
   type CreateChannelResult,
+  type GuildsResult,
 } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
 import { DiscordConnection } from './discord-connection';
@@ -43,6 +45,10 @@ export class DiscordRpc {
     this.messaging.serve(Subjects.discord.queryChannelMembers, {
       payload: ChannelMembersQuery,
       handler: (q) => this.channelMembers(q),
+    });
+    this.messaging.serve(Subjects.discord.queryGuilds, {
+      payload: GuildsQuery,
+      handler: (q) => this.guilds(q),
     });
     this.messaging.serve(Subjects.discord.rpcCreateChannel, {
       payload: CreateChannelRequest,
@@ -85,6 +91,26 @@ export class DiscordRpc {
       .filter((m) => channel.permissionsFor(m).has(PermissionFlagsBits.ViewChannel))
       .map((m) => ({ userId: m.id, isBot: m.user.bot }));
     return { members };
+  }
+
+  /** The guilds the bot is in (from the gateway's cache) with their text channels. */
+  async guilds(q: GuildsQuery): Promise<GuildsResult> {
+    const client = this.client();
+    const guilds = q.guildId ? [await this.guild(q.guildId)] : [...client.guilds.cache.values()];
+    return {
+      guilds: guilds.map((g) => ({
+        guildId: g.id,
+        name: g.name,
+        channels: [...g.channels.cache.values()]
+          .filter((c) => c.type === ChannelType.GuildText)
+          .sort((a, b) => ('position' in a && 'position' in b ? a.position - b.position : 0))
+          .map((c) => ({
+            channelId: c.id,
+            name: c.name,
+            private: !c.permissionsFor(g.roles.everyone).has(PermissionFlagsBits.ViewChannel),
+          })),
+      })),
+    };
   }
 
   /** A text channel; a private one is hidden from @everyone and open to members + moderator. */
