@@ -170,7 +170,8 @@ describe('turn coordinator: modes, wake modes and members joining', () => {
     await h.fake.post(h.guildId, channelId, snowflake(), 'beep', true);
     expect((await h.channel(channelId)).dormant).toBe(true);
     await h.fake.post(h.guildId, channelId, human, 'ok, go on', false);
-    await waitFor(() => grants.length === 7, 10_000);
+    // The agents keep talking after the wake: more grants follow at once.
+    await waitFor(() => grants.length >= 7, 10_000);
     expect(grants[6].reason).toBe('wake');
   });
 });
