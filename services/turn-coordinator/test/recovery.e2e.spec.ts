@@ -1,7 +1,19 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { Kvm } from '@nats-io/kv';
-import { Buckets, Subjects, subject } from '@dirigent/contracts';
+import { Buckets, subject } from '@dirigent/contracts';
 import { spawnNode, snowflake, waitFor, type Spawned } from '@dirigent/testing';
 import { coordinatorEnv, Harness, makeAgents, type Agent } from './harness';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 const MAIN = 'dist/services/turn-coordinator/main.js';
 const TIMEOUT_MS = 3000;
@@ -17,22 +29,26 @@ describe('turn coordinator: SIGKILL and restart during a delivery wait', () => {
   const human = snowflake();
 
   const start = async () => {
+    const port = await freePort();
     child = spawnNode(
       MAIN,
       coordinatorEnv(h.fake.moderatorId, {
         DIRIGENT_DELIVERY_TIMEOUT_MS: String(TIMEOUT_MS),
         LOG_LEVEL: 'warn',
+        TURN_COORDINATOR_PORT: String(port),
       }) as Record<string, string>,
     );
-    // Ready once it answers requests (the child subscribes last, after its consumers).
+    // The HTTP port opens after the consumers and request handlers are up. (Asking over
+    // NATS is no proof: another coordinator on the shared test server may answer.)
     await waitFor(
       async () => {
         if (child!.child.exitCode !== null) throw new Error(child!.output());
-        return (await h.request(Subjects.admin.identityList, {}, 1000)).ok;
+        const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+        return res?.ok ?? false;
       },
       30_000,
       100,
-      'the coordinator to answer',
+      'the coordinator to start',
     );
   };
 
@@ -82,7 +98,8 @@ describe('turn coordinator: SIGKILL and restart during a delivery wait', () => {
     await start();
 
     await h.fake.post(h.guildId, channelId, first.userId, `part one…\n${reply}`, true);
-    await waitFor(() => grants.length === 2, 15_000);
+    // Generous: a message the killed process had not acknowledged comes back after ack-wait.
+    await waitFor(() => grants.length === 2, 30_000);
     expect(grants[1]).toMatchObject({ agentId: second.agentId, reason: 'advance', cycle: 1 });
 
     // The second speaker's reply never shows up; the coordinator dies with the timer pending.
@@ -98,7 +115,7 @@ describe('turn coordinator: SIGKILL and restart during a delivery wait', () => {
     await child!.kill('SIGKILL');
     await start();
 
-    await waitFor(() => grants.length === 3, TIMEOUT_MS + 15_000);
+    await waitFor(() => grants.length === 3, TIMEOUT_MS + 30_000);
     expect(grants[2]).toMatchObject({ reason: 'new-cycle', cycle: 2 });
     // A replayed reaction after the restart must not grant again.
     await new Promise((r) => setTimeout(r, 1000));
