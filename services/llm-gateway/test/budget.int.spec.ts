@@ -35,7 +35,8 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
       FakeUpstream.start('openai'),
       FakeUpstream.start('anthropic'),
     ]);
-    const config = testConfig({ primary, backup, anthropic });
+    // Requests are held upstream while the rest are decided: no upstream timeout here.
+    const config = testConfig({ primary, backup, anthropic }, { timeoutMs: 30_000 });
     gw1 = await startGateway(config);
     gw2 = await startGateway(config);
   });

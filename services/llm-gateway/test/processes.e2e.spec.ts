@@ -106,7 +106,7 @@ describe('llm-gateway as processes', () => {
       JSON.stringify(
         testConfig(
           { primary, backup, anthropic },
-          { instanceHeartbeatMs: 200, instanceStaleMs: 1500 },
+          { timeoutMs: 30_000, instanceHeartbeatMs: 200, instanceStaleMs: 1500 },
         ),
       ),
     );
@@ -201,8 +201,8 @@ describe('llm-gateway as processes', () => {
     });
     const code = await new Promise<number | null>((r) => child.child.once('exit', r));
     expect(code).toBe(2);
-    const lines = child.output().trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^llm-gateway: config error: DIRIGENT_LLM_CONFIG .*providers/);
+    expect(child.output().trim().split('\n')).toEqual([
+      expect.stringMatching(/^llm-gateway: config error: DIRIGENT_LLM_CONFIG .*providers/),
+    ]);
   });
 });

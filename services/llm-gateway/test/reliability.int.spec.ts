@@ -148,7 +148,7 @@ describe('llm-gateway reliability (retries, fallbacks, cooldown, timeouts, abort
   });
 
   it('cancels the upstream call when the client disconnects, and releases the reservation', async () => {
-    const g = await start();
+    const g = await start({ timeoutMs: 30_000 });
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     primary.behave = () => ({ kind: 'hold', until: held });
