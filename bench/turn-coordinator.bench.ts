@@ -86,6 +86,7 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
   });
   try {
     const guildId = snowflake();
+    fake.guilds.add(guildId);
     const human = snowflake();
     const agents = [0, 1].map((i) => ({
       agentId: uid(`bench${i}`).replace(/[^A-Za-z0-9_-]/g, '_'),

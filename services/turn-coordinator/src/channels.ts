@@ -112,6 +112,16 @@ export class Channels {
     return { events: result.events, state: result.state };
   }
 
+  /** The channel's state, checked against the event store's latest version first. */
+  async freshState(channelId: string): Promise<ChannelState> {
+    const subj = channelSubject(channelId);
+    const h = this.handler(channelId);
+    const cached = await h.state(subj);
+    if ((await this.store.version(subj)) === cached.version) return cached.state;
+    h.invalidate(subj);
+    return (await h.state(subj)).state;
+  }
+
   /** Forgets cached state, e.g. when another process may have written. */
   invalidate(channelId: string): void {
     this.handlers.get(channelId)?.invalidate(channelSubject(channelId));

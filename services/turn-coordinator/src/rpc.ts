@@ -174,9 +174,14 @@ export class Rpc {
    * queued on the channel before anything that arrives later, which keeps the anchor right.
    */
   async check(r: CheckTurnRequest): Promise<CheckTurnResult> {
-    const state = r.messageId
+    let state = r.messageId
       ? await this.channels.stateAfter(r.channelId, r.messageId, this.config.DIRIGENT_CHECK_WAIT_MS)
       : await this.channels.state(r.channelId);
+    // A refusal is only given on the latest state: with a second replica (a rolling deploy)
+    // the cache may be a moment behind a grant the agent has already heard of.
+    if (!evaluateCheckTurn(state, r.agentId).allowed) {
+      state = await this.channels.freshState(r.channelId);
+    }
     const turn = state.currentTurn;
     if (turn && turn.agentId === r.agentId && turn.phase === 'running' && !turn.anchorChecked) {
       this.channels

@@ -9,14 +9,14 @@ import { nanos } from '@nats-io/nats-core';
 import {
   ChannelMembersQuery,
   CreateChannelRequest,
-  DomainError,
-  ErrorCodes,
   Streams,
   Subjects,
   subject,
   type Envelope,
   type MessageCreated,
   type SendMessageCommand,
+  ok,
+  validatePayload,
 } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
 import { uid } from '@dirigent/testing';
@@ -51,6 +51,7 @@ export class FakeIngest {
   private messages?: ConsumerMessages;
   private loop?: Promise<void>;
   private unsubscribe?: () => void;
+  private readonly subscriptions: { unsubscribe(): void }[] = [];
 
   constructor(
     private readonly messaging: Messaging,
@@ -61,30 +62,51 @@ export class FakeIngest {
     this.members.set(channelId, members);
   }
 
-  async start(): Promise<void> {
-    const queue = this.durable;
-    this.messaging.serve(Subjects.discord.queryChannelMembers, {
-      payload: ChannelMembersQuery,
-      queue,
-      handler: async (q) => {
-        const members = this.members.get(q.channelId);
-        if (!members) throw new DomainError(ErrorCodes.NOT_FOUND, `no channel ${q.channelId}`);
-        return { members };
+  /** Guilds this fake owns: it answers only for them and for channels it knows. */
+  readonly guilds = new Set<string>();
+
+  /**
+   * Answers `subj` when `answer` returns a result and stays silent otherwise: several fakes
+   * (parallel test runs) share the NATS server, and only the one that knows the guild or
+   * channel may reply.
+   */
+  private respond<T extends object>(
+    subj: string,
+    payload: new () => T,
+    answer: (data: T) => unknown | undefined,
+  ): void {
+    const sub = this.messaging.client.nc.subscribe(subj, {
+      callback: (_err, msg) => {
+        let body: unknown;
+        try {
+          body = msg.json();
+        } catch {
+          return;
+        }
+        const checked = validatePayload(payload, body);
+        if (!checked.ok) return;
+        const result = answer(checked.value);
+        if (result !== undefined) msg.respond(JSON.stringify(ok(result)));
       },
     });
-    this.messaging.serve(Subjects.discord.rpcCreateChannel, {
-      payload: CreateChannelRequest,
-      queue,
-      handler: async (r) => {
-        const channelId = nextSnowflake();
-        const memberIds = [...new Set([this.moderatorId, ...r.memberIds])];
-        this.members.set(
-          channelId,
-          memberIds.map((userId) => ({ userId, isBot: true })),
-        );
-        this.created.push({ guildId: r.guildId, channelId, memberIds });
-        return { channelId };
-      },
+    this.subscriptions.push(sub);
+  }
+
+  async start(): Promise<void> {
+    this.respond(Subjects.discord.queryChannelMembers, ChannelMembersQuery, (q) => {
+      const members = this.members.get(q.channelId);
+      return members ? { members } : undefined;
+    });
+    this.respond(Subjects.discord.rpcCreateChannel, CreateChannelRequest, (r) => {
+      if (!this.guilds.has(r.guildId)) return undefined;
+      const channelId = nextSnowflake();
+      const memberIds = [...new Set([this.moderatorId, ...r.memberIds])];
+      this.members.set(
+        channelId,
+        memberIds.map((userId) => ({ userId, isBot: true })),
+      );
+      this.created.push({ guildId: r.guildId, channelId, memberIds });
+      return { channelId };
     });
     await this.messaging.client.nc.flush();
     const { jsm, js } = this.messaging.client;
@@ -172,6 +194,7 @@ export class FakeIngest {
   async stop(): Promise<void> {
     await this.messages?.close();
     this.unsubscribe?.();
+    for (const sub of this.subscriptions.splice(0)) sub.unsubscribe();
     await this.loop?.catch(() => undefined);
     await this.messaging.client.jsm.consumers
       .delete(Streams.discordCommands, this.durable)

@@ -41,6 +41,8 @@ export function coordinatorEnv(moderatorId: string, extra: Record<string, string
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     DIRIGENT_MODERATOR_USER_ID: moderatorId,
     DIRIGENT_DELIVERY_TIMEOUT_MS: '30000',
+    // The fake ingest stays silent for channels it does not know: do not wait 5 s for it.
+    DIRIGENT_DISCORD_RPC_TIMEOUT_MS: '1000',
     ...extra,
   };
 }
@@ -64,6 +66,7 @@ export class Harness {
     await fake.start();
     const relay = await RelayClient.using(messaging.client.nc, { name: 'tc-test' });
     const h = new Harness(messaging, fake, relay);
+    fake.guilds.add(h.guildId);
     if (startApp) {
       const env = coordinatorEnv(fake.moderatorId, {
         DIRIGENT_WORKSPACE: h.workspace,
