@@ -45,6 +45,14 @@ export class Identities {
     });
   }
 
+  /** The registry, checked against the event store's latest version first (admin reads). */
+  async freshState(): Promise<IdentityState> {
+    const cached = await this.handler.state(IDENTITY_SUBJECT);
+    if ((await this.store.version(IDENTITY_SUBJECT)) === cached.version) return cached.state;
+    this.handler.invalidate(IDENTITY_SUBJECT);
+    return this.state();
+  }
+
   async state(): Promise<IdentityState> {
     return (await this.handler.state(IDENTITY_SUBJECT)).state;
   }

@@ -73,7 +73,7 @@ export class Rpc {
     m.serve(Subjects.admin.identityList, {
       payload: IdentityListRequest,
       handler: async (r) => ({
-        entries: (await this.identities.state()).entries
+        entries: (await this.identities.freshState()).entries
           .filter((e) => !r.discordUserId || e.discordUserId === r.discordUserId)
           .map(toWire),
       }),
@@ -129,7 +129,7 @@ export class Rpc {
     });
     m.serve(Subjects.admin.channelGet, {
       payload: ChannelGetRequest,
-      handler: async (r) => channelView(await this.channels.state(r.channelId)),
+      handler: async (r) => channelView(await this.channels.freshState(r.channelId)),
     });
     m.serve(subject.tool('create-chat-channel'), {
       payload: CreateChatChannelTool,
