@@ -1,4 +1,11 @@
-import { Subjects, subject, type CheckTurnResult, type Envelope } from '@dirigent/contracts';
+import {
+  Durables,
+  Streams,
+  Subjects,
+  subject,
+  type CheckTurnResult,
+  type Envelope,
+} from '@dirigent/contracts';
 import { Messaging, NatsClient } from '@dirigent/messaging';
 import { migrate } from '@dirigent/persistence';
 import { startServiceApp } from '@dirigent/service-kit';
@@ -14,6 +21,7 @@ const GRANT_SAMPLES = 300;
 const GRANT_RATE = 100;
 const SETUP_CONCURRENCY = 25;
 const TIMEOUT_MS = 60_000;
+const SETTLE_MS = 30_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -137,6 +145,18 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
       throw new Error(`${(e as Error).message}; e.g. ${stuck}: ${JSON.stringify(view)}`);
     }
 
+    // Measure the steady state: let the projections and the reactor catch up with the
+    // setup first (bounded; a backlog left by earlier runs may take longer).
+    const settleUntil = Date.now() + SETTLE_MS;
+    let backlog = 0;
+    do {
+      backlog = 0;
+      for (const durable of [Durables.coordinatorProjection, Durables.coordinatorReactor]) {
+        backlog += (await client.jsm.consumers.info(Streams.eventStore, durable)).num_pending;
+      }
+      if (backlog > 0) await sleep(200);
+    } while (backlog > 0 && Date.now() < settleUntil);
+
     const checkLatency = async (rate: number) => {
       const sample: number[] = [];
       let errors = 0;
@@ -197,6 +217,7 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
       'grant after empty turn p99 ms': round(percentile(grantSample, 99)),
       'grant samples': grantSample.length,
       'grants missing': missing,
+      'event-store backlog when measuring': backlog,
     };
   } finally {
     grants.unsubscribe();
