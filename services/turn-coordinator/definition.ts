@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { StreamSpecs } from '@dirigent/contracts';
+import { withControlPage } from '@dirigent/control-web';
 import { EventStore } from '@dirigent/event-store';
 import { Messaging } from '@dirigent/messaging';
 import { SERVICE_CONFIG, type ServiceDefinition } from '@dirigent/service-kit';
@@ -51,7 +52,8 @@ export { TurnCoordinatorConfigSchema } from './src/config';
 })
 export class TurnCoordinatorModule {}
 
-export const TurnCoordinatorService: ServiceDefinition<typeof TurnCoordinatorConfigSchema> = {
+/** The coordinator without its control page (tests that do not need the page). */
+export const TurnCoordinatorBase: ServiceDefinition<typeof TurnCoordinatorConfigSchema> = {
   name: 'turn-coordinator',
   portEnv: 'TURN_COORDINATOR_PORT',
   defaultPort: 3002,
@@ -68,3 +70,6 @@ export const TurnCoordinatorService: ServiceDefinition<typeof TurnCoordinatorCon
   entities: turnCoordinatorEntities,
   module: () => TurnCoordinatorModule,
 };
+
+/** The coordinator as deployed: with the control page at `/dirigent`. */
+export const TurnCoordinatorService = withControlPage(TurnCoordinatorBase);
