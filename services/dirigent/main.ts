@@ -78,7 +78,7 @@ async function main(): Promise<void> {
     const lines: string[] = [];
     let coordinatorPort = 0;
     for (const def of services) {
-      const { app, port } = await startServiceApp(def, env);
+      const { app, port } = await startServiceApp(def, env, { shutdownHooks: false });
       apps.push(app);
       if (def.name === TurnCoordinatorService.name) coordinatorPort = port;
       lines.push(`  ${def.name.padEnd(17)} http://127.0.0.1:${port}/healthz`);

@@ -31,9 +31,19 @@ export interface ServiceDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
 }
 
 /** Builds (does not listen) the Nest application of a service. Throws ConfigError on bad config. */
+export interface CreateOptions {
+  /**
+   * Let Nest close the app on SIGTERM/SIGINT (default). A launcher that runs several
+   * services in one process turns this off and closes them itself, in order, before it
+   * stops the databases they use.
+   */
+  shutdownHooks?: boolean;
+}
+
 export async function createServiceApp<S extends z.ZodTypeAny>(
   def: ServiceDefinition<S>,
   env: NodeJS.ProcessEnv = process.env,
+  opts: CreateOptions = {},
 ): Promise<{ app: INestApplication; config: z.infer<S>; port: number }> {
   const config = loadConfig(def.configSchema, env) as z.infer<S> & BaseConfig;
 
@@ -69,7 +79,7 @@ export async function createServiceApp<S extends z.ZodTypeAny>(
     abortOnError: false,
   });
   app.useLogger(app.get(Logger));
-  app.enableShutdownHooks();
+  if (opts.shutdownHooks !== false) app.enableShutdownHooks();
   const port = Number((config as Record<string, unknown>)[def.portEnv] ?? def.defaultPort);
   return { app, config, port };
 }
@@ -78,8 +88,9 @@ export async function createServiceApp<S extends z.ZodTypeAny>(
 export async function startServiceApp<S extends z.ZodTypeAny>(
   def: ServiceDefinition<S>,
   env: NodeJS.ProcessEnv = process.env,
+  opts: CreateOptions = {},
 ): Promise<{ app: INestApplication; port: number }> {
-  const { app, port } = await createServiceApp(def, env);
+  const { app, port } = await createServiceApp(def, env, opts);
   await app.listen(port, '0.0.0.0');
   const address = app.getHttpServer().address();
   const bound = typeof address === 'object' && address ? address.port : port;

