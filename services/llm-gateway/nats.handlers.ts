@@ -61,7 +61,7 @@ function withModel(data: {
 }
 
 /**
- * `dirigent.llm.chat` and `dirigent.llm.embed` over NATS request/reply, for the other
+ * `Subjects.llm.chat` and `Subjects.llm.embed` over NATS request/reply, for the other
  * services. A streamed chat publishes `{ chunk }` messages to the caller's
  * `streamSubject`, then `{ done: true }` (or `{ error }`), and replies with the routing.
  */
@@ -84,7 +84,7 @@ export class LlmNatsHandlers implements OnApplicationBootstrap {
     });
   }
 
-  /** `dirigent.llm.chat` (also callable in-process); failures are DomainErrors. */
+  /** `Subjects.llm.chat` (also callable in-process); failures are DomainErrors. */
   async chat(data: LlmChatRequest): Promise<unknown> {
     const to = data.streamSubject;
     try {
@@ -100,7 +100,7 @@ export class LlmNatsHandlers implements OnApplicationBootstrap {
     }
   }
 
-  /** `dirigent.llm.embed` (also callable in-process); failures are DomainErrors. */
+  /** `Subjects.llm.embed` (also callable in-process); failures are DomainErrors. */
   async embed(data: LlmEmbedRequest): Promise<unknown> {
     try {
       const req = validated(parseEmbeddingsRequest(withModel(data)));

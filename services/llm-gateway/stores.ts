@@ -420,7 +420,7 @@ interface PendingSettle {
 /**
  * Settlements and usage records, written behind the request path: every `flushMs` (or
  * `maxBatch` items) one durable transaction applies the summed settlements per guild and
- * day and inserts the ledger rows; then each record is published on `dirigent.llm.usage`.
+ * day and inserts the ledger rows; then each record is published on `Subjects.llm.usage`.
  * A reservation stays held until its settlement is flushed, which only errs towards
  * refusing.
  */

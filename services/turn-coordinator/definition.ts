@@ -14,7 +14,6 @@ import {
 import { Consumers } from './src/consumers';
 import { DiscordPort } from './src/discord';
 import { Identities } from './src/identities';
-import { LinkedEventStore } from './src/linked-store';
 import { CoordinatorLifecycle } from './src/lifecycle';
 import { turnCoordinatorEntities } from './src/projections/entities';
 import { Reactor } from './src/reactor';
@@ -25,15 +24,15 @@ export { TurnCoordinatorConfigSchema } from './src/config';
 
 /**
  * Turn-taking for Discord channels: the event-sourced channel aggregates and identity
- * registry behind `dirigent.turn.check`, `dirigent.turn.complete.<channelId>` and
- * `dirigent.turn.granted.<channelId>` (ARCHITECTURE.md, "Turns").
+ * registry behind check-turn, turn-complete and turn-granted (`Subjects.turn`;
+ * ARCHITECTURE.md, "Turns").
  */
 @Module({
   providers: [
     {
       provide: EventStore,
       inject: [Messaging],
-      useFactory: (messaging: Messaging) => new LinkedEventStore(messaging),
+      useFactory: (messaging: Messaging) => new EventStore(messaging),
     },
     {
       provide: TURN_DOMAIN_CONFIG,

@@ -1,6 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/nats-core';
 import {
   Streams,
   Subjects,
@@ -13,7 +11,7 @@ import {
   type IdentityEntry,
   type Reply,
 } from '@dirigent/contracts';
-import { EventStore, type StoredCommit } from '@dirigent/event-store';
+import { EventStore } from '@dirigent/event-store';
 import type { Messaging } from '@dirigent/messaging';
 import {
   describeChannel,
@@ -174,7 +172,7 @@ export class ControlData {
         f = { version: 0, state: initialChannelState(channelId), recent: [] };
       }
       if (version > f.version) {
-        const commits = await this.commitsAfter(subj, f.version);
+        const commits = await this.store.loadCommits<ChannelEvent>(subj, f.version);
         let state = f.state;
         for (const c of commits)
           for (const e of c.envelope.data.events) state = evolveChannel(state, e);
@@ -195,41 +193,6 @@ export class ControlData {
       view,
       timeline: buildTimeline(f.recent),
     };
-  }
-
-  /** The aggregate's commits after a version (all of them from 0). */
-  private async commitsAfter(subj: string, after: number): Promise<StoredCommit<ChannelEvent>[]> {
-    if (after === 0) return this.store.loadCommits<ChannelEvent>(subj);
-    const { jsm, js } = this.messaging.client;
-    const info = await jsm.consumers.add(Streams.eventStore, {
-      filter_subject: subj,
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: after + 1,
-      ack_policy: AckPolicy.None,
-      mem_storage: true,
-      inactive_threshold: nanos(30_000),
-    });
-    const out: StoredCommit<ChannelEvent>[] = [];
-    try {
-      const consumer = await js.consumers.get(Streams.eventStore, info.name);
-      let remaining = info.num_pending;
-      while (remaining > 0) {
-        const batch = await consumer.fetch({
-          max_messages: Math.min(remaining, 500),
-          expires: 5000,
-        });
-        let got = 0;
-        for await (const m of batch) {
-          got++;
-          remaining--;
-          out.push({ seq: m.seq, envelope: m.json<StoredCommit<ChannelEvent>['envelope']>() });
-        }
-        if (got === 0) break;
-      }
-    } finally {
-      await jsm.consumers.delete(Streams.eventStore, info.name).catch(() => undefined);
-    }
-    return out;
   }
 
   /** Every guild the moderator bot is in with every text channel, plus any channel only Dirigent knows. */

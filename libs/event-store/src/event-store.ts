@@ -12,6 +12,11 @@ export interface DomainEvent {
 /** One append: the events a single decision produced, stored atomically in one message. */
 export interface Commit<E extends DomainEvent = DomainEvent> {
   events: E[];
+  /**
+   * The aggregate version the commit was appended on, so a reader of the stream can tell
+   * whether it holds the state right before this commit or missed one and must reload.
+   */
+  previousVersion?: number;
 }
 
 export const COMMIT_TYPE = 'es.commit';
@@ -68,7 +73,12 @@ export class EventStore {
     meta: AppendMeta = {},
   ): Promise<number> {
     if (events.length === 0) return expectedVersion;
-    const env = envelope<Commit<E>>(COMMIT_TYPE, this.messaging.source, { events }, meta);
+    const env = envelope<Commit<E>>(
+      COMMIT_TYPE,
+      this.messaging.source,
+      { events, previousVersion: expectedVersion },
+      meta,
+    );
     try {
       const ack = await this.messaging.publish(subject, env, {
         expectLastSubjectSequence: expectedVersion,
@@ -95,16 +105,18 @@ export class EventStore {
     }
   }
 
-  /** Every commit of the aggregate, in order, with its version. */
-  async loadCommits<E extends DomainEvent>(subject: string): Promise<StoredCommit<E>[]> {
+  /** The aggregate's commits after version `after` (all of them from 0), in order. */
+  async loadCommits<E extends DomainEvent>(subject: string, after = 0): Promise<StoredCommit<E>[]> {
     const last = await this.version(subject);
-    if (last === 0) return [];
+    if (last <= after) return [];
     // An ephemeral consumer with a single filter subject (NATS 2.9 has no multi-filter
     // consumers, which the client's ordered consumer asks for); gone when we are done.
     const { jsm, js } = this.messaging.client;
     const info = await jsm.consumers.add(this.stream, {
       filter_subject: subject,
-      deliver_policy: DeliverPolicy.All,
+      ...(after > 0
+        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1 }
+        : { deliver_policy: DeliverPolicy.All }),
       ack_policy: AckPolicy.None,
       mem_storage: true,
       inactive_threshold: nanos(30_000),

@@ -26,7 +26,7 @@ export function fakeGuilds(discord: FakeDiscord, guildId?: string): GuildsResult
 }
 
 /**
- * Answers `dirigent.discord.query.guilds` from a local Discord: a stand-in for the
+ * Answers the guilds query (`Subjects.discord.queryGuilds`) from a local Discord: a stand-in for the
  * ingest's own handler, so the control page lists the playground's guild. It answers in
  * the same queue group as the ingest, so with both present exactly one replies, with
  * the same data.

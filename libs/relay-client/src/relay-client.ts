@@ -197,7 +197,7 @@ export class RelayClient {
   }
 
   /**
-   * Hears `dirigent.turn.granted.*` through a durable consumer. A new durable starts with
+   * Hears grants (`Subjects.turn.grantedAll`) through a durable consumer. A new durable starts with
    * the grants published from now on; an existing one resumes. A grant is acknowledged once
    * the handler returns; when it throws, the grant is redelivered (up to `maxDeliver`).
    */

@@ -7,7 +7,7 @@ import {
   type Envelope,
   type TurnGranted as TurnGrantedPayload,
 } from '@dirigent/contracts';
-import { COMMIT_TYPE, EventStore } from '@dirigent/event-store';
+import { COMMIT_TYPE, EventStore, type Commit } from '@dirigent/event-store';
 import { Messaging, type RunningConsumer } from '@dirigent/messaging';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { DurableTimers } from '@dirigent/timers';
@@ -24,7 +24,6 @@ import { channelSubject } from './channels';
 import type { TurnCoordinatorConfig } from './config';
 import { DiscordPort } from './discord';
 import { KeyedQueue } from './keyed-queue';
-import type { LinkedCommit } from './linked-store';
 import { TURN_DOMAIN_CONFIG } from './tokens';
 
 export const SERVICE_NAME = 'turn-coordinator';
@@ -64,7 +63,7 @@ export class Reactor {
 
   async start(timers: DurableTimers): Promise<void> {
     this.timers = timers;
-    this.consumer = await this.messaging.consume<LinkedCommit<ChannelEvent>>({
+    this.consumer = await this.messaging.consume<Commit<ChannelEvent>>({
       stream: Streams.eventStore,
       durable: Durables.coordinatorReactor,
       filterSubject: CHANNEL_TOPIC,
@@ -110,7 +109,7 @@ export class Reactor {
     return { state, seq: at };
   }
 
-  private async react(subj: string, seq: number, env: Envelope<LinkedCommit<ChannelEvent>>) {
+  private async react(subj: string, seq: number, env: Envelope<Commit<ChannelEvent>>) {
     const channelId = subj.slice(channelSubject('').length);
     const before = await this.stateBefore(subj, channelId, seq, env.data.previousVersion);
     let state = before.state;

@@ -20,7 +20,7 @@ export type CheckTurnReason =
   | 'awaiting-delivery'
   | 'not-current-speaker';
 
-/** The `dirigent.turn.check` reply body (plus why, for logs and the control page). */
+/** The check-turn reply body (`Subjects.turn.check`) (plus why, for logs and the control page). */
 export interface CheckTurnResult {
   readonly allowed: boolean;
   readonly currentSpeaker: string | null;

@@ -13,7 +13,7 @@ export type SendPurpose =
   | 'discussion-summary'
   | 'notice';
 
-/** Publish `dirigent.turn.granted.<channelId>`; use `turnId` as the `Nats-Msg-Id`. */
+/** Publish the grant (`subject.turnGranted(channelId)`); use `turnId` as the `Nats-Msg-Id`. */
 export interface PublishGrantedEffect {
   readonly kind: 'publish-granted';
   readonly guildId: string;
@@ -24,7 +24,7 @@ export interface PublishGrantedEffect {
   readonly reason: GrantReason;
 }
 
-/** Send `dirigent.discord.cmd.send-message` as the moderator. */
+/** Send a message as the moderator (`Subjects.discord.cmdSendMessage`). */
 export interface SendMessageEffect {
   readonly kind: 'send-message';
   readonly purpose: SendPurpose;

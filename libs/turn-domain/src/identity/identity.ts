@@ -23,7 +23,7 @@ export interface IdentityInput {
 
 type Cmd<T extends string, D> = { readonly type: T; readonly data: D };
 
-/** Admin upsert (control page, `dirigent.admin.identity.upsert`). */
+/** Admin upsert (control page, `Subjects.admin.identityUpsert`). */
 export type UpsertIdentity = Cmd<'UpsertIdentity', IdentityInput>;
 
 /** Admin remove, by Discord user id or by agent id. */
