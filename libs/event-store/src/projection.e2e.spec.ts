@@ -1,5 +1,5 @@
 import { MikroORM } from '@mikro-orm/postgresql';
-import { subject as subjects } from '@dirigent/contracts';
+import { Streams, subject as subjects } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
 import { ormConfig } from '@dirigent/persistence';
 import {
@@ -93,6 +93,7 @@ describe('a projection killed between two events', () => {
       expect(Number(cp[0].last_seq)).toBe(seqs[5]);
     } finally {
       await second.kill();
+      await messaging.client.jsm.consumers.delete(Streams.eventStore, name).catch(() => undefined);
     }
   });
 });
