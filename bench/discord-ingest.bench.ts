@@ -1,27 +1,15 @@
-import { randomUUID } from 'node:crypto';
-import { Durables, Streams, Subjects } from '@dirigent/contracts';
-import { FakeDiscord, type FakeMessage } from '@dirigent/discord-fake';
-import { Messaging, NatsClient } from '@dirigent/messaging';
-import { startServiceApp } from '@dirigent/service-kit';
-import { testDatabaseUrl, testNatsUrl } from '@dirigent/testing';
-import { DiscordIngestService } from '../services/discord-ingest/definition';
-import { percentile, round, type BenchResult } from './stats';
-import { DiscordIngestRunner } from '../services/discord-ingest/discord-ingest.runner';
+import { Subjects } from '@dirigent/contracts';
+import type { FakeMessage } from '@dirigent/discord-fake';
+import { waitFor } from '@dirigent/testing';
 import { GatewayIngest } from '../services/discord-ingest/gateway-ingest';
+import { startHarness } from '../services/discord-ingest/testing/harness';
+import { percentile, round, type BenchResult } from './stats';
 
 const GATEWAY_MESSAGES = 2000;
 const COMMANDS = 200;
 const TIMEOUT_MS = 60_000;
 /** Below discord.js's global 50 requests/s, so the sequential figure is latency, not throttling. */
 const COMMAND_GAP_MS = 25;
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + TIMEOUT_MS;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`bench timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 /**
  * Discord ingest throughput and latency through the local Discord, on loopback only:
@@ -31,28 +19,15 @@ async function until(check: () => boolean, what: string): Promise<void> {
  * Needs NATS (`NATS_URL`) and Postgres (`DATABASE_URL`), as the service does.
  */
 export async function benchDiscordIngest(): Promise<BenchResult> {
-  const token = `bench-${randomUUID()}`;
-  const discord = await FakeDiscord.start({ token });
-  const human = discord.createUser({ username: 'bench-human' });
-  const guild = discord.createGuild({ name: 'bench' });
-  discord.addMember(guild.id, human.id);
+  // The same local Discord + ingest + NATS set-up as the e2e tests.
+  const h = await startHarness();
+  const { discord, guild, nats } = h;
+  const human = h.bob;
   const inbound = discord.createChannel(guild.id, { name: 'inbound' });
   const outbound = discord.createChannel(guild.id, { name: 'outbound' });
-  const natsUrl = process.env.NATS_URL ?? testNatsUrl();
-  const { app } = await startServiceApp(DiscordIngestService, {
-    NATS_URL: natsUrl,
-    DATABASE_URL: process.env.DATABASE_URL ?? testDatabaseUrl(),
-    LOG_LEVEL: 'silent',
-    DISCORD_INGEST_PORT: '0',
-    DISCORD_TOKEN: token,
-    DISCORD_API_URL: discord.apiUrl,
-  });
-  const client = await NatsClient.connect({ url: natsUrl, name: 'bench-discord-ingest' });
-  const quiet = () => undefined;
-  const nats = new Messaging(client, 'bench', { info: quiet, warn: quiet, error: quiet });
+  const until = (check: () => boolean, what: string) => waitFor(check, TIMEOUT_MS, 2, what);
   try {
-    await app.get(DiscordIngestRunner).ready;
-    const ingest = app.get(GatewayIngest);
+    const ingest = h.app.get(GatewayIngest);
 
     // Gateway → JetStream.
     const base = ingest.published;
@@ -108,12 +83,6 @@ export async function benchDiscordIngest(): Promise<BenchResult> {
       command_burst_per_s: Math.round(COMMANDS / burstSeconds),
     };
   } finally {
-    await app.close();
-    await client.jsm.consumers
-      .delete(Streams.discordCommands, Durables.ingestCommands)
-      .catch(() => undefined);
-    await nats.close();
-    await client.close();
-    await discord.stop();
+    await h.stop();
   }
 }
