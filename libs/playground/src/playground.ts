@@ -8,7 +8,7 @@ import type { Subscription } from '@nats-io/nats-core';
 import { Subjects, subject, type Reply } from '@dirigent/contracts';
 import { ControlData, renderTimelineSvg } from '@dirigent/control-web';
 import { FakeDiscord, type FakeMessage } from '@dirigent/discord-fake';
-import { KNOWN_PURPOSES } from '@dirigent/llm';
+import { defaultLlmConfig } from '@dirigent/llm';
 import { Messaging, NatsClient } from '@dirigent/messaging';
 import { DemoAgent, type DemoAgentSpec } from './demo-agent';
 import { serveFakeGuilds } from './fake-guilds';
@@ -45,38 +45,28 @@ const AGENT_NAMES = [
   ['clio', 'Clio'],
 ] as const;
 
-/** Writes a model-gateway configuration: `agent` answers with the offline model. */
+/**
+ * Writes a model-gateway configuration: the gateway's built-in one (every purpose answers
+ * `no-reply`), plus the offline echo model for the `agent` purpose.
+ */
 function writeLlmConfig(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dirigent-playground-'));
-  const path = join(dir, 'llm.json');
-  const purposes: Record<string, { model: string }> = Object.fromEntries(
-    KNOWN_PURPOSES.map((p) => [p, { model: 'no-reply' }]),
-  );
-  purposes.agent = { model: 'offline' };
-  writeFileSync(
-    path,
-    JSON.stringify({
-      providers: [{ id: 'offline', kind: 'offline' }],
-      models: [
-        {
-          id: 'offline',
-          provider: 'offline',
-          upstream: 'echo',
-          inputUsdPerMTok: 0,
-          outputUsdPerMTok: 0,
-        },
-        {
-          id: 'no-reply',
-          provider: 'offline',
-          upstream: 'no-reply',
-          inputUsdPerMTok: 0,
-          outputUsdPerMTok: 0,
-        },
-      ],
-      purposes,
-      budgets: { defaultGuildUsdPerDay: 5 },
-    }),
-  );
+  const base = defaultLlmConfig();
+  const config = {
+    ...base,
+    models: [
+      ...base.models,
+      {
+        id: 'offline',
+        provider: 'offline',
+        upstream: 'echo',
+        inputUsdPerMTok: 0,
+        outputUsdPerMTok: 0,
+      },
+    ],
+    purposes: { ...base.purposes, agent: { model: 'offline' } },
+  };
+  const path = join(mkdtempSync(join(tmpdir(), 'dirigent-playground-')), 'llm.json');
+  writeFileSync(path, JSON.stringify(config));
   return path;
 }
 
