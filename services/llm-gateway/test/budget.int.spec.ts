@@ -1,26 +1,21 @@
 import OpenAI from 'openai';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { budgetDay, costMicros, estimatePromptTokens } from '@dirigent/llm';
+import { budgetDay } from '@dirigent/llm';
 import { ReservationHolders } from '../stores';
 import { snowflake, waitFor } from '@dirigent/testing';
 import { FakeUpstream } from './fake-upstreams';
-import { clientFor, startGateway, testConfig, TOKEN, type RunningGateway } from './harness';
+import {
+  clientFor,
+  primaryReservation,
+  startGateway,
+  testConfig,
+  TOKEN,
+  type RunningGateway,
+} from './harness';
 
 const MESSAGES: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'budget me' }];
 const MAX_TOKENS = 1000;
-/** gpt-primary: $1 in, $2 out per million tokens. */
-const RESERVATION = costMicros(
-  {
-    id: 'gpt-primary',
-    provider: 'x',
-    upstream: 'x',
-    inputUsdPerMTok: 1,
-    outputUsdPerMTok: 2,
-    type: 'chat',
-  },
-  estimatePromptTokens({ messages: MESSAGES as any }),
-  MAX_TOKENS,
-);
+const RESERVATION = primaryReservation(MESSAGES, MAX_TOKENS);
 
 describe('llm-gateway budgets (reserve before, settle after, across replicas)', () => {
   let primary: FakeUpstream;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import OpenAI from 'openai';
+import { costMicros, estimatePromptTokens } from '@dirigent/llm';
 import { startServiceApp } from '@dirigent/service-kit';
 import { testDatabaseUrl, testNatsUrl } from '@dirigent/testing';
 import { LlmGatewayService } from '../definition';
@@ -11,6 +12,21 @@ import type { FakeUpstream } from './fake-upstreams';
 export const TOKEN = 'test-gateway-token-0123456789';
 
 /** A gateway configuration over fake OpenAI/Anthropic upstreams and the offline provider. */
+/** gpt-primary's prices: $1 in, $2 out per million tokens. */
+const PRIMARY_PRICES = { inputUsdPerMTok: 1, outputUsdPerMTok: 2 };
+
+/** What the gateway reserves for one call to gpt-primary, in micro-dollars. */
+export function primaryReservation(
+  messages: OpenAI.ChatCompletionMessageParam[],
+  maxTokens: number,
+): number {
+  return costMicros(
+    { id: 'gpt-primary', provider: 'x', upstream: 'x', type: 'chat', ...PRIMARY_PRICES },
+    estimatePromptTokens({ messages: messages as any }),
+    maxTokens,
+  );
+}
+
 export function testConfig(
   up: { primary: FakeUpstream; backup: FakeUpstream; anthropic: FakeUpstream },
   reliability: Record<string, number> = {},
@@ -37,8 +53,7 @@ export function testConfig(
         id: 'gpt-primary',
         provider: 'oa-primary',
         upstream: 'gpt-4o-mini',
-        inputUsdPerMTok: 1,
-        outputUsdPerMTok: 2,
+        ...PRIMARY_PRICES,
         contextWindow: 128000,
       },
       {

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { Pool } from 'pg';
-import { costMicros, estimatePromptTokens } from '@dirigent/llm';
 import {
   snowflake,
   spawnNode,
@@ -13,23 +12,12 @@ import {
   type Spawned,
 } from '@dirigent/testing';
 import { FakeUpstream } from './fake-upstreams';
-import { testConfig, TOKEN } from './harness';
+import { primaryReservation, testConfig, TOKEN } from './harness';
 
 const MAIN = 'dist/services/llm-gateway/main.js';
 const MESSAGES: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'two processes' }];
 const MAX_TOKENS = 1000;
-const RESERVATION = costMicros(
-  {
-    id: 'gpt-primary',
-    provider: 'x',
-    upstream: 'x',
-    inputUsdPerMTok: 1,
-    outputUsdPerMTok: 2,
-    type: 'chat',
-  },
-  estimatePromptTokens({ messages: MESSAGES as any }),
-  MAX_TOKENS,
-);
+const RESERVATION = primaryReservation(MESSAGES, MAX_TOKENS);
 
 interface Proc {
   spawned: Spawned;
