@@ -98,14 +98,7 @@ export function messageJson(
       : {}),
     content: m.content,
     timestamp: m.createdAt,
-    edited_timestamp: null,
-    tts: false,
-    mention_everyone: false,
-    mentions: [],
-    mention_roles: [],
-    attachments: [],
-    embeds: [],
-    pinned: false,
+    ...messageDefaults(),
     flags: m.flags,
     components: [],
     ...(m.webhookId ? { webhook_id: m.webhookId } : {}),
@@ -187,5 +180,19 @@ export function guildJson(g: FakeGuild) {
     roles: [...g.roles.values()].map(roleJson),
     max_members: 500000,
     max_video_channel_users: 25,
+  };
+}
+
+/** The fields every message of this fake carries with the same value (no edits, embeds...). */
+export function messageDefaults() {
+  return {
+    edited_timestamp: null,
+    tts: false,
+    mention_everyone: false,
+    mentions: [],
+    mention_roles: [],
+    attachments: [],
+    embeds: [],
+    pinned: false,
   };
 }
