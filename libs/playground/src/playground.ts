@@ -228,10 +228,9 @@ export class Playground {
         agentName: a.name,
       });
     }
-    const view = await this.call<{ mode: string }>(Subjects.admin.channelGet, {
-      channelId: this.chatChannelId,
-    });
-    if (view.mode === 'none') await this.retry(() => this.setMode(this.chatChannelId, 'chat'));
+    await this.retry(() => this.seedChatChannel(), 8).catch((e: Error) =>
+      this.log(`playground: the chat channel has no speakers yet (${e.message})`),
+    );
     const nc = client.nc;
     const prefix = subject.aggregate('channel', '');
     this.subs.push(
@@ -290,6 +289,30 @@ export class Playground {
         if (i >= attempts) throw e;
         await new Promise((r) => setTimeout(r, 500 * i));
       }
+    }
+  }
+
+  /**
+   * Puts the seeded channel in chat mode with every demo agent in the guild as a speaker.
+   * The coordinator takes the speakers from the ingest's members query at set-mode; when
+   * the ingest was still connecting it got none (and a kept NATS remembers that), so the
+   * mode is set again until the speakers are there. A mode the person chose is left alone.
+   */
+  private async seedChatChannel(): Promise<void> {
+    const get = () =>
+      this.call<{ mode: string; speakers: string[] }>(Subjects.admin.channelGet, {
+        channelId: this.chatChannelId,
+      });
+    const members = this.discord.guilds.get(this.guildId)!.members;
+    const expected = this.agentSpecs.filter((a) => members.has(a.userId)).length;
+    const view = await get();
+    if (view.mode !== 'none' && view.mode !== 'chat') return;
+    if (view.mode === 'chat' && view.speakers.length >= expected) return;
+    if (view.mode === 'chat') await this.setMode(this.chatChannelId, 'none');
+    await this.setMode(this.chatChannelId, 'chat');
+    const after = await get();
+    if (after.speakers.length < expected) {
+      throw new Error(`the coordinator knows ${after.speakers.length} of ${expected} agents yet`);
     }
   }
 
