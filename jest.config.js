@@ -10,6 +10,12 @@ const base = {
   setupFiles: ['<rootDir>/test/fresh-orm-metadata.ts'],
   roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/test'],
 };
+// The int and e2e runs each start their own nats-server and scratch database (opt out:
+// DIRIGENT_TEST_SHARED_SERVICES=1); jest runs a hook shared by several projects once.
+const ownServices = {
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
+};
 module.exports = {
   testTimeout: 120000,
   projects: [
@@ -18,13 +24,13 @@ module.exports = {
       ...base,
       displayName: 'int',
       testMatch: ['**/*.int.spec.ts'],
-      globalSetup: '<rootDir>/test/global-setup.ts',
+      ...ownServices,
     },
     {
       ...base,
       displayName: 'e2e',
       testMatch: ['**/*.e2e.spec.ts'],
-      globalSetup: '<rootDir>/test/global-setup.ts',
+      ...ownServices,
     },
   ],
 };

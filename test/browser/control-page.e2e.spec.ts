@@ -16,10 +16,15 @@ import {
 import { FakeDiscord } from '@dirigent/discord-fake';
 import type { Messaging } from '@dirigent/messaging';
 import { closeMessaging, snowflake, testMessaging, uid, waitFor } from '@dirigent/testing';
+import { startServiceApp } from '@dirigent/service-kit';
 import { serveFakeGuilds } from '../../libs/playground/src';
+import { LlmGatewayService } from '../../services/llm-gateway/llm-gateway.module';
+import { MemoryService } from '../../services/memory/memory.module';
+import { RouterService } from '../../services/router/router.module';
 import {
   agentId,
   artifact,
+  baseEnv,
   launchChromium,
   startCoordinator,
   startIngest,
@@ -33,6 +38,7 @@ describe('control page /dirigent in Chromium', () => {
   let messaging: Messaging;
   let ingest: INestApplication;
   let coordinator: INestApplication;
+  let others: INestApplication[] = [];
   let base: string;
   let browser: Browser;
   let page: Page;
@@ -44,6 +50,7 @@ describe('control page /dirigent in Chromium', () => {
   ];
   let general: string;
   let workChannel: string;
+  let lounge: string;
   const egoFile = join(mkdtempSync(join(tmpdir(), 'control-e2e-')), 'ego.json');
   const egoAgent = { userId: snowflake(), agentId: agentId('ego') };
   const writeEgo = (scope: Record<string, { 'discord-id': string }>) =>
@@ -63,6 +70,7 @@ describe('control page /dirigent in Chromium', () => {
     discord.addMember(guildId, human, { manageChannels: true });
     for (const a of agents) discord.addMember(guildId, a.userId);
     general = discord.createChannel(guildId, { id: snowflake(), name: 'general' }).id;
+    lounge = discord.createChannel(guildId, { id: snowflake(), name: 'lounge' }).id;
     messaging = await testMessaging(uid('control-e2e'));
     // Until the ingest answers the guild query itself, the local Discord does.
     serveFakeGuilds(messaging, discord);
@@ -86,13 +94,31 @@ describe('control page /dirigent in Chromium', () => {
       subject.tool('create-work-channel'),
       { callerAgentId: agents[0].agentId, guildId, name: 'build', members: [agents[1].userId] },
     ));
+    // Memory (closing epochs after a second of silence) and the router's built-in Dit,
+    // whose models answer `no-reply` without keys.
+    for (const [def, env] of [
+      [LlmGatewayService, { LLM_GATEWAY_PORT: '0' }],
+      [
+        MemoryService,
+        {
+          MEMORY_PORT: '0',
+          DIRIGENT_MEMORY_EMBEDDER: 'local',
+          DIRIGENT_EPOCH_GAP_MS: '1000',
+          DIRIGENT_MEMORY_GATEWAY_TIMEOUT_MS: '2000',
+        },
+      ],
+      [RouterService, { ROUTER_PORT: '0' }],
+    ] as const) {
+      others.push((await startServiceApp(def as never, { ...baseEnv(), ...env })).app);
+    }
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   });
 
   afterAll(async () => {
     await browser?.close();
-    await stopAll([ingest, coordinator], messaging);
+    await stopAll([ingest, coordinator, ...others], messaging);
+    others = [];
     await closeMessaging(messaging);
     await discord.stop();
   });
@@ -104,6 +130,11 @@ describe('control page /dirigent in Chromium', () => {
     expect(html).toContain('Control token');
     expect(html).not.toContain(agents[0].agentId);
     expect(html).not.toContain(guildId);
+    for (const tab of ['memory', 'decisions']) {
+      const res = await fetch(`${base}/dirigent?tab=${tab}`);
+      expect(res.status).toBe(401);
+      expect(await res.text()).not.toContain(guildId);
+    }
 
     for (const path of [
       '/dirigent/api/identities',
@@ -316,9 +347,114 @@ describe('control page /dirigent in Chromium', () => {
     );
   });
 
+  it("shows one guild's memory: live window, epochs, highlights, dossiers and a search", async () => {
+    const word = `kettle${uid('w')
+      .replace(/[^a-z0-9]/gi, '')
+      .slice(-6)}`;
+    const said = `hana thinks the <b>${word}</b> should whistle`;
+    const messageId = snowflake();
+    await messaging.publishEvent(
+      subject.discordEvent(guildId, lounge, 'message.created'),
+      'message.created',
+      {
+        guildId,
+        channelId: lounge,
+        messageId,
+        authorId: human,
+        authorName: 'hana',
+        authorIsBot: false,
+        content: said,
+        createdAt: new Date().toISOString(),
+      },
+    );
+    await waitFor(async () => {
+      const r = await messaging.request(Subjects.memory.highlightAdd, {
+        guildId,
+        channelId: lounge,
+        messageId,
+      });
+      return r.ok;
+    }, 20_000);
+    await waitFor(async () => {
+      const r = await messaging.request<{ epochs: { channelId: string }[] }>(
+        Subjects.memory.epochsList,
+        { guildId },
+      );
+      return r.ok && r.data.epochs.some((e) => e.channelId === lounge);
+    }, 20_000);
+
+    await page.click('#tab-memory');
+    await page.waitForSelector('#h-memory');
+    await page.waitForSelector(`#memory-live li:has-text("${word}")`);
+    await page.waitForSelector(`#memory-highlights li:has-text("${word}")`);
+    await page.waitForSelector('#memory-epochs li:has-text("#lounge")');
+    await page.waitForSelector(`#memory-dossiers li:has-text("${human}")`);
+    // Escaped, not markup.
+    expect(await page.$(`#memory-live b`)).toBeNull();
+    await page.fill('#memory-q', `${word} whistle`);
+    await Promise.all([page.waitForURL(/q=/), page.click('form[role=search] button')]);
+    await page.waitForSelector(`#memory-hits li:has-text("${word}")`);
+    await page.screenshot({ path: artifact('control-memory-1280x800.png'), fullPage: true });
+  });
+
+  it("lists the router's decisions with scores, seed and filters", async () => {
+    const messageId = snowflake();
+    await messaging.publishEvent(
+      subject.discordEvent(guildId, lounge, 'message.created'),
+      'message.created',
+      {
+        guildId,
+        channelId: lounge,
+        messageId,
+        authorId: human,
+        authorName: 'hana',
+        authorIsBot: false,
+        content: 'Dit, what do you make of the kettle?',
+        createdAt: new Date().toISOString(),
+      },
+    );
+    const decision = await waitFor(async () => {
+      const r = await messaging.request<{
+        decisions: { decisionId: string; chosen: string; seed: string }[];
+      }>(Subjects.router.decisionsList, { guildId, channelId: lounge });
+      return r.ok ? r.data.decisions.find((d) => d.seed.startsWith(messageId)) : undefined;
+    }, 30_000);
+
+    await page.click('#tab-decisions');
+    await page.waitForSelector('#h-decisions');
+    const card = `#decision-${decision.decisionId}`;
+    await page.waitForSelector(`${card} [data-field="chosen"]:has-text("${decision.chosen}")`);
+    await page.waitForSelector(`${card} [data-field="trigger"]:has-text("reactive")`);
+    await page.waitForSelector(`${card} [data-field="seed"]:has-text("${decision.seed}")`);
+    await page.waitForSelector(`${card} .scores li.chosen`);
+    await page.waitForSelector(`${card} [data-field="latency"]:has-text("ms")`);
+
+    await page.selectOption('#f-channel', lounge);
+    await page.selectOption('#f-trigger', 'self-followup');
+    await Promise.all([
+      page.waitForURL(/trigger=self-followup/),
+      page.click('form.filters button'),
+    ]);
+    expect(await page.$(card)).toBeNull();
+    await page.selectOption('#f-trigger', 'reactive');
+    await page.fill('#f-disposition', decision.chosen);
+    await Promise.all([page.waitForURL(/trigger=reactive/), page.click('form.filters button')]);
+    await page.waitForSelector(card);
+    await page.screenshot({ path: artifact('control-decisions-1280x800.png'), fullPage: true });
+  });
+
   it('is usable at 390×844 and by keyboard', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.reload();
+    for (const tab of ['memory', 'decisions']) {
+      await page.goto(`${base}/dirigent?tab=${tab}&guild=${guildId}`);
+      await page.waitForSelector(`#h-${tab}`);
+      const wide = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
+      expect(wide).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: artifact(`control-${tab}-390x844.png`) });
+    }
+    await page.goto(`${base}/dirigent`);
     await page.waitForSelector('#h-identities');
     const overflow = await page.evaluate(
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,

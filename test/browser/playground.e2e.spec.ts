@@ -3,11 +3,20 @@ import './fresh-orm-metadata';
 import type { INestApplication } from '@nestjs/common';
 import type { Browser, Page } from 'playwright-core';
 import { startServiceApp } from '@dirigent/service-kit';
-import { closeMessaging, testMessaging, testNatsUrl, uid, waitFor } from '@dirigent/testing';
+import {
+  closeMessaging,
+  testDatabaseUrl,
+  testMessaging,
+  testNatsUrl,
+  uid,
+  waitFor,
+} from '@dirigent/testing';
 import type { Messaging } from '@dirigent/messaging';
-import { ControlData } from '../../libs/control-web/src';
+import { ChannelReadModel, ControlData } from '../../libs/control-web/src';
 import { Playground, startPlayground } from '../../libs/playground/src';
-import { LlmGatewayService } from '../../services/llm-gateway/definition';
+import { LlmGatewayService } from '../../services/llm-gateway/llm-gateway.module';
+import { MemoryService } from '../../services/memory/memory.module';
+import { RouterService } from '../../services/router/router.module';
 import {
   artifact,
   baseEnv,
@@ -27,6 +36,7 @@ describe('playground /playground in Chromium', () => {
   beforeAll(async () => {
     playground = await startPlayground({
       natsUrl: testNatsUrl(),
+      databaseUrl: testDatabaseUrl(),
       port: 0,
       unique: true,
       replyDelayMs: 0,
@@ -43,6 +53,16 @@ describe('playground /playground in Chromium', () => {
     apps.push(gateway.app);
     apps.push((await startCoordinator(env)).app);
     apps.push(await startIngest(playground.discord, env));
+    // Memory (the demo agents recall through it) and the router with the playground's Dit.
+    for (const [def, extra] of [
+      [
+        MemoryService,
+        { MEMORY_PORT: '0', DIRIGENT_MEMORY_EMBEDDER: 'local', DIRIGENT_EPOCH_GAP_MS: '1000' },
+      ],
+      [RouterService, { ROUTER_PORT: '0' }],
+    ] as const) {
+      apps.push((await startServiceApp(def as never, { ...baseEnv(), ...env, ...extra })).app);
+    }
     await playground.startAgents();
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -50,11 +70,17 @@ describe('playground /playground in Chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await playground?.stop();
+    // The services first (as npm start does), then the local Discord they talk to.
     await stopAll(apps, messaging);
+    await playground?.stop();
     apps = [];
     await closeMessaging(messaging);
   });
+
+  const demoReplies = () =>
+    page.$$eval('#messages li[data-kind="agent"]:not([data-author="Dit"])', (items) =>
+      items.map((li) => li.getAttribute('data-author')),
+    );
 
   it('shows the seeded guild; a human message is answered by the three agents in turn, then the channel goes dormant', async () => {
     await page.goto(playground.url);
@@ -67,7 +93,8 @@ describe('playground /playground in Chromium', () => {
     await page.press('#content', 'Enter');
     await page.waitForSelector('#messages li[data-kind="human"]:has-text("what shall we build")');
 
-    // Each agent answers once, in the coordinator's speaker order, then all pass.
+    // Each agent answers once, in the coordinator's speaker order, then all pass; Dit,
+    // not called by name, listens.
     await page.waitForFunction(
       () => document.querySelectorAll('#messages li[data-kind="agent"]').length >= 3,
       undefined,
@@ -75,25 +102,29 @@ describe('playground /playground in Chromium', () => {
     );
     await page.waitForSelector('#dormant:has-text("yes (unanimous-empty)")', { timeout: 60_000 });
 
-    const replies = await page.$$eval('#messages li[data-kind="agent"]', (items) =>
-      items.map((li) => li.getAttribute('data-author')),
-    );
+    const replies = await demoReplies();
     expect(replies).toHaveLength(3);
+    expect(await page.$('#messages li[data-author="Dit"]')).toBeNull();
+    await page.waitForSelector('#decisions li[data-chosen="silent-listen"]');
     expect(new Set(replies)).toEqual(new Set(['Ada', 'Basil', 'Clio']));
     // In turn: the replies came in the order the coordinator granted the turns.
-    const { timeline } = await new ControlData(messaging).channel(playground.chatChannelId);
+    const reads = apps[1].get(ChannelReadModel, { strict: false });
+    const { timeline } = await new ControlData(messaging, reads).channel(playground.chatChannelId);
     const names = new Map(playground.agentSpecs.map((a) => [a.agentId, a.name]));
     const grants = timeline.filter((i) => i.kind === 'granted');
-    expect(grants.slice(0, 3).map((g) => names.get((g as { agentId: string }).agentId))).toEqual(
-      replies,
-    );
+    expect(
+      grants
+        .map((g) => names.get((g as { agentId: string }).agentId))
+        .filter(Boolean)
+        .slice(0, 3),
+    ).toEqual(replies);
     await page.waitForSelector('#timeline svg .tl-dormant');
     expect(await page.$$('#timeline svg .tl-completed.tl-real')).toHaveLength(3);
-    expect(await page.$$('#timeline svg .tl-completed.tl-empty')).toHaveLength(3);
+    // Dit's two silent turns and the three agents' passes.
+    expect(await page.$$('#timeline svg .tl-completed.tl-empty')).toHaveLength(5);
   });
 
   it('multi-message markers hold the agents until the end marker, then they answer again', async () => {
-    const agentReplies = () => page.$$('#messages li[data-kind="agent"]');
     await page.click('button[data-marker="↗️"]');
     await page.type('#content', 'here is a long thought');
     await page.press('#content', 'Enter');
@@ -101,7 +132,7 @@ describe('playground /playground in Chromium', () => {
     await page.fill('#content', 'and its second part');
     await page.press('#content', 'Enter');
     await page.waitForSelector('#messages li[data-kind="moderator"]:has-text("⤵️")');
-    expect(await agentReplies()).toHaveLength(3);
+    expect(await demoReplies()).toHaveLength(3);
 
     await page.click('button[data-marker="↙️"]');
     await page.press('#content', 'Enter');
@@ -114,6 +145,35 @@ describe('playground /playground in Chromium', () => {
     expect(await page.$$('#timeline svg .tl-woke')).not.toHaveLength(0);
 
     await page.screenshot({ path: artifact('playground-1280x800.png'), fullPage: true });
+  });
+
+  it('Dit, called by name, takes its turn through the offline model; its decision is shown; the agents recall from memory', async () => {
+    await page.fill('#content', 'Dit, what did we say we would build?');
+    await page.press('#content', 'Enter');
+    const dit = await page.waitForSelector('#messages li[data-kind="agent"][data-author="Dit"]', {
+      timeout: 60_000,
+    });
+    expect(await dit.textContent()).toContain('[offline');
+    const decision = await page.waitForSelector(
+      '#decisions li[data-trigger="reactive"]:not([data-chosen="silent-listen"])',
+    );
+    expect(await decision.textContent()).toMatch(/scores: .*\d\.\d{3}/);
+    expect(await decision.textContent()).toContain('seed ');
+    // The demo agents answered too, each with one thing memory found for the question.
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll('#messages li[data-kind="agent"]:not([data-author="Dit"])')
+          .length >= 9,
+      undefined,
+      { timeout: 60_000 },
+    );
+    expect(
+      await page.$$eval('#messages li[data-kind="agent"]', (items) =>
+        items.some((li) => li.textContent?.includes('I remember:')),
+      ),
+    ).toBe(true);
+    await page.waitForSelector('#dormant:has-text("yes (unanimous-empty)")', { timeout: 60_000 });
+    await page.screenshot({ path: artifact('playground-dit-1280x800.png'), fullPage: true });
   });
 
   it('creates a chat and a discussion channel, and takes an agent out of the guild and back', async () => {

@@ -8,9 +8,11 @@ import type { Messaging } from '@dirigent/messaging';
 import { startServiceApp } from '@dirigent/service-kit';
 import { testDatabaseUrl, testNatsUrl, uid } from '@dirigent/testing';
 import { withControlPage } from '../../libs/control-web/src';
-import { DiscordIngestService } from '../../services/discord-ingest/definition';
-import { DiscordIngestRunner } from '../../services/discord-ingest/discord-ingest.runner';
-import { TurnCoordinatorService } from '../../services/turn-coordinator/definition';
+import {
+  DiscordIngestRunner,
+  DiscordIngestService,
+} from '../../services/discord-ingest/discord-ingest.module';
+import { TurnCoordinatorService } from '../../services/turn-coordinator/turn-coordinator.module';
 
 /** Debian's Chromium, headless, with nothing reaching out to the network by itself. */
 export function launchChromium(): Promise<Browser> {

@@ -5,12 +5,8 @@ import type { FakeChannel, FakeMessage, FakeUser } from '@dirigent/discord-fake'
 import { RelayClient, RelayError } from '@dirigent/relay-client';
 import { startServiceApp } from '@dirigent/service-kit';
 import { snowflake, testDatabaseUrl, testNatsUrl, uid, waitFor } from '@dirigent/testing';
-import {
-  readStream,
-  startHarness,
-  type Harness,
-} from '../../services/discord-ingest/testing/harness';
-import { TurnCoordinatorService } from '../../services/turn-coordinator/definition';
+import { readStream, startHarness, type Harness } from '../../services/discord-ingest/test/harness';
+import { TurnCoordinatorService } from '../../services/turn-coordinator/turn-coordinator.module';
 
 const IDENTIFIER = '➡️';
 

@@ -1,7 +1,13 @@
+// The payload classes carry class-transformer decorators: plain scripts need the metadata too.
+import 'reflect-metadata';
 export * from './subjects';
 export * from './envelope';
 export * from './reply';
 export * from './validation';
 export * from './payloads';
 export * from './llm';
+export * from './memory';
 export * from './discord-guilds';
+export * from './envelope-types';
+export * from './orchestrator';
+export * from './router';

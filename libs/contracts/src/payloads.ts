@@ -8,22 +8,15 @@ import {
   IsNotEmpty,
   IsOptional,
   IsString,
-  Matches,
   MaxLength,
   Min,
+  ValidateIf,
 } from 'class-validator';
 import { createValidated } from './validation';
 
-/** Discord snowflakes are decimal ids of up to 20 digits. */
-const SNOWFLAKE = /^\d{1,20}$/;
-const Snowflake = () => Matches(SNOWFLAKE, { message: '$property must be a Discord snowflake' });
-/** For arrays of snowflakes: each element is checked. */
-const Snowflakes = () =>
-  Matches(SNOWFLAKE, { each: true, message: 'each of $property must be a Discord snowflake' });
-/** Agent ids are used in NATS subjects and consumer names: keep them token-safe. */
-const AGENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
-const AgentId = () =>
-  Matches(AGENT_ID, { message: '$property must be 1-64 letters, digits, _ or -' });
+import { AgentId, Snowflake, Snowflakes } from './rules';
+
+export { AGENT_ID_PATTERN, AGENT_ID_RULE } from './rules';
 
 export const CHANNEL_MODES = ['none', 'work', 'report', 'discussion', 'chat'] as const;
 export type ChannelMode = (typeof CHANNEL_MODES)[number];
@@ -52,6 +45,11 @@ export class MessageCreated {
   @IsString() @MaxLength(4000) content: string;
   @IsISO8601() createdAt: string;
   @IsOptional() @Snowflake() webhookId?: string;
+  /** Display name: the member's nick, else the user's global name, else the username. */
+  @IsOptional() @IsString() @MaxLength(100) authorName?: string;
+  /** Users mentioned in the message (absent in events from before it was added). */
+  @IsOptional() @IsArray() @ArrayMaxSize(100) @Snowflakes() mentions?: string[];
+  @IsOptional() @Snowflake() replyToMessageId?: string;
   static create(input: unknown) {
     return createValidated(MessageCreated, input);
   }
@@ -73,6 +71,18 @@ export class TypingStarted {
   @IsISO8601() at: string;
   static create(input: unknown) {
     return createValidated(TypingStarted, input);
+  }
+}
+
+/** `reaction.added` / `reaction.removed`; `emoji` is the unicode character or `name:id`. */
+export class ReactionChanged {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @Snowflake() messageId: string;
+  @Snowflake() userId: string;
+  @IsString() @IsNotEmpty() @MaxLength(100) emoji: string;
+  static create(input: unknown) {
+    return createValidated(ReactionChanged, input);
   }
 }
 
@@ -131,6 +141,26 @@ export class DeleteMessageCommand {
   @Snowflake() messageId: string;
   static create(input: unknown) {
     return createValidated(DeleteMessageCommand, input);
+  }
+}
+
+/** Reacts as the bot; `emoji` is the unicode character or `name:id` of a custom emoji. */
+export class AddReactionCommand {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @Snowflake() messageId: string;
+  @IsString() @IsNotEmpty() @MaxLength(100) emoji: string;
+  static create(input: unknown) {
+    return createValidated(AddReactionCommand, input);
+  }
+}
+
+/** Shows the bot as typing in the channel (Discord shows it for ~10 s or until it sends). */
+export class TypingCommand {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  static create(input: unknown) {
+    return createValidated(TypingCommand, input);
   }
 }
 
@@ -236,6 +266,22 @@ export class ChannelGetRequest {
     return createValidated(ChannelGetRequest, input);
   }
 }
+
+/** `dirigent.admin.channel.advance`: skip the current speaker (a stalled or absent agent). */
+export class ChannelAdvanceRequest {
+  @Snowflake() channelId: string;
+  @IsOptional() @Snowflake() guildId?: string;
+  /** Who asked, for the notice and the log (a Discord user id or an admin name). */
+  @IsOptional() @IsString() @MaxLength(100) requestedBy?: string;
+  static create(input: unknown) {
+    return createValidated(ChannelAdvanceRequest, input);
+  }
+}
+
+/** `dirigent.discord.query.self` → the moderator bot's own Discord user. */
+export interface DiscordSelfResult {
+  userId: string;
+}
 export interface ChannelView {
   mode: ChannelMode;
   tmState: TmState;
@@ -289,7 +335,14 @@ export class CreateDiscussionChannelTool extends ToolCall {
 
 export class DiscussionCompleteTool extends ToolCall {
   @Snowflake() discussionChannelId: string;
-  @IsString() @IsNotEmpty() @MaxLength(1024) summaryPath: string;
+  /** A file under the workspace's `discussion-summary/`; required unless `summary` is given. */
+  @ValidateIf((o: DiscussionCompleteTool) => o.summary === undefined || o.summaryPath !== undefined)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(1024)
+  summaryPath?: string;
+  /** The summary text itself (initiators on other instances); instead of `summaryPath`. */
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(100000) summary?: string;
   static create(input: unknown) {
     return createValidated(DiscussionCompleteTool, input);
   }

@@ -12,11 +12,15 @@ export const Subjects = {
     evtPrefix: 'dirigent.discord.evt',
     evtAll: 'dirigent.discord.evt.>',
     queryChannelMembers: 'dirigent.discord.query.channel-members',
+    /** The moderator bot's own user id (`{ userId }`). */
+    querySelf: 'dirigent.discord.query.self',
     /** The guilds the moderator bot is in, with their text channels (control page). */
     queryGuilds: 'dirigent.discord.query.guilds',
     rpcCreateChannel: 'dirigent.discord.rpc.create-channel',
     cmdSendMessage: 'dirigent.discord.cmd.send-message',
     cmdDeleteMessage: 'dirigent.discord.cmd.delete-message',
+    cmdAddReaction: 'dirigent.discord.cmd.add-reaction',
+    cmdTyping: 'dirigent.discord.cmd.typing',
     cmdAll: 'dirigent.discord.cmd.>',
   },
   turn: {
@@ -36,8 +40,13 @@ export const Subjects = {
     channelSetShuffle: 'dirigent.admin.channel.set-shuffle',
     channelGet: 'dirigent.admin.channel.get',
     channelSetWakeMode: 'dirigent.admin.channel.set-wake-mode',
+    /** Skips the current speaker (control page, `/dirigent skip`). */
+    channelAdvance: 'dirigent.admin.channel.advance',
     /** Re-reads the identity import file and padded-cell's `ego.json`. */
     identityRescan: 'dirigent.admin.identity.rescan',
+    dispositionList: 'dirigent.admin.disposition.list',
+    dispositionUpsert: 'dirigent.admin.disposition.upsert',
+    dispositionRemove: 'dirigent.admin.disposition.remove',
   },
   /** `dirigent.tool.<name>` */
   toolPrefix: 'dirigent.tool',
@@ -45,6 +54,28 @@ export const Subjects = {
     chat: 'dirigent.llm.chat',
     embed: 'dirigent.llm.embed',
     usage: 'dirigent.llm.usage',
+    /** A guild's daily budget envelope (`{ usdPerDay, spentUsd, remainingUsd, periodEnd }`). */
+    budgetGet: 'dirigent.llm.budget.get',
+  },
+  router: {
+    decide: 'dirigent.router.decide',
+    decisionsList: 'dirigent.router.decisions.list',
+    /** Answer directly or delegate to the coding, research and general agents. */
+    orchestrate: 'dirigent.router.orchestrate',
+    /** `dirigent.router.evt.<guildId>.<channelId>.<kind>` */
+    evtPrefix: 'dirigent.router.evt',
+    evtAll: 'dirigent.router.evt.>',
+  },
+  memory: {
+    search: 'dirigent.memory.search',
+    context: 'dirigent.memory.context',
+    dossierGet: 'dirigent.memory.dossier.get',
+    epochsList: 'dirigent.memory.epochs.list',
+    highlightAdd: 'dirigent.memory.highlight.add',
+    forget: 'dirigent.memory.forget',
+    /** `dirigent.memory.evt.<guildId>.<channelId>.<kind>` */
+    evtPrefix: 'dirigent.memory.evt',
+    evtAll: 'dirigent.memory.evt.>',
   },
   /** Internal: the event-sourced aggregates, `dirigent.es.<aggregate>.<id>`. */
   es: { prefix: 'dirigent.es', all: 'dirigent.es.>' },
@@ -64,6 +95,8 @@ export const Streams = {
   timerFired: 'DIRIGENT_TIMER_FIRED',
   llmUsage: 'DIRIGENT_LLM_USAGE',
   deadLetter: 'DIRIGENT_DEADLETTER',
+  memoryEvents: 'DIRIGENT_MEMORY_EVT',
+  routerEvents: 'DIRIGENT_ROUTER_EVT',
 } as const;
 
 /** Durable consumer names (one per consuming service and purpose). */
@@ -77,7 +110,12 @@ export const Durables = {
   coordinatorReactor: 'turn-coordinator-reactor',
   ingestCommands: 'discord-ingest-commands',
   memoryDiscordEvents: 'memory-discord-evt',
+  /** Memory's own timer commands (epoch close). */
+  memoryTimers: 'memory-timers',
   routerTurnGranted: 'router-turn-granted',
+  routerDiscordEvents: 'router-discord-evt',
+  /** The router's own timer commands (self-follow-ups, speculative checks). */
+  routerTimers: 'router-timers',
 } as const;
 
 /** Key-value buckets. */
@@ -92,7 +130,9 @@ export type DiscordEventKind =
   | 'message.deleted'
   | 'typing.started'
   | 'member.joined'
-  | 'member.left';
+  | 'member.left'
+  | 'reaction.added'
+  | 'reaction.removed';
 
 /** Builders for the subjects that carry ids; ids must be Discord snowflakes. */
 export const subject = {
@@ -103,6 +143,10 @@ export const subject = {
   tool: (name: ToolName) => `${Subjects.toolPrefix}.${name}`,
   aggregate: (aggregate: string, id: string) => `${Subjects.es.prefix}.${aggregate}.${id}`,
   timerFired: (service: string, name: string) => `${Subjects.timer.firedPrefix}.${service}.${name}`,
+  memoryEvent: (guildId: string, channelId: string, kind: 'epoch.closed') =>
+    `${Subjects.memory.evtPrefix}.${guildId}.${channelId}.${kind}`,
+  routerEvent: (guildId: string, channelId: string, kind: 'decision' | 'followup') =>
+    `${Subjects.router.evtPrefix}.${guildId}.${channelId}.${kind}`,
   deadLetter: (stream: string, durable: string) =>
     `${Subjects.deadLetter.prefix}.${stream}.${durable}`,
 };
@@ -176,6 +220,20 @@ export const StreamSpecs: Record<keyof typeof Streams, StreamSpec> = {
     subjects: [Subjects.llm.usage],
     retention: 'limits',
     duplicateWindowMs: TWO_MINUTES,
+    maxAgeMs: 30 * DAY,
+  },
+  memoryEvents: {
+    name: Streams.memoryEvents,
+    subjects: [Subjects.memory.evtAll],
+    retention: 'limits',
+    duplicateWindowMs: DAY,
+    maxAgeMs: 30 * DAY,
+  },
+  routerEvents: {
+    name: Streams.routerEvents,
+    subjects: [Subjects.router.evtAll],
+    retention: 'limits',
+    duplicateWindowMs: DAY,
     maxAgeMs: 30 * DAY,
   },
   deadLetter: {

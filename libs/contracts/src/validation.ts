@@ -4,19 +4,23 @@ import { DomainError, ErrorCodes, FieldError } from './reply';
 
 type Ctor<T> = new () => T;
 
-function flatten(errors: ValidationError[], parent = ''): FieldError[] {
+/** class-validator's nested errors as the contract's `{ field, messages }` list. */
+export function fieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
   const out: FieldError[] = [];
   for (const e of errors) {
     const field = parent ? `${parent}.${e.property}` : e.property;
     if (e.constraints) out.push({ field, messages: Object.values(e.constraints) });
-    if (e.children?.length) out.push(...flatten(e.children, field));
+    if (e.children?.length) out.push(...fieldErrors(e.children, field));
   }
   return out;
 }
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
 
-/** Validates a plain object against a payload class; unknown properties are refused. */
+/**
+ * Validates a plain object against a payload class. Unknown properties are stripped, not
+ * refused: the contract grows additively, so a consumer ignores fields it does not know.
+ */
 export function validatePayload<T extends object>(cls: Ctor<T>, input: unknown): Validated<T> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return { ok: false, errors: [{ field: '', messages: ['body must be a JSON object'] }] };
@@ -24,10 +28,9 @@ export function validatePayload<T extends object>(cls: Ctor<T>, input: unknown):
   const instance = plainToInstance(cls, input, { enableImplicitConversion: false });
   const errors = validateSync(instance as object, {
     whitelist: true,
-    forbidNonWhitelisted: true,
     forbidUnknownValues: true,
   });
-  if (errors.length) return { ok: false, errors: flatten(errors) };
+  if (errors.length) return { ok: false, errors: fieldErrors(errors) };
   return { ok: true, value: instance };
 }
 

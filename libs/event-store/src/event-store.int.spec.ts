@@ -1,6 +1,6 @@
 import { subject as subjects } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
-import { closeMessaging, testMessaging, uid } from '@dirigent/testing';
+import { closeMessaging, testMessaging, uid, waitFor } from '@dirigent/testing';
 import { CommandHandler, ConcurrencyError, EventStore } from '.';
 
 type Added = { type: 'Added'; data: { by: string } };
@@ -95,5 +95,31 @@ describe('EventStore against the real JetStream', () => {
     // 50 commands, but the decider refuses past 40: the cap holds across two writers.
     expect(events).toHaveLength(40);
     expect(new Set(events.map((e) => e.data.by)).size).toBe(40);
+  });
+
+  it('tells a watcher about new commits and which process wrote them', async () => {
+    const aggregate = uid('watched');
+    const other = new EventStore(messaging);
+    const seen: { by: 'store' | 'other'; seq: number; ownWrite: boolean }[] = [];
+    const filter = subjects.aggregate('test', `${aggregate}.*`);
+    const watches = [
+      await store.watch(filter, (c) =>
+        seen.push({ by: 'store', seq: c.seq, ownWrite: c.ownWrite }),
+      ),
+      await other.watch(filter, (c) =>
+        seen.push({ by: 'other', seq: c.seq, ownWrite: c.ownWrite }),
+      ),
+    ];
+    const seq = await store.append<Added>(
+      subjects.aggregate('test', `${aggregate}.a`),
+      [{ type: 'Added', data: { by: 'store' } }],
+      0,
+    );
+    await waitFor(() => seen.length === 2, 5000, 20, 'both watchers');
+    expect(seen.sort((a, b) => a.by.localeCompare(b.by))).toEqual([
+      { by: 'other', seq, ownWrite: false },
+      { by: 'store', seq, ownWrite: true },
+    ]);
+    await Promise.all(watches.map((w) => w.stop()));
   });
 });

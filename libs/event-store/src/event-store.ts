@@ -1,6 +1,7 @@
 import { AckPolicy, DeliverPolicy, JetStreamApiError } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
-import { Streams, envelope, type Envelope } from '@dirigent/contracts';
+import { randomUUID } from 'node:crypto';
+import { EnvelopeTypes, Streams, envelope, type Envelope } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
 
 /** A domain event as stored: a discriminated union member with JSON data. */
@@ -19,7 +20,10 @@ export interface Commit<E extends DomainEvent = DomainEvent> {
   previousVersion?: number;
 }
 
-export const COMMIT_TYPE = 'es.commit';
+export const COMMIT_TYPE = EnvelopeTypes.commit;
+
+/** NATS header naming the process that appended a commit. */
+export const WRITER_HEADER = 'Dirigent-Writer';
 
 export interface StoredCommit<E extends DomainEvent = DomainEvent> {
   /** Stream sequence of the commit: the aggregate's version after it. */
@@ -60,6 +64,12 @@ export interface AppendMeta {
  * await store.append(subject, [{ type: 'ModeSet', data: { mode: 'chat' } }], version);
  */
 export class EventStore {
+  /**
+   * Names this process's commits (header {@link WRITER_HEADER}), so that a reader can tell
+   * another replica's writes from its own without waiting for its own acks.
+   */
+  readonly writerId = randomUUID();
+
   constructor(
     private readonly messaging: Messaging,
     private readonly stream: string = Streams.eventStore,
@@ -82,6 +92,7 @@ export class EventStore {
     try {
       const ack = await this.messaging.publish(subject, env, {
         expectLastSubjectSequence: expectedVersion,
+        headers: { [WRITER_HEADER]: this.writerId },
       });
       return ack.seq;
     } catch (e) {
@@ -152,6 +163,44 @@ export class EventStore {
     return {
       version: commits.length ? commits[commits.length - 1].seq : 0,
       events: commits.flatMap((c) => c.envelope.data.events),
+    };
+  }
+
+  /**
+   * Calls `onCommit` for every new commit on `filter` (a subject or wildcard) as it is
+   * stored, from now on, with whether this process wrote it; `stop()` ends the watch. Used
+   * to keep caches coherent with other replicas. Delivery is best effort (no acks): a
+   * reader that must not miss a commit uses a durable consumer or a projection runner.
+   */
+  async watch(
+    filter: string,
+    onCommit: (c: { subject: string; seq: number; ownWrite: boolean }) => void,
+  ): Promise<{ stop(): Promise<void> }> {
+    const { jsm, js } = this.messaging.client;
+    const info = await jsm.consumers.add(this.stream, {
+      filter_subject: filter,
+      deliver_policy: DeliverPolicy.New,
+      ack_policy: AckPolicy.None,
+      mem_storage: true,
+      inactive_threshold: nanos(30_000),
+    });
+    const consumer = await js.consumers.get(this.stream, info.name);
+    const messages = await consumer.consume({ max_messages: 256 });
+    const loop = (async () => {
+      for await (const m of messages) {
+        onCommit({
+          subject: m.subject,
+          seq: m.seq,
+          ownWrite: m.headers?.get(WRITER_HEADER) === this.writerId,
+        });
+      }
+    })();
+    return {
+      stop: async () => {
+        await messages.close();
+        await loop.catch(() => undefined);
+        await jsm.consumers.delete(this.stream, info.name).catch(() => undefined);
+      },
     };
   }
 }

@@ -1,39 +1,62 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
+import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
 import { Streams, type Envelope } from '@dirigent/contracts';
-import type { Messaging, RunningConsumer } from '@dirigent/messaging';
+import type { Messaging } from '@dirigent/messaging';
 import { ProjectionCheckpoint } from '@dirigent/persistence';
 import { COMMIT_TYPE, type Commit, type DomainEvent } from './event-store';
 
-export interface ProjectionMeta {
+/** One stored commit as a projection sees it. */
+export interface ProjectionCommit<E extends DomainEvent = DomainEvent> {
   subject: string;
+  /** Stream sequence: the aggregate's version after this commit. */
   seq: number;
-  envelope: Envelope<Commit>;
+  envelope: Envelope<Commit<E>>;
 }
 
 /** A read model fed by the event store. `apply` runs inside the checkpoint's transaction. */
 export interface Projection<E extends DomainEvent = DomainEvent> {
-  /** Also the checkpoint key and the durable consumer name. */
+  /** The checkpoint key. */
   name: string;
-  /** Which aggregates it reads, e.g. `dirigent.es.channel.>`. */
+  /** Which aggregates it reads, e.g. `dirigent.es.channel.>` (one filter: NATS 2.9). */
   filterSubject: string;
-  apply(em: EntityManager, event: E, meta: ProjectionMeta): Promise<void>;
+  /** Applies a batch of commits, in stream order, none of them applied before. */
+  apply(em: EntityManager, commits: readonly ProjectionCommit<E>[]): Promise<void>;
+}
+
+export interface ProjectionLogger {
+  warn(obj: object, msg?: string): void;
+}
+
+export interface ProjectionRunnerOptions<E extends DomainEvent = DomainEvent> {
+  stream?: string;
+  /** Commits applied per transaction at most. */
+  batchSize?: number;
+  log?: ProjectionLogger;
+  /** Called after each committed batch with the commits it applied (live updates). */
+  onApplied?: (commits: readonly ProjectionCommit<E>[]) => void;
+}
+
+/** The last applied sequence, without locking (where to start reading). */
+export async function readCheckpoint(em: EntityManager, name: string): Promise<number> {
+  const cp = await em.fork().findOne(ProjectionCheckpoint, { name });
+  return cp ? Number(cp.lastSeq) : 0;
 }
 
 /**
- * Applies a commit to a projection exactly once: the checkpoint row is locked, compared
- * with the commit's stream sequence, and advanced in the same transaction as the rows the
- * projection writes. A redelivered commit (crash before the ack) is skipped.
- * Returns false when the commit had already been applied.
+ * Applies commits to a projection exactly once: the checkpoint row is locked, the commits
+ * at or below it are dropped (another runner, or this one before a crash, applied them),
+ * the rest are applied and the checkpoint advanced, all in one transaction.
+ * Returns the checkpoint after the transaction and the commits it applied.
  */
-export async function applyOnce<E extends DomainEvent>(
+export async function applyBatch<E extends DomainEvent>(
   em: EntityManager,
   projection: Projection<E>,
-  seq: number,
-  subject: string,
-  env: Envelope<Commit<E>>,
-): Promise<boolean> {
-  return em.transactional(async (tx) => {
+  commits: readonly ProjectionCommit<E>[],
+): Promise<{ checkpoint: number; applied: ProjectionCommit<E>[] }> {
+  return em.fork().transactional(async (tx) => {
     await tx
       .getConnection()
       .execute(
@@ -47,32 +70,219 @@ export async function applyOnce<E extends DomainEvent>(
       { name: projection.name },
       { lockMode: LockMode.PESSIMISTIC_WRITE },
     );
-    if (Number(cp.lastSeq) >= seq) return false;
-    for (const event of env.data.events) {
-      await projection.apply(tx, event, { subject, seq, envelope: env as Envelope<Commit> });
-    }
-    cp.lastSeq = String(seq);
+    const before = Number(cp.lastSeq);
+    const fresh = commits.filter((c) => c.seq > before);
+    if (fresh.length === 0) return { checkpoint: before, applied: [] };
+    await projection.apply(tx, fresh);
+    const last = fresh[fresh.length - 1].seq;
+    cp.lastSeq = String(last);
     cp.updatedAt = new Date();
-    return true;
+    return { checkpoint: last, applied: fresh };
   });
 }
 
-/** Runs a projection as a durable, ordered consumer of the event store. */
-export function runProjection<E extends DomainEvent>(
+/** Statuses after which the ephemeral consumer will deliver nothing more. */
+const CONSUMER_LOST = new Set(['consumer_deleted', 'consumer_not_found', 'stream_not_found']);
+const RETRY_MS = 500;
+
+/**
+ * Runs a projection as a catch-up subscription whose position is the Postgres checkpoint:
+ * an ephemeral consumer (no acks) reads the event store from checkpoint + 1, commits are
+ * applied in batches (as many as are waiting, up to `batchSize`, per transaction), then new
+ * commits are applied as they are stored. A crashed process leaves nothing in flight: the
+ * next one starts from the checkpoint at once. A lost consumer (NATS restart, missed
+ * delivery) is created again from the checkpoint.
+ */
+export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
+  private readonly stream: string;
+  private readonly batchSize: number;
+  private stopped = false;
+  private messages?: ConsumerMessages;
+  private loop?: Promise<void>;
+  private retryTimer?: { timer: NodeJS.Timeout; resolve: () => void };
+  private readonly waiters = new Set<{ seq: number; resolve: (ok: boolean) => void }>();
+  /** The checkpoint as last seen by this runner. */
+  position = 0;
+
+  constructor(
+    private readonly messaging: Messaging,
+    private readonly em: EntityManager,
+    readonly projection: Projection<E>,
+    private readonly opts: ProjectionRunnerOptions<E> = {},
+  ) {
+    this.stream = opts.stream ?? Streams.eventStore;
+    this.batchSize = opts.batchSize ?? 1000;
+  }
+
+  /** Resolves once the first consumer is reading. */
+  async start(): Promise<void> {
+    const first = await this.open();
+    this.loop = this.run(first);
+  }
+
+  get done(): Promise<void> {
+    return this.loop ?? Promise.resolve();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.retryTimer?.resolve();
+    this.messages?.stop();
+    await this.loop?.catch(() => undefined);
+    for (const w of this.waiters) w.resolve(false);
+    this.waiters.clear();
+  }
+
+  /** Resolves true once the checkpoint is at or past `seq`, false after `timeoutMs`. */
+  reached(seq: number, timeoutMs = 10_000): Promise<boolean> {
+    if (this.position >= seq) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const w = {
+        seq,
+        resolve: (ok: boolean) => {
+          clearTimeout(timer);
+          this.waiters.delete(w);
+          resolve(ok);
+        },
+      };
+      const timer = setTimeout(() => w.resolve(false), timeoutMs);
+      this.waiters.add(w);
+    });
+  }
+
+  private advance(seq: number): void {
+    if (seq <= this.position) return;
+    this.position = seq;
+    for (const w of [...this.waiters]) if (w.seq <= seq) w.resolve(true);
+  }
+
+  private async run(first: { messages: ConsumerMessages; name: string }): Promise<void> {
+    let session: { messages: ConsumerMessages; name: string } | undefined = first;
+    while (!this.stopped) {
+      try {
+        session ??= await this.open();
+        await this.read(session.messages);
+      } catch (e) {
+        this.opts.log?.warn(
+          { projection: this.projection.name, err: (e as Error).message },
+          'projection consumer failed; resuming from the checkpoint',
+        );
+      } finally {
+        if (session) await this.close(session.name);
+        session = undefined;
+      }
+      if (!this.stopped) await this.pause(RETRY_MS);
+    }
+  }
+
+  private async open(): Promise<{ messages: ConsumerMessages; name: string }> {
+    const from = await readCheckpoint(this.em, this.projection.name);
+    this.advance(from);
+    const { jsm, js } = this.messaging.client;
+    const info = await jsm.consumers.add(this.stream, {
+      filter_subject: this.projection.filterSubject,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: from + 1,
+      ack_policy: AckPolicy.None,
+      mem_storage: true,
+      // A killed process's consumer is removed by the server (longer than a pull's expiry).
+      inactive_threshold: nanos(60_000),
+    });
+    const consumer = await js.consumers.get(this.stream, info.name);
+    const messages = await consumer.consume({
+      max_messages: this.batchSize * 2,
+      abort_on_missing_resource: true,
+    });
+    this.messages = messages;
+    void (async () => {
+      for await (const s of messages.status()) {
+        if (CONSUMER_LOST.has(s.type) || (s.type === 'heartbeats_missed' && s.count >= 2)) {
+          messages.stop();
+          return;
+        }
+      }
+    })().catch(() => undefined);
+    return { messages, name: info.name };
+  }
+
+  private async close(name: string): Promise<void> {
+    this.messages?.stop();
+    this.messages = undefined;
+    await this.messaging.client.jsm.consumers.delete(this.stream, name).catch(() => undefined);
+  }
+
+  /**
+   * Collects commits while more are pending and applies them together; at the tail each
+   * commit is applied as it comes. Returns when the consumer ends or skipped a delivery.
+   */
+  private async read(messages: ConsumerMessages): Promise<void> {
+    let queued: ProjectionCommit<E>[] = [];
+    let delivered = 0;
+    // One batch is applied while the next one is read (batches still commit in order); a
+    // failed batch ends the read, and the next consumer starts from the checkpoint.
+    let applying: Promise<void> = Promise.resolve();
+    let failure: unknown;
+    const failed = (e: unknown) => {
+      failure ??= e;
+      messages.stop();
+    };
+    for await (const m of messages) {
+      if (m.info.deliverySequence !== ++delivered) break;
+      const commit = this.toCommit(m);
+      if (commit) queued.push(commit);
+      if (m.info.pending > 0 && queued.length < this.batchSize) continue;
+      const batch = queued;
+      queued = [];
+      await applying;
+      if (failure) break;
+      applying = this.apply(batch, m.seq).catch(failed);
+    }
+    await applying;
+    if (failure) throw failure;
+  }
+
+  private async apply(batch: ProjectionCommit<E>[], through: number): Promise<void> {
+    if (batch.length) {
+      const { checkpoint, applied } = await applyBatch(this.em, this.projection, batch);
+      this.advance(checkpoint);
+      if (applied.length) this.opts.onApplied?.(applied);
+    }
+    this.advance(through);
+  }
+
+  private toCommit(m: JsMsg): ProjectionCommit<E> | undefined {
+    try {
+      const envelope = m.json<Envelope<Commit<E>>>();
+      if (envelope?.type === COMMIT_TYPE) return { subject: m.subject, seq: m.seq, envelope };
+    } catch {
+      // Not a commit: nothing for a projection.
+    }
+    this.opts.log?.warn({ subject: m.subject, seq: m.seq }, 'not an event-store commit; skipped');
+    return undefined;
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(), ms);
+      this.retryTimer = {
+        timer,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+    });
+  }
+}
+
+/** Starts a {@link ProjectionRunner}; `stop()` ends it. */
+export async function runProjection<E extends DomainEvent>(
   messaging: Messaging,
   em: EntityManager,
   projection: Projection<E>,
-): Promise<RunningConsumer> {
-  return messaging.consume<Commit<E>>({
-    stream: Streams.eventStore,
-    durable: projection.name,
-    filterSubject: projection.filterSubject,
-    maxDeliver: 10,
-    ackWaitMs: 30_000,
-    maxAckPending: 1,
-    handler: async (_data, env, msg) => {
-      if (env.type !== COMMIT_TYPE) return;
-      await applyOnce(em.fork(), projection, msg.seq, msg.subject, env);
-    },
-  });
+  opts: ProjectionRunnerOptions<E> = {},
+): Promise<ProjectionRunner<E>> {
+  const runner = new ProjectionRunner(messaging, em, projection, opts);
+  await runner.start();
+  return runner;
 }

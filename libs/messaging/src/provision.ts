@@ -52,6 +52,8 @@ export interface DurableSpec {
   ackWaitMs: number;
   /** 1 keeps strict order (projections, aggregates); more allows parallel handling. */
   maxAckPending?: number;
+  /** Where a new durable starts: the whole stream (default) or only messages from now on. */
+  deliverPolicy?: 'all' | 'new';
 }
 
 /** Creates the durable pull consumer, or updates its mutable settings. */
@@ -72,7 +74,7 @@ export async function ensureDurable(jsm: JetStreamManager, spec: DurableSpec): P
     await jsm.consumers.add(spec.stream, {
       durable_name: spec.durable,
       ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
+      deliver_policy: spec.deliverPolicy === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
       ...mutable,
     });
   }

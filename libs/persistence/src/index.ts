@@ -1,4 +1,5 @@
 export * from './entities';
+export * from './read-models';
 export * from './config';
 export * from './migrate';
 export { migrationsList } from './migrations';

@@ -12,6 +12,7 @@ import {
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import {
+  EnvelopeTypes,
   Streams,
   Subjects,
   envelope,
@@ -179,7 +180,7 @@ export class RelayClient {
   async completeTurn(input: CompleteTurnInput): Promise<void> {
     const { guildId, channelId, agentId, runId, text, turnId } = input;
     const env = envelope(
-      'turn.complete',
+      EnvelopeTypes.turnComplete,
       this.opts.name,
       { guildId, channelId, agentId, runId, text, ...(turnId ? { turnId } : {}) },
       { id: `turn-complete:${channelId}:${runId}` },

@@ -8,26 +8,33 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
-import type { z } from 'zod';
+import { ConfigModule } from '@nestjs/config';
 import type { StreamSpec } from '@dirigent/contracts';
+import type { DurableEventOptions } from '@dirigent/messaging';
 import type { Options } from '@mikro-orm/postgresql';
 import { ConfigError, loadConfig, type BaseConfig } from './config';
 import { CoreModule } from './core.module';
+import { connectJetStream } from './microservice';
 
 export const SERVICE_CONFIG = Symbol('SERVICE_CONFIG');
 
 /** Everything needed to boot one service, standalone or beside the others. */
-export interface ServiceDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
+export interface ServiceDefinition<C extends BaseConfig = BaseConfig> {
   name: string;
   /** e.g. `TURN_COORDINATOR_PORT` */
   portEnv: string;
   defaultPort: number;
-  /** Must extend `baseConfigSchema` and include `portEnv`. */
-  configSchema: S;
+  /** The config class: extends `BaseConfig` and declares `portEnv`. */
+  config: new () => C;
   streams: StreamSpec[];
   entities?: Options['entities'];
-  /** The service's own module; it can inject its config with `@Inject(SERVICE_CONFIG)`. */
-  module: (config: z.infer<S>) => Type | DynamicModule;
+  /**
+   * The service's own module; it can inject its config with `@Inject(SERVICE_CONFIG)` or
+   * read it through Nest's `ConfigService`.
+   */
+  module: (config: C) => Type | DynamicModule;
+  /** Durable-consumer settings that come from configuration, by durable name. */
+  consumers?: (config: C) => Record<string, Partial<DurableEventOptions>>;
 }
 
 /** Builds (does not listen) the Nest application of a service. Throws ConfigError on bad config. */
@@ -40,23 +47,35 @@ export interface CreateOptions {
   shutdownHooks?: boolean;
 }
 
-export async function createServiceApp<S extends z.ZodTypeAny>(
-  def: ServiceDefinition<S>,
+export async function createServiceApp<C extends BaseConfig>(
+  def: ServiceDefinition<C>,
   env: NodeJS.ProcessEnv = process.env,
   opts: CreateOptions = {},
-): Promise<{ app: INestApplication; config: z.infer<S>; port: number }> {
-  const config = loadConfig(def.configSchema, env) as z.infer<S> & BaseConfig;
+): Promise<{ app: INestApplication; config: C; port: number }> {
+  // Validated before the app exists: the port and the service's module are built from it.
+  const config = loadConfig(def.config, env);
 
   @Global()
   @Module({
+    imports: [
+      // `load`, not `validate`: forRoot copies a validated object's fields into
+      // process.env, which would leak one service's settings into the next one sharing
+      // the process (`npm start`, tests).
+      ConfigModule.forRoot({
+        isGlobal: true,
+        ignoreEnvFile: true,
+        skipProcessEnv: true,
+        load: [() => config],
+      }),
+    ],
     providers: [{ provide: SERVICE_CONFIG, useValue: config }],
     exports: [SERVICE_CONFIG],
   })
-  class ConfigModule {}
+  class ServiceConfigModule {}
 
   @Module({
     imports: [
-      ConfigModule,
+      ServiceConfigModule,
       CoreModule.forRoot({
         service: def.name,
         natsUrl: config.NATS_URL,
@@ -79,18 +98,21 @@ export async function createServiceApp<S extends z.ZodTypeAny>(
     abortOnError: false,
   });
   app.useLogger(app.get(Logger));
+  connectJetStream(app, def.name, def.consumers?.(config));
   if (opts.shutdownHooks !== false) app.enableShutdownHooks();
   const port = Number((config as Record<string, unknown>)[def.portEnv] ?? def.defaultPort);
   return { app, config, port };
 }
 
 /** Creates the app and listens on its port; returns the bound port. */
-export async function startServiceApp<S extends z.ZodTypeAny>(
-  def: ServiceDefinition<S>,
+export async function startServiceApp<C extends BaseConfig>(
+  def: ServiceDefinition<C>,
   env: NodeJS.ProcessEnv = process.env,
   opts: CreateOptions = {},
 ): Promise<{ app: INestApplication; port: number }> {
   const { app, port } = await createServiceApp(def, env, opts);
+  await app.init();
+  await app.startAllMicroservices();
   await app.listen(port, '0.0.0.0');
   const address = app.getHttpServer().address();
   const bound = typeof address === 'object' && address ? address.port : port;
@@ -99,7 +121,7 @@ export async function startServiceApp<S extends z.ZodTypeAny>(
 }
 
 /** `main.ts` of a service: one clear line and a non-zero exit on bad config or a failed start. */
-export function runService<S extends z.ZodTypeAny>(def: ServiceDefinition<S>): void {
+export function runService<C extends BaseConfig>(def: ServiceDefinition<C>): void {
   startServiceApp(def).catch((e: Error) => {
     if (e instanceof ConfigError) {
       console.error(`${def.name}: ${e.message}`);

@@ -1,13 +1,12 @@
-import { Module, type DynamicModule, type OnModuleInit, Injectable } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { MikroOrmModule } from '@mikro-orm/nestjs';
-import { MikroORM, type Options } from '@mikro-orm/postgresql';
-import { RequestContext } from '@mikro-orm/core';
+import type { Options } from '@mikro-orm/postgresql';
 import { LoggerModule } from 'nestjs-pino';
 import type { StreamSpec } from '@dirigent/contracts';
-import { Messaging, MessagingModule } from '@dirigent/messaging';
+import { MessagingModule } from '@dirigent/messaging';
 import { ormConfig } from '@dirigent/persistence';
 import { HealthController } from './health.controller';
-import { redactPaths } from './logging';
+import { logDestination, redactPaths } from './logging';
 
 export interface CoreOptions {
   service: string;
@@ -18,19 +17,6 @@ export interface CoreOptions {
   logName?: string;
   streams: StreamSpec[];
   entities?: Options['entities'];
-}
-
-/** Gives every NATS handler a fresh MikroORM context (STYLE.md §10). */
-@Injectable()
-class RequestContextForHandlers implements OnModuleInit {
-  constructor(
-    private readonly messaging: Messaging,
-    private readonly orm: MikroORM,
-  ) {}
-
-  onModuleInit(): void {
-    this.messaging.useWrapper((fn) => RequestContext.create(this.orm.em, fn));
-  }
 }
 
 /**
@@ -44,12 +30,15 @@ export class CoreModule {
       module: CoreModule,
       imports: [
         LoggerModule.forRoot({
-          pinoHttp: {
-            name: opts.logName ?? opts.service,
-            level: opts.logLevel,
-            redact: { paths: redactPaths, censor: '[redacted]' },
-            autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
-          },
+          pinoHttp: [
+            {
+              name: opts.logName ?? opts.service,
+              level: opts.logLevel,
+              redact: { paths: redactPaths, censor: '[redacted]' },
+              autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
+            },
+            logDestination() ?? process.stdout,
+          ],
         }),
         MessagingModule.forRoot({
           service: opts.service,
@@ -62,7 +51,6 @@ export class CoreModule {
         }),
       ],
       controllers: [HealthController],
-      providers: [RequestContextForHandlers],
     };
   }
 }

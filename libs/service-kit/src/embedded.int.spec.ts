@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { testNatsUrl } from '@dirigent/testing';
 import { ensureNats } from '.';
 
 describe('embedded NATS for npm start', () => {
@@ -10,7 +11,7 @@ describe('embedded NATS for npm start', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('uses a server that answers without starting one', async () => {
-    const nats = await ensureNats('nats://127.0.0.1:4222', dir);
+    const nats = await ensureNats(testNatsUrl(), dir);
     expect(nats.embedded).toBe(false);
     await nats.stop();
   });

@@ -4,3 +4,4 @@ export * from './core.module';
 export * from './health.controller';
 export * from './logging';
 export * from './embedded';
+export * from './microservice';

@@ -1,3 +1,6 @@
+import type { DestinationStream } from 'pino';
+import PinoPretty from 'pino-pretty';
+
 /** Paths pino replaces with `[redacted]`: secrets never reach the logs. */
 export const redactPaths = [
   'req.headers.authorization',
@@ -20,4 +23,22 @@ export function safeUrl(url: string): string {
   } catch {
     return '(unparseable url)';
   }
+}
+
+/**
+ * Where log lines go: human-readable (pino-pretty, in-process) when stdout is a terminal,
+ * JSON lines otherwise (containers, CI, files). `LOG_FORMAT=json|pretty` forces either.
+ */
+export function logDestination(
+  env: NodeJS.ProcessEnv = process.env,
+  stdout: { isTTY?: boolean } = process.stdout,
+): DestinationStream | undefined {
+  const format = env.LOG_FORMAT ?? (stdout.isTTY ? 'pretty' : 'json');
+  if (format !== 'pretty') return undefined;
+  return PinoPretty({
+    colorize: true,
+    sync: true,
+    translateTime: 'HH:MM:ss.l',
+    ignore: 'pid,hostname',
+  });
 }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 
 export interface Spawned {
@@ -48,4 +49,16 @@ export function spawnNode(distPath: string, env: Record<string, string>): Spawne
         child.kill(signal);
       }),
   };
+}
+
+/** A TCP port on loopback that nothing listens on right now (for a child's HTTP port). */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolvePort(port));
+    });
+  });
 }

@@ -1,5 +1,6 @@
+import { JsHeaders } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
-import type { QueuedIterator } from '@nats-io/nats-core';
+import { Empty, headers, type QueuedIterator } from '@nats-io/nats-core';
 import { Buckets, envelope, type Envelope } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
 
@@ -28,12 +29,17 @@ const encodeKey = (key: string) => Buffer.from(key, 'utf8').toString('base64url'
 /**
  * Durable timers on a JetStream KV bucket (NATS 2.9 has no message scheduling).
  *
- * The bucket is the source of truth: `schedule` writes the timer, `cancel` deletes it, and
+ * The bucket is the source of truth: `schedule` writes the timer, `cancel` removes it, and
  * every running instance of the owning service watches the bucket and keeps only an
  * in-memory alarm for the nearest one. When it fires, the stored envelope is published
  * (its id is the `Nats-Msg-Id`, so two instances or a crash-and-retry publish it once)
- * and the key is deleted if it still holds the same revision. A timer set by a process
+ * and the key is removed if it still holds the same revision. A timer set by a process
  * that then dies is fired by the next one to start.
+ *
+ * Removing leaves nothing behind (NATS 2.9 keeps a delete marker forever): the key is
+ * purged, then the purge marker itself, so the bucket holds only pending timers and a start
+ * reads only those, however many turns ever ran. Markers left by a crash in between are
+ * swept when a watcher sees them.
  *
  * @example
  * const timers = await DurableTimers.open(messaging, 'turn-coordinator');
@@ -52,6 +58,7 @@ export class DurableTimers {
 
   private constructor(
     private readonly kv: KV,
+    private readonly bucket: string,
     private readonly messaging: Messaging,
     private readonly owner: string,
     private readonly now: () => number,
@@ -64,10 +71,9 @@ export class DurableTimers {
     opts: { bucket?: string; now?: () => number } = {},
   ): Promise<DurableTimers> {
     if (!/^[A-Za-z0-9_-]+$/.test(owner)) throw new Error(`invalid timer owner "${owner}"`);
-    const kv = await new Kvm(messaging.client.js).create(opts.bucket ?? Buckets.timers, {
-      history: 1,
-    });
-    return new DurableTimers(kv, messaging, owner, opts.now ?? Date.now);
+    const bucket = opts.bucket ?? Buckets.timers;
+    const kv = await new Kvm(messaging.client.js).create(bucket, { history: 1 });
+    return new DurableTimers(kv, bucket, messaging, owner, opts.now ?? Date.now);
   }
 
   private storageKey(key: string): string {
@@ -87,7 +93,35 @@ export class DurableTimers {
 
   /** Cancels the timer `key`; cancelling a timer that does not exist is fine. */
   async cancel(key: string): Promise<void> {
-    await this.kv.delete(this.storageKey(key));
+    await this.remove(this.storageKey(key));
+  }
+
+  /**
+   * Purges every revision of `storageKey` (only while it is at `revision`, when given), then
+   * the purge marker: the stream purge stops at the marker's sequence, so a timer scheduled
+   * again in between survives.
+   */
+  private async remove(storageKey: string, revision?: number): Promise<void> {
+    const h = headers();
+    h.set('KV-Operation', 'PURGE');
+    h.set(JsHeaders.RollupHdr, JsHeaders.RollupValueSubject);
+    const ack = await this.messaging.client.js.publish(this.subjectOf(storageKey), Empty, {
+      headers: h,
+      ...(revision !== undefined ? { expect: { lastSubjectSequence: revision } } : {}),
+    });
+    await this.sweep(storageKey, ack.seq);
+  }
+
+  /** Removes the delete or purge marker at `seq` (and anything older) of `storageKey`. */
+  private async sweep(storageKey: string, seq: number): Promise<void> {
+    await this.messaging.client.jsm.streams.purge(`KV_${this.bucket}`, {
+      filter: this.subjectOf(storageKey),
+      seq: seq + 1,
+    });
+  }
+
+  private subjectOf(storageKey: string): string {
+    return `$KV.${this.bucket}.${storageKey}`;
   }
 
   /** Timers waiting in this process's view of the bucket. */
@@ -97,6 +131,8 @@ export class DurableTimers {
 
   /** Starts watching the bucket and firing due timers. */
   async start(): Promise<void> {
+    const { state } = await this.messaging.client.jsm.streams.info(`KV_${this.bucket}`);
+    const startedAt = state.last_seq;
     this.watcher = await this.kv.watch({ key: `${this.owner}.>` });
     void (async () => {
       for await (const e of this.watcher!) {
@@ -105,6 +141,8 @@ export class DurableTimers {
           this.pending.set(e.key, { ...t, revision: e.revision });
         } else {
           this.pending.delete(e.key);
+          // Left by an older version or a crash between purge and sweep.
+          if (e.revision <= startedAt) void this.sweep(e.key, e.revision).catch(() => undefined);
         }
         this.arm();
       }
@@ -136,7 +174,8 @@ export class DurableTimers {
         if (t.dueAt > now) continue;
         try {
           await this.messaging.publish(t.subject, t.envelope);
-          await this.kv.delete(storageKey, { previousSeq: t.revision }).catch(() => undefined);
+          // Fails when the timer was rescheduled meanwhile: the new one stays.
+          await this.remove(storageKey, t.revision).catch(() => undefined);
           if (this.pending.get(storageKey)?.revision === t.revision)
             this.pending.delete(storageKey);
         } catch {

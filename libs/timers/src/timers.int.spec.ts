@@ -1,4 +1,5 @@
-import { envelope, subject as subjects, Streams } from '@dirigent/contracts';
+import { Kvm } from '@nats-io/kv';
+import { Buckets, envelope, subject as subjects, Streams } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
 import { closeMessaging, testMessaging, uid, waitFor } from '@dirigent/testing';
 import { DurableTimers } from '.';
@@ -43,6 +44,80 @@ describe('DurableTimers', () => {
       expect(timers.size).toBe(1); // only "c", a minute away
       await timers.cancel('c');
       await waitFor(() => timers.size === 0, 2000);
+    } finally {
+      await timers.stop();
+    }
+  });
+
+  /** Messages the bucket holds under `owner`: what a starting watcher replays. */
+  async function stored(owner: string): Promise<number> {
+    const info = await messaging.client.jsm.streams.info(`KV_${Buckets.timers}`, {
+      subjects_filter: `$KV.${Buckets.timers}.${owner}.>`,
+    });
+    return Object.values(info.state.subjects ?? {}).reduce((a, b) => a + b, 0);
+  }
+
+  it('leaves nothing in the bucket after 2,000 fired and cancelled timers, so a start reads nothing', async () => {
+    const owner = uid('o');
+    const fired = subjects.timerFired('test', `${owner}-many`);
+    const timers = await DurableTimers.open(messaging, owner);
+    await timers.start();
+    try {
+      const now = new Date();
+      for (let i = 0; i < 2000; i += 100) {
+        await Promise.all(
+          Array.from({ length: 100 }, (_, j) =>
+            timers.schedule(`t${i + j}`, now, { subject: fired, type: 'T', data: { i: i + j } }),
+          ),
+        );
+      }
+      for (let i = 0; i < 200; i++) {
+        await timers.schedule(`c${i}`, new Date(Date.now() + 60_000), {
+          subject: fired,
+          type: 'T',
+          data: {},
+        });
+        await timers.cancel(`c${i}`);
+      }
+      await waitFor(async () => (await firedOn(fired)) === 2000, 60_000, 100, '2,000 timers');
+      await waitFor(async () => (await stored(owner)) === 0, 10_000, 100, 'an empty bucket');
+    } finally {
+      await timers.stop();
+    }
+    // Markers an older version left behind (plain deletes) are swept by the next start.
+    const kv = await new Kvm(messaging.client.js).open(Buckets.timers);
+    for (let i = 0; i < 20; i++) {
+      await kv.put(`${owner}.old${i}`, '{}');
+      await kv.delete(`${owner}.old${i}`);
+    }
+    expect(await stored(owner)).toBe(20);
+    const next = await DurableTimers.open(messaging, owner);
+    await next.start();
+    try {
+      await waitFor(async () => (await stored(owner)) === 0, 10_000, 50, 'the old markers swept');
+      expect(next.size).toBe(0);
+    } finally {
+      await next.stop();
+    }
+    expect(await firedOn(fired)).toBe(2000);
+  });
+
+  it('keeps a timer rescheduled while its previous revision fires', async () => {
+    const owner = uid('o');
+    const fired = subjects.timerFired('test', `${owner}-again`);
+    const timers = await DurableTimers.open(messaging, owner);
+    await timers.start();
+    try {
+      await timers.schedule('k', new Date(), { subject: fired, type: 'T', data: { n: 1 } });
+      await timers.schedule('k', new Date(Date.now() + 300), {
+        subject: fired,
+        type: 'T',
+        data: { n: 2 },
+      });
+      await waitFor(async () => (await firedOn(fired)) >= 1, 5000, 25, 'the timer');
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await firedOn(fired)).toBe(1);
+      await waitFor(async () => (await stored(owner)) === 0, 5000, 25, 'an empty bucket');
     } finally {
       await timers.stop();
     }

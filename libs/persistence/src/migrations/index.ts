@@ -3,6 +3,9 @@ import { Migration20261122000000_foundation } from './Migration20261122000000_fo
 import { Migration20261122130000_turn_coordinator } from './Migration20261122130000_turn_coordinator';
 import { Migration20261122140000_llm_gateway } from './Migration20261122140000_llm_gateway';
 import { Migration20261122150000_llm_reservation_holders } from './Migration20261122150000_llm_reservation_holders';
+import { Migration20261123120000_memory } from './Migration20261123120000_memory';
+import { Migration20261123160000_router } from './Migration20261123160000_router';
+import { Migration20261123170000_orchestrator_runs } from './Migration20261123170000_orchestrator_runs';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -18,5 +21,11 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261122150000_llm_reservation_holders',
     class: Migration20261122150000_llm_reservation_holders,
+  },
+  { name: 'Migration20261123120000_memory', class: Migration20261123120000_memory },
+  { name: 'Migration20261123160000_router', class: Migration20261123160000_router },
+  {
+    name: 'Migration20261123170000_orchestrator_runs',
+    class: Migration20261123170000_orchestrator_runs,
   },
 ];

@@ -1,0 +1,247 @@
+import { Transform } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { SNOWFLAKE_PATTERN, Snowflake } from './rules';
+import { createValidated } from './validation';
+
+// Memory's wire: `dirigent.memory.*` (ARCHITECTURE.md, "Public contract, part 2 — memory").
+
+/** The D.I.T. context lenses; `dirigent.memory.context` refuses any other strategy. */
+export const CONTEXT_STRATEGIES = [
+  'none',
+  'narrow-live',
+  'live',
+  'live+dossiers',
+  'live+lore',
+  'live+lore+dossiers',
+  'archive-topic-deep',
+  'archive-person-deep',
+  'epochs-only',
+  'time-shifted',
+  'cross-channel-similar',
+  'contrasting',
+  'serendipity',
+  'unanswered',
+  'bot-history',
+  'callback-primed',
+  'full-rich',
+] as const;
+export type ContextStrategy = (typeof CONTEXT_STRATEGIES)[number];
+
+export const MEMORY_SEARCH_LAYERS = [
+  'archive',
+  'highlights',
+  'epochs',
+  'lore',
+  'dossiers',
+] as const;
+export type MemorySearchLayer = (typeof MEMORY_SEARCH_LAYERS)[number];
+
+export const MEMORY_HIGHLIGHT_KINDS = [
+  'manual',
+  'reaction',
+  'replied',
+  'quote',
+  'self-disclosure',
+  'callback',
+] as const;
+export type MemoryHighlightKind = (typeof MEMORY_HIGHLIGHT_KINDS)[number];
+
+/** `k` of a search: 8 unless asked, never more than this. */
+export const MEMORY_SEARCH_K = { default: 8, max: 50 } as const;
+
+/** Envelope types of memory's events and timer commands. */
+export const MemoryEventTypes = {
+  epochClosed: 'epoch.closed',
+  epochCloseDue: 'memory.epoch-close-due',
+} as const;
+
+/** `dirigent.memory.search`. A `k` above 50 is capped to 50. */
+export class MemorySearchRequest {
+  @Snowflake() guildId: string;
+  @IsString() @IsNotEmpty() @MaxLength(2000) query: string;
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Transform(({ value }) =>
+    typeof value === 'number' && value > MEMORY_SEARCH_K.max ? MEMORY_SEARCH_K.max : value,
+  )
+  k?: number;
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MEMORY_SEARCH_LAYERS.length)
+  @IsIn(MEMORY_SEARCH_LAYERS, {
+    each: true,
+    message: `each of $property must be one of: ${MEMORY_SEARCH_LAYERS.join(', ')}`,
+  })
+  layers?: MemorySearchLayer[];
+  @IsOptional() @Snowflake() channelId?: string;
+  @IsOptional() @Snowflake() authorId?: string;
+  @IsOptional() @IsISO8601() since?: string;
+  @IsOptional() @IsISO8601() until?: string;
+  static create(input: unknown) {
+    return createValidated(MemorySearchRequest, input);
+  }
+}
+
+export interface MemoryHit {
+  layer: MemorySearchLayer;
+  id: string;
+  channelId?: string;
+  authorId?: string;
+  messageId?: string;
+  text: string;
+  /** ISO-8601 */
+  at: string;
+  score: number;
+}
+export interface MemorySearchResult {
+  hits: MemoryHit[];
+}
+
+/** `dirigent.memory.context`. */
+export class MemoryContextRequest {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @IsIn(CONTEXT_STRATEGIES, {
+    message: `strategy must be one of: ${CONTEXT_STRATEGIES.join(', ')}`,
+  })
+  strategy: ContextStrategy;
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @Matches(SNOWFLAKE_PATTERN, {
+    each: true,
+    message: 'each of $property must be a Discord snowflake',
+  })
+  presentUserIds?: string[];
+  @IsOptional() @Snowflake() focusUserId?: string;
+  @IsOptional() @IsString() @MaxLength(2000) topic?: string;
+  @IsOptional() @IsInt() @Min(0) @Max(128_000) maxTokens?: number;
+  static create(input: unknown) {
+    return createValidated(MemoryContextRequest, input);
+  }
+}
+
+export interface MemoryContextItem {
+  id: string;
+  channelId?: string;
+  authorId?: string;
+  messageId?: string;
+  text: string;
+  at: string;
+}
+export interface MemoryContextResult {
+  strategy: ContextStrategy;
+  sections: { layer: string; items: MemoryContextItem[] }[];
+  text: string;
+  tokens: number;
+}
+
+/** `dirigent.memory.dossier.get`. */
+export class MemoryDossierRequest {
+  @Snowflake() guildId: string;
+  @Snowflake() userId: string;
+  static create(input: unknown) {
+    return createValidated(MemoryDossierRequest, input);
+  }
+}
+export interface MemoryDossier {
+  userId: string;
+  body: string;
+  signals: Record<string, unknown>;
+  messageCount: number;
+  lastSeenAt: string | null;
+}
+
+/** `dirigent.memory.epochs.list`. */
+export class MemoryEpochsRequest {
+  @Snowflake() guildId: string;
+  @IsOptional() @Snowflake() channelId?: string;
+  @IsOptional() @IsInt() @Min(1) @Max(200) limit?: number;
+  static create(input: unknown) {
+    return createValidated(MemoryEpochsRequest, input);
+  }
+}
+export interface MemoryEpoch {
+  id: string;
+  channelId: string;
+  startAt: string;
+  endAt: string;
+  messageCount: number;
+  participants: string[];
+  summary: string;
+  topics: string[];
+}
+
+/** `dirigent.memory.highlight.add`: preserve an archived message verbatim. */
+export class MemoryHighlightAddRequest {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @Snowflake() messageId: string;
+  @IsOptional() @IsIn(MEMORY_HIGHLIGHT_KINDS) kind?: MemoryHighlightKind;
+  static create(input: unknown) {
+    return createValidated(MemoryHighlightAddRequest, input);
+  }
+}
+export interface MemoryHighlight {
+  id: string;
+  guildId: string;
+  channelId: string;
+  messageId: string;
+  authorId: string;
+  authorName: string | null;
+  /** Exactly what was written. */
+  rawText: string;
+  kind: MemoryHighlightKind;
+  at: string;
+}
+
+/** `dirigent.memory.forget`: one user's messages, highlights and dossier in a guild. */
+export class MemoryForgetRequest {
+  @Snowflake() guildId: string;
+  @Snowflake() userId: string;
+  static create(input: unknown) {
+    return createValidated(MemoryForgetRequest, input);
+  }
+}
+export interface MemoryForgetResult {
+  removed: number;
+}
+
+/** `dirigent.memory.evt.<g>.<c>.epoch.closed` (stream DIRIGENT_MEMORY_EVT). */
+export class EpochClosed {
+  @IsString() @IsNotEmpty() epochId: string;
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @IsISO8601() startAt: string;
+  @IsISO8601() endAt: string;
+  @IsInt() @Min(0) messageCount: number;
+  @IsArray() @Matches(SNOWFLAKE_PATTERN, { each: true }) participants: string[];
+  @IsString() summary: string;
+  @IsArray() @IsString({ each: true }) topics: string[];
+  static create(input: unknown) {
+    return createValidated(EpochClosed, input);
+  }
+}
+
+/** The timer command behind an epoch close (internal, on `dirigent.timer.fired.memory.epoch-close`). */
+export class EpochCloseDue {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  static create(input: unknown) {
+    return createValidated(EpochCloseDue, input);
+  }
+}

@@ -1,0 +1,247 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+  ArrayMinSize,
+} from 'class-validator';
+import { CONTEXT_STRATEGIES, type ContextStrategy } from './memory';
+import { AgentId, SNOWFLAKE_PATTERN, Snowflake } from './rules';
+import { LLM_GUILD } from './llm';
+import {
+  FOLLOWUP_BIASES,
+  OUTPUT_SHAPES,
+  REASONING_DEPTHS,
+  RISK_APPETITES,
+  SEARCH_POSTURES,
+  TRIGGERS,
+  VOICES,
+} from '@dirigent/router-domain';
+import { createValidated } from './validation';
+
+// The router's wire: `dirigent.router.*`, `dirigent.admin.disposition.*` and the gateway's
+// `dirigent.llm.budget.get` (ARCHITECTURE.md, "Router").
+
+const DISPOSITION_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+// The dimension values are the pure router's: one spelling for the wire and the deciders.
+export {
+  REASONING_DEPTHS,
+  VOICES,
+  OUTPUT_SHAPES,
+  SEARCH_POSTURES,
+  RISK_APPETITES,
+  FOLLOWUP_BIASES,
+  TRIGGERS as ROUTER_TRIGGERS,
+};
+export type RouterTrigger = (typeof TRIGGERS)[number];
+
+/** Envelope types of the router's events and timer commands. */
+export const RouterEventTypes = {
+  decision: 'router.decision',
+  followup: 'router.followup',
+  followupDue: 'router.followup-due',
+  speculativeDue: 'router.speculative-due',
+} as const;
+
+const oneOf = (values: readonly string[]) =>
+  IsIn(values, { message: `$property must be one of: ${values.join(', ')}` });
+
+export class SelfFollowupHintPayload {
+  @IsNumber() @Min(0) @Max(1) probability: number;
+  @oneOf(FOLLOWUP_BIASES) bias: (typeof FOLLOWUP_BIASES)[number];
+  @IsArray()
+  @ArrayMinSize(2)
+  @ArrayMaxSize(2)
+  @IsInt({ each: true })
+  @Min(0, { each: true })
+  windowMs: [number, number];
+}
+
+/** `dirigent.admin.disposition.upsert`: merged over the disposition with this id. */
+export class DispositionUpsertRequest {
+  @Matches(DISPOSITION_ID, { message: '$property must be 1-64 lowercase letters, digits, _ or -' })
+  id: string;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(100) name?: string;
+  @IsOptional() @oneOf(REASONING_DEPTHS) reasoningDepth?: (typeof REASONING_DEPTHS)[number];
+  @IsOptional() @oneOf(CONTEXT_STRATEGIES) contextStrategy?: ContextStrategy;
+  @IsOptional() @oneOf(VOICES) voice?: (typeof VOICES)[number];
+  @IsOptional() @oneOf(OUTPUT_SHAPES) outputShape?: (typeof OUTPUT_SHAPES)[number];
+  @IsOptional() @oneOf(SEARCH_POSTURES) searchPosture?: (typeof SEARCH_POSTURES)[number];
+  @IsOptional() @oneOf(RISK_APPETITES) riskAppetite?: (typeof RISK_APPETITES)[number];
+  @IsOptional() @IsBoolean() speculativeOnly?: boolean;
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => SelfFollowupHintPayload)
+  selfFollowupHint?: SelfFollowupHintPayload | null;
+  @IsOptional() @IsNumber() @Min(0) @Max(1000) weight?: number;
+  static create(input: unknown) {
+    return createValidated(DispositionUpsertRequest, input);
+  }
+}
+
+export class DispositionRemoveRequest {
+  @Matches(DISPOSITION_ID, { message: '$property must be a disposition id' }) id: string;
+  static create(input: unknown) {
+    return createValidated(DispositionRemoveRequest, input);
+  }
+}
+
+export class DispositionListRequest {
+  /** Optional filter (a class without a validated property fails `forbidUnknownValues`). */
+  @IsOptional() @Matches(DISPOSITION_ID) id?: string;
+  static create(input: unknown) {
+    return createValidated(DispositionListRequest, input);
+  }
+}
+
+export interface DispositionView {
+  id: string;
+  name: string;
+  reasoningDepth: (typeof REASONING_DEPTHS)[number];
+  contextStrategy: ContextStrategy;
+  voice: (typeof VOICES)[number];
+  outputShape: (typeof OUTPUT_SHAPES)[number];
+  searchPosture: (typeof SEARCH_POSTURES)[number];
+  riskAppetite: (typeof RISK_APPETITES)[number];
+  speculativeOnly?: boolean;
+  selfFollowupHint?: { probability: number; bias: string; windowMs: [number, number] };
+  weight?: number;
+}
+
+/** `dirigent.router.decide`: a dry run, no side effects; same input and seed, same choice. */
+export class RouterDecideRequest {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @IsOptional() @AgentId() agentId?: string;
+  @IsOptional() @IsString() @MaxLength(4000) content?: string;
+  @IsOptional() @Snowflake() authorId?: string;
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @Matches(SNOWFLAKE_PATTERN, {
+    each: true,
+    message: 'each of $property must be a Discord snowflake',
+  })
+  mentions?: string[];
+  @IsOptional() @IsBoolean() unprompted?: boolean;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(200) seed?: string;
+  static create(input: unknown) {
+    return createValidated(RouterDecideRequest, input);
+  }
+}
+
+export interface RouterCandidate {
+  dispositionId: string;
+  score: number;
+}
+export interface RouterDimensions {
+  reasoningDepth: string;
+  contextStrategy: string;
+  voice: string;
+  outputShape: string;
+  searchPosture: string;
+  riskAppetite: string;
+}
+export interface RouterDecideResult {
+  candidates: RouterCandidate[];
+  chosen: string;
+  seed: string;
+  dimensions: RouterDimensions;
+}
+
+/** `dirigent.router.decisions.list`: newest first. */
+export class RouterDecisionsListRequest {
+  @Snowflake() guildId: string;
+  @IsOptional() @Snowflake() channelId?: string;
+  @IsOptional() @IsInt() @Min(1) @Max(500) limit?: number;
+  @IsOptional() @Matches(DISPOSITION_ID) dispositionId?: string;
+  @IsOptional() @oneOf(TRIGGERS) trigger?: RouterTrigger;
+  static create(input: unknown) {
+    return createValidated(RouterDecisionsListRequest, input);
+  }
+}
+
+/** `dirigent.router.evt.<g>.<c>.decision` and the rows of `decisions.list`. */
+export interface RouterDecision {
+  decisionId: string;
+  guildId: string;
+  channelId: string;
+  agentId: string;
+  trigger: RouterTrigger;
+  inboundMessageId?: string;
+  parentDecisionId?: string;
+  followupId?: string;
+  candidates: RouterCandidate[];
+  chosen: string;
+  seed: string;
+  dimensions: RouterDimensions;
+  subagents: string[];
+  beats: { text: string; isCorrection?: boolean }[];
+  reaction?: string;
+  followup?: { followupId: string; bias: string; dueAt: string };
+  interrupted?: { atBeat: number; action: 'abort' | 'fold' | 'continue' };
+  latencyMs: number;
+  costUsd: number;
+  models: string[];
+  /** ISO-8601 */
+  at: string;
+}
+
+/** `dirigent.router.evt.<g>.<c>.followup`. */
+export interface RouterFollowupEvent {
+  followupId: string;
+  parentDecisionId: string;
+  bias: string;
+  dueAt: string;
+  status: 'scheduled' | 'fired' | 'aborted';
+  reason?: string;
+}
+
+/** The timer command of a self-follow-up (internal, `dirigent.timer.fired.router.followup`). */
+export class FollowupDue {
+  @IsString() @IsNotEmpty() followupId: string;
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  static create(input: unknown) {
+    return createValidated(FollowupDue, input);
+  }
+}
+
+/** The timer command of the speculative trigger (internal, `…timer.fired.router.speculative`). */
+export class SpeculativeDue {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @AgentId() agentId: string;
+  static create(input: unknown) {
+    return createValidated(SpeculativeDue, input);
+  }
+}
+
+/** `dirigent.llm.budget.get`: the guild's daily envelope (`global` when none is set). */
+export class LlmBudgetGetRequest {
+  @Matches(LLM_GUILD, { message: '$property must be 1-64 letters, digits, _ or -' })
+  guildId: string;
+  static create(input: unknown) {
+    return createValidated(LlmBudgetGetRequest, input);
+  }
+}
+export interface LlmBudgetView {
+  /** null: no limit applies. */
+  usdPerDay: number | null;
+  spentUsd: number;
+  remainingUsd: number | null;
+  /** ISO-8601: when the current day's period ends. */
+  periodEnd: string;
+}

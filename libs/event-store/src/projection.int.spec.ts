@@ -1,0 +1,177 @@
+import { MikroORM } from '@mikro-orm/postgresql';
+import { subject as subjects } from '@dirigent/contracts';
+import type { Messaging } from '@dirigent/messaging';
+import { ormConfig } from '@dirigent/persistence';
+import { closeMessaging, testDatabaseUrl, testMessaging, uid } from '@dirigent/testing';
+import { EventStore, ProjectionRunner, type Projection, type ProjectionCommit } from '.';
+
+type Counted = { type: 'Counted'; data: { n: number } };
+
+/** A projection counting how often each event was applied, in `es_fixture_applied`. */
+function counting(
+  name: string,
+  filterSubject: string,
+  before?: (commits: readonly ProjectionCommit<Counted>[]) => void,
+): Projection<Counted> {
+  return {
+    name,
+    filterSubject,
+    async apply(em, commits) {
+      const rows = commits.flatMap((c) =>
+        c.envelope.data.events.map((e) => [name, `${c.subject}#${e.data.n}`, c.seq]),
+      );
+      await em.getConnection().execute(
+        `insert into es_fixture_applied (projection, event_key, seq, applied)
+         values ${rows.map(() => '(?, ?, ?, 1)').join(', ')}
+         on conflict (projection, event_key) do update set applied = es_fixture_applied.applied + 1`,
+        rows.flat(),
+        'run',
+        em.getTransactionContext(),
+      );
+      before?.(commits);
+    },
+  };
+}
+
+describe('ProjectionRunner against the real JetStream and Postgres', () => {
+  let messaging: Messaging;
+  let orm: MikroORM;
+  let store: EventStore;
+
+  beforeAll(async () => {
+    messaging = await testMessaging('projection-runner-test');
+    store = new EventStore(messaging);
+    orm = await MikroORM.init(ormConfig(testDatabaseUrl()));
+    await orm.em.getConnection().execute(`create table if not exists es_fixture_applied (
+      projection text not null, event_key text not null, seq bigint not null, applied int not null,
+      primary key (projection, event_key))`);
+  });
+  afterAll(async () => {
+    await closeMessaging(messaging);
+    await orm.close(true);
+  });
+
+  /** `aggregates` × `commits` commits of one event each; returns the family's filter and last seq. */
+  async function backlog(aggregates: number, commits: number) {
+    const family = uid('proj').replace(/-/g, '_');
+    let last = 0;
+    await Promise.all(
+      Array.from({ length: aggregates }, async (_, a) => {
+        let version = 0;
+        for (let i = 0; i < commits; i++) {
+          version = await store.append<Counted>(
+            subjects.aggregate(family, `a${a}`),
+            [{ type: 'Counted', data: { n: i } }],
+            version,
+          );
+        }
+        last = Math.max(last, version);
+      }),
+    );
+    return { family, name: `projection-${family}`, filter: subjects.aggregate(family, '>'), last };
+  }
+
+  const applied = async (name: string) =>
+    (await orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `select count(*)::int as n, coalesce(max(applied), 0)::int as most
+         from es_fixture_applied where projection = ?`,
+        [name],
+      )) as { n: number; most: number }[];
+
+  const checkpoint = async (name: string) =>
+    Number(
+      (
+        await orm.em
+          .fork()
+          .getConnection()
+          .execute(`select last_seq from projection_checkpoint where name = ?`, [name])
+      )[0]?.last_seq ?? 0,
+    );
+
+  it('catches up with a backlog of 5,000 commits in batches, then applies new commits live', async () => {
+    const { family, name, filter, last } = await backlog(50, 100);
+    const batches: number[] = [];
+    const runner = new ProjectionRunner(messaging, orm.em, counting(name, filter), {
+      onApplied: (c) => batches.push(c.length),
+    });
+    const started = Date.now();
+    await runner.start();
+    try {
+      expect(await runner.reached(last, 30_000)).toBe(true);
+      const seconds = (Date.now() - started) / 1000;
+      expect(await applied(name)).toEqual([{ n: 5000, most: 1 }]);
+      expect(batches.reduce((a, b) => a + b, 0)).toBe(5000);
+      expect(batches.length).toBeLessThan(100);
+      expect(5000 / seconds).toBeGreaterThan(500);
+
+      const a0 = subjects.aggregate(family, 'a0');
+      const next = await store.append<Counted>(
+        a0,
+        [{ type: 'Counted', data: { n: 100 } }],
+        await store.version(a0),
+      );
+      expect(await runner.reached(next, 10_000)).toBe(true);
+      expect(await checkpoint(name)).toBe(next);
+      expect(await applied(name)).toEqual([{ n: 5001, most: 1 }]);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('never applies a commit twice with two runners on one projection', async () => {
+    const { name, filter, last } = await backlog(10, 60);
+    const a = new ProjectionRunner(messaging, orm.em, counting(name, filter), { batchSize: 37 });
+    const b = new ProjectionRunner(messaging, orm.em, counting(name, filter), { batchSize: 50 });
+    await Promise.all([a.start(), b.start()]);
+    try {
+      expect(await Promise.all([a.reached(last, 30_000), b.reached(last, 30_000)])).toEqual([
+        true,
+        true,
+      ]);
+      expect(await applied(name)).toEqual([{ n: 600, most: 1 }]);
+      expect(await checkpoint(name)).toBe(last);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  it('applies each commit once when a batch fails after writing some rows, resuming from the checkpoint', async () => {
+    const { name, filter, last } = await backlog(3, 20);
+    let failed = false;
+    const projection = counting(name, filter, (commits) => {
+      // The rows of this batch are written; the transaction then fails, as in a crash.
+      if (!failed && commits.length > 1) {
+        failed = true;
+        throw new Error('crash inside the batch');
+      }
+    });
+    const runner = new ProjectionRunner(messaging, orm.em, projection, { batchSize: 25 });
+    await runner.start();
+    try {
+      expect(await runner.reached(last, 30_000)).toBe(true);
+      expect(failed).toBe(true);
+      expect(await applied(name)).toEqual([{ n: 60, most: 1 }]);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('starts from the checkpoint: commits at or below it are not applied again', async () => {
+    const { name, filter, last } = await backlog(1, 10);
+    const first = new ProjectionRunner(messaging, orm.em, counting(name, filter));
+    await first.start();
+    expect(await first.reached(last, 10_000)).toBe(true);
+    await first.stop();
+    const again = new ProjectionRunner(messaging, orm.em, counting(name, filter));
+    await again.start();
+    try {
+      expect(again.position).toBe(last);
+      expect(await applied(name)).toEqual([{ n: 10, most: 1 }]);
+    } finally {
+      await again.stop();
+    }
+  });
+});

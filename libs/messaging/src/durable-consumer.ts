@@ -1,0 +1,130 @@
+import type { JsMsg } from '@nats-io/jetstream';
+import { isEnvelope, type Envelope } from '@dirigent/contracts';
+import type { NatsClient } from './connection';
+import { publishDeadLetter } from './dead-letters';
+import { isPermanent, PermanentError, type Logger } from './errors';
+import { consumerLag, deadLetters, redeliveries } from './metrics';
+import { ensureDurable, type DurableSpec } from './provision';
+import { nextSpan, parseTraceparent, withTrace } from './trace';
+
+/** How a durable event handler is consumed: the extras of `@EventPattern(subject, extras)`. */
+export interface DurableEventOptions extends DurableSpec {
+  /** Redelivery delays by attempt (last value repeats). */
+  backoffMs?: number[];
+  /** Messages handled at once by this process (order is kept only at 1). */
+  concurrency?: number;
+  /**
+   * Tells the server every this many ms that the handler is still busy, so a short ack wait
+   * (a quick takeover after a crash) does not redeliver a message that is merely slow.
+   */
+  workingEveryMs?: number;
+}
+
+export interface RunningConsumer {
+  stop(): Promise<void>;
+  readonly done: Promise<void>;
+}
+
+/** Handles one delivered message whose body is a valid envelope. */
+export type EnvelopeHandler = (env: Envelope, m: JsMsg) => Promise<void>;
+
+const DEFAULT_BACKOFF = [250, 1000, 5000, 15000];
+
+/**
+ * Runs a durable pull consumer: explicit ack after the handler's promise resolves, `nak`
+ * with backoff when it throws, `term` plus a dead-letter record after `maxDeliver`
+ * deliveries, or at once for a permanent error (unreadable body, invalid payload).
+ * Nothing a handler throws escapes.
+ */
+export async function runDurableConsumer(
+  client: NatsClient,
+  source: string,
+  opts: DurableEventOptions,
+  handle: EnvelopeHandler,
+  log: Logger,
+): Promise<RunningConsumer> {
+  await ensureDurable(client.jsm, opts);
+  const consumer = await client.js.consumers.get(opts.stream, opts.durable);
+  const concurrency = Math.max(opts.concurrency ?? 1, 1);
+  const messages = await consumer.consume({ max_messages: concurrency * 2 });
+  const inflight = new Set<Promise<void>>();
+  const loop = (async () => {
+    for await (const m of messages) {
+      const p = handleOne(client, source, opts, handle, log, m).finally(() => inflight.delete(p));
+      inflight.add(p);
+      if (inflight.size >= concurrency) await Promise.race(inflight);
+    }
+    await Promise.all(inflight);
+  })();
+  return {
+    done: loop,
+    stop: async () => {
+      await messages.close();
+      await loop.catch(() => undefined);
+    },
+  };
+}
+
+async function handleOne(
+  client: NatsClient,
+  source: string,
+  opts: DurableEventOptions,
+  handle: EnvelopeHandler,
+  log: Logger,
+  m: JsMsg,
+): Promise<void> {
+  const labels = { stream: opts.stream, durable: opts.durable };
+  consumerLag.set(labels, m.info.pending);
+  if (m.info.deliveryCount > 1) redeliveries.inc(labels);
+  const trace = nextSpan(parseTraceparent(m.headers?.get('traceparent')));
+  try {
+    let env: Envelope;
+    try {
+      const parsed = m.json<unknown>();
+      if (!isEnvelope(parsed)) throw new Error('not an envelope');
+      env = parsed;
+    } catch (e) {
+      throw new PermanentError(`unreadable message: ${(e as Error).message}`);
+    }
+    const beat = opts.workingEveryMs ? setInterval(() => m.working(), opts.workingEveryMs) : null;
+    try {
+      await withTrace(trace, () => handle(env, m));
+    } finally {
+      if (beat) clearInterval(beat);
+    }
+    m.ack();
+  } catch (e) {
+    const message = (e as Error)?.message ?? String(e);
+    if (isPermanent(e) || m.info.deliveryCount >= opts.maxDeliver) {
+      await deadLetter(client, source, m, opts, message, log);
+      return;
+    }
+    const backoff = opts.backoffMs ?? DEFAULT_BACKOFF;
+    const delay = backoff[Math.min(m.info.deliveryCount - 1, backoff.length - 1)];
+    log.warn(
+      { subject: m.subject, seq: m.seq, attempt: m.info.deliveryCount, delay, err: message },
+      'handler failed; will retry',
+    );
+    m.nak(delay);
+  }
+}
+
+async function deadLetter(
+  client: NatsClient,
+  source: string,
+  m: JsMsg,
+  opts: DurableEventOptions,
+  error: string,
+  log: Logger,
+): Promise<void> {
+  try {
+    await publishDeadLetter(client, source, m, opts, error);
+    // No reason text: NATS 2.9 does not understand "+TERM <reason>" and would leave it pending.
+    m.term();
+    deadLetters.inc({ stream: opts.stream, durable: opts.durable });
+    log.error({ subject: m.subject, seq: m.seq, error }, 'message dead-lettered');
+  } catch (e) {
+    log.error({ err: (e as Error).message }, 'dead-letter publish failed; will retry');
+    m.nak(1000);
+  }
+}

@@ -1,0 +1,179 @@
+import { CustomTransportStrategy, Server, type MessageHandler } from '@nestjs/microservices';
+import { isObservable, lastValueFrom } from 'rxjs';
+import type { Msg, Subscription } from '@nats-io/nats-core';
+import { DomainError, ok, type Reply } from '@dirigent/contracts';
+import type { NatsClient } from './connection';
+import { JetStreamContext, NatsRequestContext } from './contexts';
+import {
+  runDurableConsumer,
+  type DurableEventOptions,
+  type RunningConsumer,
+} from './durable-consumer';
+import type { Logger } from './errors';
+import { handlerLatency } from './metrics';
+import { answerRequest } from './responder';
+
+/** Extras of `@MessagePattern(subject, extras)`. */
+export interface RequestOptions {
+  /** Queue group, so that replicas share the load. Defaults to the subject. */
+  queue?: string;
+}
+
+/** What an exception filter answers for a failed request (see ReplyEnvelopeFilter). */
+export class FailedReply {
+  constructor(readonly reply: Reply<never>) {}
+}
+
+export interface JetStreamServerOptions {
+  client: NatsClient;
+  /** The envelope `source` of records this server publishes (dead letters). */
+  source: string;
+  log: Logger;
+  /** Settings that come from configuration, by durable name (e.g. concurrency). */
+  consumerOverrides?: Record<string, Partial<DurableEventOptions>>;
+  /** Runs around every handler call, e.g. to give it a fresh ORM request context. */
+  around?: <T>(fn: () => Promise<T>) => Promise<T>;
+}
+
+async function settle(result: unknown): Promise<unknown> {
+  const value = await result;
+  return isObservable(value) ? lastValueFrom(value, { defaultValue: undefined }) : value;
+}
+
+/**
+ * NATS for `@nestjs/microservices`: every `@EventPattern(subject, DurableEventOptions)` is a
+ * durable JetStream pull consumer (ack after the handler resolves, nak with backoff on a
+ * throw, term and dead letter when redelivery cannot help), every
+ * `@MessagePattern(subject, RequestOptions)` a core NATS queue subscription answered with the
+ * reply envelope. Built on the `@nats-io` v3 clients (the successors of the `nats` package
+ * Nest's own NATS transporter needs).
+ *
+ * @example
+ * app.connectMicroservice({ strategy: new JetStreamServer({ client, source: 'memory', log }) });
+ * await app.init();
+ * await app.startAllMicroservices();
+ */
+export class JetStreamServer extends Server implements CustomTransportStrategy {
+  private readonly consumers: RunningConsumer[] = [];
+  private readonly subscriptions: Subscription[] = [];
+
+  constructor(private readonly opts: JetStreamServerOptions) {
+    super();
+  }
+
+  async listen(callback: (err?: unknown) => void): Promise<void> {
+    try {
+      for (const [pattern, head] of this.messageHandlers) {
+        for (let h: MessageHandler | undefined = head; h; h = h.next) {
+          if (h.isEventHandler) await this.startConsumer(pattern, h);
+          else this.subscribe(pattern, h);
+        }
+      }
+      // Subscriptions reach the server asynchronously: ready means the server has them.
+      await this.opts.client.nc.flush();
+      callback();
+    } catch (e) {
+      callback(e);
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.subscriptions.splice(0)) s.unsubscribe();
+    await Promise.all(this.consumers.splice(0).map((c) => c.stop()));
+  }
+
+  on(): never {
+    throw new Error('JetStreamServer has no events to listen to');
+  }
+
+  unwrap<T>(): T {
+    return this.opts.client as T;
+  }
+
+  private async startConsumer(pattern: string, handler: MessageHandler): Promise<void> {
+    const extras = handler.extras as DurableEventOptions | undefined;
+    if (!extras?.stream || !extras.durable || !extras.maxDeliver || !extras.ackWaitMs) {
+      throw new Error(
+        `@EventPattern('${pattern}') needs { stream, durable, maxDeliver, ackWaitMs } extras`,
+      );
+    }
+    const spec: DurableEventOptions = {
+      ...extras,
+      ...this.opts.consumerOverrides?.[extras.durable],
+      filterSubject: extras.filterSubject ?? pattern,
+    };
+    this.consumers.push(
+      await runDurableConsumer(
+        this.opts.client,
+        this.opts.source,
+        spec,
+        (env, m) =>
+          this.observed('consumer', spec.durable, async () => {
+            await this.around(() =>
+              settle(handler(env.data, new JetStreamContext([m, env, spec]))),
+            );
+            return 'ok';
+          }),
+        this.opts.log,
+      ),
+    );
+  }
+
+  private subscribe(pattern: string, handler: MessageHandler): void {
+    const queue = (handler.extras as RequestOptions | undefined)?.queue ?? pattern;
+    const sub = this.opts.client.nc.subscribe(pattern, {
+      queue,
+      callback: (err, msg) => {
+        if (err) {
+          this.opts.log.error({ err: String(err), subject: pattern }, 'subscription error');
+          return;
+        }
+        void this.answer(pattern, handler, msg);
+      },
+    });
+    this.subscriptions.push(sub);
+  }
+
+  private answer(pattern: string, handler: MessageHandler, msg: Msg): Promise<void> {
+    return answerRequest(msg, pattern, this.opts.log, async (body) => {
+      let reply: Reply<unknown> | undefined;
+      await this.observed('rpc', pattern, async () => {
+        const result = await this.around(() =>
+          settle(handler(body, new NatsRequestContext([msg]))),
+        );
+        reply = result instanceof FailedReply ? result.reply : ok(result ?? {});
+        return reply.ok ? 'ok' : reply.error.code;
+      });
+      return reply!;
+    });
+  }
+
+  private around<T>(fn: () => Promise<T>): Promise<T> {
+    return this.opts.around ? this.opts.around(fn) : fn();
+  }
+
+  /**
+   * Observes a handler call in `dirigent_handler_duration_seconds`. Measured here rather than
+   * in a Nest interceptor: an interceptor wraps every call in an rxjs pipeline, which cost
+   * about as much as the whole validation pipe on check-turn (bench/foundation.bench.ts).
+   */
+  private async observed(
+    kind: 'rpc' | 'consumer',
+    name: string,
+    call: () => Promise<string>,
+  ): Promise<void> {
+    const started = process.hrtime.bigint();
+    let outcome = 'error';
+    try {
+      outcome = await call();
+    } catch (e) {
+      outcome = e instanceof DomainError ? e.code : 'error';
+      throw e;
+    } finally {
+      handlerLatency.observe(
+        { kind, name, outcome },
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
+    }
+  }
+}
