@@ -1,4 +1,4 @@
 import { runService } from '@dirigent/service-kit';
-import { TurnCoordinatorService } from './definition';
+import { TurnCoordinatorService } from './turn-coordinator.module';
 
 runService(TurnCoordinatorService);

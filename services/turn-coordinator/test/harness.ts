@@ -16,7 +16,7 @@ import {
   testNatsUrl,
   uid,
 } from '@dirigent/testing';
-import { TurnCoordinatorService } from '../definition';
+import { TurnCoordinatorService } from '../turn-coordinator.module';
 import { FakeIngest } from './fake-ingest';
 
 export interface Agent {

@@ -1,19 +1,7 @@
-import { createServer, type AddressInfo } from 'node:net';
 import { Kvm } from '@nats-io/kv';
 import { Buckets, subject } from '@dirigent/contracts';
-import { spawnNode, snowflake, waitFor, type Spawned } from '@dirigent/testing';
+import { freePort, spawnNode, snowflake, waitFor, type Spawned } from '@dirigent/testing';
 import { coordinatorEnv, Harness, makeAgents, type Agent } from './harness';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const MAIN = 'dist/services/turn-coordinator/main.js';
 const TIMEOUT_MS = 3000;

@@ -37,7 +37,9 @@ type Step =
   | { k: 'shuffle'; value: boolean | null }
   | { k: 'check'; who: number }
   | { k: 'setMode'; mode: 'chat' | 'none' | 'report' }
-  | { k: 'completeDiscussion'; byInitiator: boolean };
+  | { k: 'completeDiscussion'; byInitiator: boolean }
+  | { k: 'speakerTimeout'; stale: boolean }
+  | { k: 'advance' };
 
 const who = fc.integer({ min: 0, max: POOL.length - 1 });
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
@@ -63,6 +65,11 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ k: fc.constant('deliver' as const), match: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('timeout' as const), stale: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('confirm' as const) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ k: fc.constant('speakerTimeout' as const), stale: fc.boolean() }),
+  },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('advance' as const) }) },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -178,6 +185,13 @@ function toCommand(
         type: 'SetMode',
         data: { guildId: GUILD, mode: step.mode, agents: [...s.members] },
       });
+    case 'speakerTimeout':
+      return withSeed({
+        type: 'SpeakerTimeout',
+        data: { turnId: step.stale || !turn ? 'stale:0' : turn.turnId },
+      });
+    case 'advance':
+      return withSeed({ type: 'AdvanceTurn', data: { requestedBy: 'ops' } });
     case 'completeDiscussion':
       return {
         type: 'CompleteDiscussion',
@@ -431,7 +445,7 @@ describe('channel decider properties', () => {
           if (e.type === 'SpeakerListRebuilt' && e.data.shuffled) seen.add('shuffled');
         }
       }),
-      { numRuns: 300, seed: 42 },
+      { numRuns: 600, seed: 42 },
     );
     for (const t of [
       'WentDormant:unanimous-empty',

@@ -5,7 +5,13 @@ import type { AgentRef } from './types';
  * speaker list; without one a seed is derived from the state. Either way the seed used is
  * stored in the event, so replay never needs it again.
  */
-type Cmd<T extends string, D> = { readonly type: T; readonly data: D; readonly seed?: number };
+type Cmd<T extends string, D> = {
+  readonly type: T;
+  readonly data: D;
+  readonly seed?: number;
+  /** When the service received the input (ms since epoch): deciders never read a clock. */
+  readonly at?: number;
+};
 
 /** `create-chat-/report-/work-channel` tools: the Discord channel already exists. */
 export type CreateChannel = Cmd<
@@ -61,6 +67,10 @@ export type ObserveMessage = Cmd<
     isModerator: boolean;
     /** Registered agent behind the author, if any. */
     agentIdOfAuthor?: string | null;
+    /** Sent through a webhook (feeds, integrations): never an agent, never the moderator. */
+    isWebhook?: boolean;
+    /** Discord user ids mentioned in the message. */
+    mentions?: readonly string[];
   }
 >;
 
@@ -80,6 +90,11 @@ export type CompleteTurn = Cmd<
      * then ignored instead of being counted as this turn.
      */
     turnId?: string | null;
+    /**
+     * When the completion was published (ms since epoch, JetStream's time). Without a
+     * `turnId`, a completion published before the current grant belongs to an older turn.
+     */
+    publishedAt?: number | null;
   }
 >;
 
@@ -89,11 +104,26 @@ export type ConfirmDelivery = Cmd<'ConfirmDelivery', { turnId: string; messageId
 /** Fired by the durable timer scheduled on `DeliveryWaitStarted`. */
 export type DeliveryTimeout = Cmd<'DeliveryTimeout', { turnId: string }>;
 
-/** `discussion-complete`; the service has already checked the summary path. */
+/** `discussion-complete`; the service has already checked the summary path. One of both. */
 export type CompleteDiscussion = Cmd<
   'CompleteDiscussion',
-  { callerAgentId: string; summaryPath: string }
+  { callerAgentId: string; summaryPath?: string | null; summary?: string | null }
 >;
+
+/** Fired by the durable timer armed at a grant (and re-armed when the speaker posts). */
+export type SpeakerTimeout = Cmd<'SpeakerTimeout', { turnId: string }>;
+
+/** Admin "advance": skip the current speaker now. */
+export type AdvanceTurn = Cmd<'AdvanceTurn', { requestedBy?: string | null }>;
+
+/** `typing.started` in the channel. */
+export type TypingStarted = Cmd<'TypingStarted', { userId: string }>;
+
+/** Fired by the durable timer armed when a typing hold starts. */
+export type TypingHoldExpired = Cmd<'TypingHoldExpired', { until: number }>;
+
+/** Commands a durable channel timer may carry. */
+export type TimerCommand = DeliveryTimeout | SpeakerTimeout | TypingHoldExpired;
 
 export type ChannelCommand =
   | CreateChannel
@@ -107,6 +137,10 @@ export type ChannelCommand =
   | CompleteTurn
   | ConfirmDelivery
   | DeliveryTimeout
-  | CompleteDiscussion;
+  | CompleteDiscussion
+  | SpeakerTimeout
+  | AdvanceTurn
+  | TypingStarted
+  | TypingHoldExpired;
 
 export type ChannelCommandType = ChannelCommand['type'];

@@ -5,6 +5,7 @@ import type {
   CycleOutcome,
   DormantReason,
   GrantReason,
+  SkipReason,
   TmState,
   TurnOutcome,
   WakeMode,
@@ -76,6 +77,8 @@ export type TurnGranted = Evt<
     position: number;
     reason: GrantReason;
     anchorMessageId: string | null;
+    /** Present when the deciding command carried its time. */
+    grantedAt?: number;
   }
 >;
 
@@ -126,7 +129,7 @@ export type DeliveryWaitCancelled = Evt<
 
 export type TurnSkipped = Evt<
   'TurnSkipped',
-  { turnId: string; agentId: string; reason: 'left-channel' }
+  { turnId: string; agentId: string; reason: SkipReason; requestedBy?: string }
 >;
 
 export type TurnCancelled = Evt<
@@ -172,6 +175,8 @@ export type MessageSeen = Evt<
     /** Trimmed content tail, kept only for the open turn's speaker (delivery matching). */
     tail: string | null;
     reaction: MessageReaction;
+    /** With an archived notice: when it was answered (for the rate limit). */
+    at?: number;
   }
 >;
 
@@ -181,7 +186,18 @@ export type MultiMessageEnded = Evt<'MultiMessageEnded', { byMessageId: string }
 
 export type DiscussionArchived = Evt<
   'DiscussionArchived',
-  { callerAgentId: string; summaryPath: string }
+  { callerAgentId: string; summaryPath: string | null; summary?: string }
+>;
+
+/** A human started typing: the next grant waits until `until` or their message. */
+export type TypingHoldStarted = Evt<'TypingHoldStarted', { userId: string; until: number }>;
+
+export type TypingHoldEnded = Evt<'TypingHoldEnded', { reason: 'expired' | 'message' }>;
+
+/** A grant that waits for a typing human. */
+export type GrantHeld = Evt<
+  'GrantHeld',
+  { position: number; cycle: number; reason: GrantReason; until: number }
 >;
 
 export type ChannelEvent =
@@ -207,7 +223,10 @@ export type ChannelEvent =
   | MessageSeen
   | MultiMessageStarted
   | MultiMessageEnded
-  | DiscussionArchived;
+  | DiscussionArchived
+  | TypingHoldStarted
+  | TypingHoldEnded
+  | GrantHeld;
 
 export type ChannelEventType = ChannelEvent['type'];
 
@@ -236,4 +255,7 @@ export const CHANNEL_EVENT_TYPES: readonly ChannelEventType[] = [
   'MultiMessageStarted',
   'MultiMessageEnded',
   'DiscussionArchived',
+  'TypingHoldStarted',
+  'TypingHoldEnded',
+  'GrantHeld',
 ];

@@ -37,6 +37,9 @@ export function initialChannelState(channelId: string): ChannelState {
     lastMessageId: null,
     recentRunIds: [],
     discussion: null,
+    lastArchivedNoticeAt: null,
+    typingHold: null,
+    heldGrant: null,
   };
 }
 
@@ -85,6 +88,7 @@ export function evolveChannel(state: ChannelState, event: ChannelEvent): Channel
         humanSeenThisCycle: false,
         cyclesWithoutHuman: 0,
         multiMessage: false,
+        heldGrant: null,
       };
     }
     case 'DiscussionCreated':
@@ -95,6 +99,7 @@ export function evolveChannel(state: ChannelState, event: ChannelEvent): Channel
           participants: [...event.data.participants],
           status: 'open',
           summaryPath: null,
+          summary: null,
         },
       };
     case 'ShuffleOverrideSet':
@@ -128,6 +133,7 @@ export function evolveChannel(state: ChannelState, event: ChannelEvent): Channel
         humanSeenThisCycle: newCycle ? false : state.humanSeenThisCycle,
         dormant: false,
         dormantReason: null,
+        heldGrant: null,
         currentTurn: {
           turnId: d.turnId,
           agentId: d.agentId,
@@ -135,6 +141,7 @@ export function evolveChannel(state: ChannelState, event: ChannelEvent): Channel
           cycle: d.cycle,
           position: d.position,
           reason: d.reason,
+          grantedAt: d.grantedAt ?? null,
           anchorMessageId: d.anchorMessageId,
           anchorChecked: false,
           phase: 'running',
@@ -180,6 +187,7 @@ export function evolveChannel(state: ChannelState, event: ChannelEvent): Channel
         currentTurn: null,
         position: -1,
         cycleOutcomes: [],
+        heldGrant: null,
       };
     case 'Woke':
       return { ...state, dormant: false, dormantReason: null };
@@ -196,6 +204,10 @@ export function evolveChannel(state: ChannelState, event: ChannelEvent): Channel
             : state.lastMessageId,
         humanSeenThisCycle: human ? true : state.humanSeenThisCycle,
         cyclesWithoutHuman: human ? 0 : state.cyclesWithoutHuman,
+        lastArchivedNoticeAt:
+          d.reaction === 'archived-notice' && d.at !== undefined
+            ? d.at
+            : state.lastArchivedNoticeAt,
         currentTurn: ownMessage
           ? { ...turn, lastOwnMessage: { messageId: d.messageId, tail: d.tail ?? '' } }
           : turn,
@@ -214,12 +226,23 @@ export function evolveChannel(state: ChannelState, event: ChannelEvent): Channel
         dormant: false,
         dormantReason: null,
         multiMessage: false,
+        heldGrant: null,
+        typingHold: null,
         discussion: state.discussion && {
           ...state.discussion,
           status: 'archived',
           summaryPath: event.data.summaryPath,
+          summary: event.data.summary ?? null,
         },
       };
+    case 'TypingHoldStarted':
+      return { ...state, typingHold: { userId: event.data.userId, until: event.data.until } };
+    case 'TypingHoldEnded':
+      return { ...state, typingHold: null, heldGrant: null };
+    case 'GrantHeld': {
+      const { position, cycle, reason } = event.data;
+      return { ...state, heldGrant: { position, cycle, reason } };
+    }
     default:
       return assertNever(event);
   }

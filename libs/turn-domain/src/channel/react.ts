@@ -1,5 +1,5 @@
 import { assertNever } from '../shared/result';
-import type { DeliveryTimeout } from './commands';
+import type { TimerCommand } from './commands';
 import type { ChannelEvent } from './events';
 import type { ChannelState, GrantReason, TurnDomainConfig } from './types';
 import { DEFAULT_TURN_CONFIG } from './types';
@@ -40,7 +40,7 @@ export interface ScheduleEffect {
   readonly key: string;
   readonly afterMs: number;
   readonly channelId: string;
-  readonly command: DeliveryTimeout;
+  readonly command: TimerCommand;
 }
 
 /** Disarm the durable timer `key` (no-op when it already fired or never existed). */
@@ -65,6 +65,18 @@ export type Effect =
 
 /** The durable-timer key of a turn's delivery timeout. */
 export const deliveryTimerKey = (turnId: string): string => `delivery-timeout:${turnId}`;
+
+/** The durable-timer key of a turn's speaker timeout (re-armed when the speaker posts). */
+export const speakerTimerKey = (turnId: string): string => `speaker-timeout:${turnId}`;
+
+/** The durable-timer key of a channel's typing hold (one per channel). */
+export const typingHoldTimerKey = (channelId: string): string => `typing-hold:${channelId}`;
+
+const DISCORD_MESSAGE_MAX = 2000;
+const clip = (text: string, max: number): string =>
+  text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+
+const seconds = (ms: number): string => `${Math.round(ms / 1000)} s`;
 
 /**
  * The process manager of the turn hand-off: what the service must do, outside the
@@ -104,11 +116,26 @@ export function reactToChannelEvent(
           },
         ];
 
+  const speakerTimer = (turnId: string): Effect[] =>
+    config.speakerTimeoutMs > 0
+      ? [
+          {
+            kind: 'schedule',
+            key: speakerTimerKey(turnId),
+            afterMs: config.speakerTimeoutMs,
+            channelId,
+            command: { type: 'SpeakerTimeout', data: { turnId } },
+          },
+        ]
+      : [];
+  const cancelSpeakerTimer = (turnId: string): Effect[] =>
+    config.speakerTimeoutMs > 0 ? [{ kind: 'cancel', key: speakerTimerKey(turnId) }] : [];
+
   switch (event.type) {
     case 'TurnGranted': {
       const d = event.data;
       if (guildId === null) return [];
-      const effects: Effect[] = [];
+      const effects: Effect[] = [...speakerTimer(d.turnId)];
       if (stateAfter.wakeMode !== 'discord') {
         effects.push({
           kind: 'publish-granted',
@@ -144,12 +171,33 @@ export function reactToChannelEvent(
       ];
     case 'DeliveryConfirmed':
     case 'DeliveryWaitCancelled':
-    case 'TurnSkipped':
       return [{ kind: 'cancel', key: deliveryTimerKey(event.data.turnId) }];
+    case 'TurnSkipped': {
+      const d = event.data;
+      const effects: Effect[] = [
+        { kind: 'cancel', key: deliveryTimerKey(d.turnId) },
+        ...cancelSpeakerTimer(d.turnId),
+      ];
+      if (d.reason === 'speaker-timeout') {
+        effects.push(
+          ...send(
+            'notice',
+            `${d.agentId} did not answer within ${seconds(config.speakerTimeoutMs)}; ` +
+              'passing the turn on.',
+          ),
+        );
+      } else if (d.reason === 'admin-advance') {
+        const by = d.requestedBy ? ` by ${d.requestedBy}` : '';
+        effects.push(...send('notice', `${d.agentId}'s turn was skipped${by}.`));
+      }
+      return effects;
+    }
     case 'TurnCancelled':
       return event.data.phase === 'awaiting-delivery'
         ? [{ kind: 'cancel', key: deliveryTimerKey(event.data.turnId) }]
-        : [];
+        : cancelSpeakerTimer(event.data.turnId);
+    case 'TurnCompleted':
+      return cancelSpeakerTimer(event.data.turnId);
     case 'DeliveryTimedOut':
       return [
         {
@@ -159,12 +207,20 @@ export function reactToChannelEvent(
           data: { channelId, ...event.data },
         },
       ];
-    case 'MessageSeen':
+    case 'MessageSeen': {
+      // The speaker posted while its turn runs: it is alive, so its silence counts anew.
+      const turn = stateAfter.currentTurn;
+      const speakerPosted =
+        turn !== null &&
+        turn.phase === 'running' &&
+        event.data.tail !== null &&
+        event.data.authorId === turn.discordUserId;
+      const alive = speakerPosted ? speakerTimer(turn.turnId) : [];
       switch (event.data.reaction) {
         case 'none':
-          return [];
+          return alive;
         case 'prompt-marker':
-          return send('prompt-marker', config.multiMessagePromptMarker);
+          return [...alive, ...send('prompt-marker', config.multiMessagePromptMarker)];
         case 'archived-notice':
           return send(
             'archived-notice',
@@ -173,6 +229,7 @@ export function reactToChannelEvent(
         default:
           return assertNever(event.data.reaction);
       }
+    }
     case 'DiscussionCreated':
       return send('discussion-guide', event.data.guide);
     case 'WentDormant': {
@@ -184,9 +241,13 @@ export function reactToChannelEvent(
           stateAfter.members.find((m) => m.agentId === d.initiatorAgentId)?.discordUserId ??
           null;
         const who = initiatorUser ? `<@${initiatorUser}>` : d.initiatorAgentId;
+        const why =
+          event.data.reason === 'loop-breaker'
+            ? `${event.data.cyclesWithoutHuman} rounds ran without a human.`
+            : 'Discussion is idle.';
         return send(
           'discussion-reminder',
-          `${who} Discussion is idle. Please summarize and call discussion-complete.`,
+          `${who} ${why} Please summarize and call discussion-complete.`,
         );
       }
       if (event.data.reason === 'loop-breaker') {
@@ -209,12 +270,27 @@ export function reactToChannelEvent(
     case 'DiscussionArchived': {
       const d = stateAfter.discussion;
       if (d === null) return [];
-      return send(
-        'discussion-summary',
-        `Discussion <#${channelId}> is complete. Summary: ${event.data.summaryPath}`,
-        { guildId: d.callbackGuildId, channelId: d.callbackChannelId },
-      );
+      const summary = event.data.summary ?? event.data.summaryPath ?? '';
+      const head = `Discussion <#${channelId}> is complete. Summary: `;
+      return send('discussion-summary', clip(head + summary, DISCORD_MESSAGE_MAX), {
+        guildId: d.callbackGuildId,
+        channelId: d.callbackChannelId,
+      });
     }
+    case 'TypingHoldStarted':
+      return [
+        {
+          kind: 'schedule',
+          key: typingHoldTimerKey(channelId),
+          afterMs: config.typingHoldMs,
+          channelId,
+          command: { type: 'TypingHoldExpired', data: { until: event.data.until } },
+        },
+      ];
+    case 'TypingHoldEnded':
+      return [{ kind: 'cancel', key: typingHoldTimerKey(channelId) }];
+    case 'GrantHeld':
+      return [];
     case 'ChannelCreated':
     case 'ModeSet':
     case 'ShuffleOverrideSet':
@@ -222,7 +298,6 @@ export function reactToChannelEvent(
     case 'MembersRefreshed':
     case 'SpeakerListRebuilt':
     case 'TurnAnchorRecorded':
-    case 'TurnCompleted':
     case 'CycleCompleted':
     case 'Woke':
     case 'MultiMessageStarted':

@@ -51,21 +51,42 @@ export function classifyTurnText(text: string): TurnOutcome {
   return EMPTY_REPLIES.has(text.trim()) ? 'empty' : 'real';
 }
 
-/** The last `len` characters of the trimmed reply: what its final Discord fragment ends with. */
+/**
+ * Text as compared for delivery: Discord rewrites what an agent sends (`@Bob` becomes
+ * `<@123>`, `:wave:` of a custom emoji becomes `<:wave:456>`) and may change whitespace, so
+ * both sides drop mention targets, keep emoji names and collapse whitespace.
+ *
+ * @example
+ * normalizeForMatch('hi <@123>  <:wave:456>'); // 'hi @ :wave:'
+ * normalizeForMatch('hi @Bob :wave:'); // 'hi @ :wave:'
+ */
+export function normalizeForMatch(text: string, trim = true): string {
+  const out = text
+    .replace(/<a?(:[A-Za-z0-9_~-]+:)\d+>/g, '$1')
+    .replace(/<(?:@[!&]?|#)\d+>/g, '@')
+    .replace(/@[^\s@<>:]+/g, '@')
+    .replace(/\s+/g, ' ');
+  return trim ? out.trim() : out;
+}
+
+/** The last `len` characters of the normalised reply: what its final Discord fragment ends with. */
 export function tailFingerprint(text: string, len: number): string {
-  const trimmed = text.trim();
-  return len > 0 ? trimmed.slice(-len) : trimmed;
+  const normalized = normalizeForMatch(text);
+  return len > 0 ? normalized.slice(-len) : normalized;
 }
 
 /** True when a Discord message's content ends with the reply's tail fingerprint. */
 export function matchesTail(content: string, fingerprint: string): boolean {
-  return fingerprint.length > 0 && content.trimEnd().endsWith(fingerprint);
+  return (
+    fingerprint.length > 0 &&
+    normalizeForMatch(content).endsWith(normalizeForMatch(fingerprint, false))
+  );
 }
 
 /** What is kept of a speaker's message to match it later against a fingerprint of `len`. */
 export function contentTail(content: string, len: number): string {
-  const trimmed = content.trimEnd();
-  return len > 0 ? trimmed.slice(-len) : trimmed;
+  const normalized = normalizeForMatch(content);
+  return len > 0 ? normalized.slice(-len) : normalized;
 }
 
 export function containsMarker(content: string, marker: string): boolean {

@@ -50,13 +50,13 @@ describe('start and wake', () => {
     });
   });
 
-  it("an agent's message (through the message tool) and another bot's also wake it", () => {
+  it("an agent's message (through the message tool) wakes it; an unregistered bot's does not", () => {
     const a = three();
     expect(types(a.post(BOB, 'fyi').events)).toContain('TurnGranted');
     const b = three();
-    expect(types(b.ok(b.message(OTHER_BOT, 'beep', { bot: true })).events)).toContain(
-      'TurnGranted',
-    );
+    expect(types(b.ok(b.message(OTHER_BOT, 'beep', { bot: true })).events)).toEqual([
+      'MessageSeen',
+    ]);
   });
 
   it('turn ids are deterministic and increase per grant', () => {
@@ -295,7 +295,7 @@ describe('turn-complete', () => {
     expect(w.state.currentTurn?.phase).toBe('awaiting-delivery');
   });
 
-  it('another message during the wait cancels it and wakes the channel afresh', () => {
+  it('another message during the wait cancels it and the cycle continues after the speaker', () => {
     const w = three();
     w.human();
     w.pass();
@@ -309,8 +309,9 @@ describe('turn-complete', () => {
       'TurnGranted',
     ]);
     expect(events[1].data).toMatchObject({ agentId: 'bob', authorKind: 'human' });
+    expect(events[3].data).toMatchObject({ speakers: [CAROL, ALICE, BOB] });
     expect(events[4].data).toMatchObject({
-      agentId: 'alice',
+      agentId: 'carol',
       cycle: 2,
       position: 0,
       reason: 'wake',

@@ -24,7 +24,12 @@ export type GrantReason =
   | 'advance'
   | 'new-cycle'
   | 'multi-message-end'
-  | 'discussion-start';
+  | 'discussion-start'
+  | 'speaker-timeout'
+  | 'admin-advance';
+
+/** Why a turn was skipped before its speaker finished it. */
+export type SkipReason = 'left-channel' | 'speaker-timeout' | 'admin-advance';
 
 export type DormantReason = 'start' | 'unanimous-empty' | 'loop-breaker';
 
@@ -37,6 +42,8 @@ export interface OpenTurn {
   readonly cycle: number;
   readonly position: number;
   readonly reason: GrantReason;
+  /** When the grant was decided (ms since epoch); null in events from before it was kept. */
+  readonly grantedAt: number | null;
   /** Delivery must come after this message; grant-time value, replaced at check-turn. */
   readonly anchorMessageId: string | null;
   /** Only the first check-turn of a turn moves the anchor: later model calls must not narrow it. */
@@ -59,6 +66,8 @@ export interface DiscussionInfo {
   readonly participants: readonly string[];
   readonly status: 'open' | 'archived';
   readonly summaryPath: string | null;
+  /** The summary text, when the initiator sent it instead of a path. */
+  readonly summary: string | null;
 }
 
 export interface CycleOutcome {
@@ -95,6 +104,18 @@ export interface ChannelState {
   readonly lastMessageId: string | null;
   readonly recentRunIds: readonly string[];
   readonly discussion: DiscussionInfo | null;
+  /** When the latest archived notice was answered (rate limit). */
+  readonly lastArchivedNoticeAt: number | null;
+  /** A human is typing: grants wait until `until` (ms since epoch) or their message. */
+  readonly typingHold: { readonly userId: string; readonly until: number } | null;
+  /** A grant that waited for a typing human; granted when the hold ends. */
+  readonly heldGrant: HeldGrant | null;
+}
+
+export interface HeldGrant {
+  readonly position: number;
+  readonly cycle: number;
+  readonly reason: GrantReason;
 }
 
 /** Configuration the deciders need; the service reads it from the environment. */
@@ -110,6 +131,16 @@ export interface TurnDomainConfig {
   readonly multiMessagePromptMarker: string;
   readonly archivedNotice: string;
   readonly discussionClosedNotice: string;
+  /** A running speaker silent for this long is skipped; 0 = off. */
+  readonly speakerTimeoutMs: number;
+  /** Bot or webhook user ids that may wake a channel or interrupt a delivery wait. */
+  readonly botAllowlist: readonly string[];
+  /** At most one archived notice per channel in this window. */
+  readonly archivedNoticeIntervalMs: number;
+  /** Full discussion cycles without a human before the initiator is asked to conclude; 0 = off. */
+  readonly maxDiscussionCyclesWithoutHuman: number;
+  /** How long a typing human holds the next grant; 0 = off. */
+  readonly typingHoldMs: number;
 }
 
 export const DEFAULT_TURN_CONFIG: TurnDomainConfig = {
@@ -122,6 +153,11 @@ export const DEFAULT_TURN_CONFIG: TurnDomainConfig = {
   multiMessagePromptMarker: '⤵️',
   archivedNotice: 'This channel is archived and no longer active.',
   discussionClosedNotice: 'This discussion is closed.',
+  speakerTimeoutMs: 600000,
+  botAllowlist: [],
+  archivedNoticeIntervalMs: 60000,
+  maxDiscussionCyclesWithoutHuman: 10,
+  typingHoldMs: 8000,
 };
 
 /** How many recent `runId`s a channel remembers to drop redelivered `turn-complete`s. */

@@ -1,3 +1,4 @@
+import { AGENT_ID_PATTERN, AGENT_ID_RULE } from '@dirigent/contracts';
 import type { AgentRef } from '../channel/types';
 import type { Decision } from '../shared/result';
 import { accept, assertNever, refuse } from '../shared/result';
@@ -61,7 +62,6 @@ export type IdentityEvent = IdentityUpserted | IdentityRemoved;
 export const initialIdentityState = (): IdentityState => ({ entries: [] });
 
 const SNOWFLAKE = /^\d{1,20}$/;
-const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
 const MAX_NAME = 100;
 
 /** Checks one entry; returns the normalised entry or the first field error. */
@@ -73,8 +73,13 @@ export function validateIdentity(
   if (!SNOWFLAKE.test(discordUserId)) {
     return { ok: false, field: 'discordUserId', message: 'discordUserId must be a snowflake' };
   }
-  if (!AGENT_ID.test(agentId)) {
-    return { ok: false, field: 'agentId', message: 'agentId must be 1-128 safe characters' };
+  // The wire's rule: an id the registry accepts must also work in every subject and call.
+  if (!AGENT_ID_PATTERN.test(agentId)) {
+    return {
+      ok: false,
+      field: 'agentId',
+      message: `agentId "${agentId}" must be ${AGENT_ID_RULE}`,
+    };
   }
   const rawName = input.agentName;
   if (rawName !== undefined && rawName !== null && typeof rawName !== 'string') {

@@ -53,6 +53,9 @@ describe('identity registry', () => {
     [{ discordUserId: '', agentId: 'x' }, 'discordUserId'],
     [{ discordUserId: '123', agentId: '' }, 'agentId'],
     [{ discordUserId: '123', agentId: 'has space' }, 'agentId'],
+    // The wire's rule: `.` would split a subject token, so such an id could never be called.
+    [{ discordUserId: '123', agentId: 'home.dev' }, 'agentId'],
+    [{ discordUserId: '123', agentId: 'a'.repeat(65) }, 'agentId'],
     [{ discordUserId: '123', agentId: 'x', agentName: 'n'.repeat(101) }, 'agentName'],
   ])('rejects %j with BAD_REQUEST on %s', (data, field) => {
     const { decision } = given().when({ type: 'UpsertIdentity', data });
@@ -145,6 +148,7 @@ describe('identity registry', () => {
           { discordUserId: '111', agentId: 'dev', agentName: 'From ego' },
           { discordUserId: '222', agentId: 'dev' },
           { discordUserId: 'bad', agentId: 'x' },
+          { discordUserId: '444', agentId: 'home.dev' },
           { discordUserId: '333', agentId: 'ops' },
           { discordUserId: '333', agentId: 'ops2' },
         ],

@@ -38,13 +38,16 @@ export interface Outcome {
   readonly effects: Effect[];
 }
 
+/** Speaker timeouts arm a timer at every grant: the tests about them opt in. */
+export const WORLD_CONFIG: TurnDomainConfig = { ...DEFAULT_TURN_CONFIG, speakerTimeoutMs: 0 };
+
 export class ChannelWorld {
   state: ChannelState;
   readonly log: ChannelEvent[] = [];
   private nextMessage = 100000;
 
   constructor(
-    readonly config: TurnDomainConfig = DEFAULT_TURN_CONFIG,
+    readonly config: TurnDomainConfig = WORLD_CONFIG,
     channelId = CHANNEL,
   ) {
     this.state = initialChannelState(channelId);
@@ -149,7 +152,7 @@ export function chatWorld(
   agents: AgentRef[],
   opts: { shuffle?: boolean | null; config?: Partial<TurnDomainConfig>; seed?: number } = {},
 ): ChannelWorld {
-  const world = new ChannelWorld({ ...DEFAULT_TURN_CONFIG, ...opts.config });
+  const world = new ChannelWorld({ ...WORLD_CONFIG, ...opts.config });
   if (opts.shuffle !== undefined) {
     world.ok({ type: 'SetShuffle', data: { shuffle: opts.shuffle } });
   }
@@ -166,7 +169,7 @@ export function discussionWorld(
   agents: AgentRef[],
   opts: { shuffle?: boolean | null; config?: Partial<TurnDomainConfig>; initiator?: AgentRef } = {},
 ): ChannelWorld {
-  const world = new ChannelWorld({ ...DEFAULT_TURN_CONFIG, ...opts.config });
+  const world = new ChannelWorld({ ...WORLD_CONFIG, ...opts.config });
   if (opts.shuffle !== undefined) {
     world.ok({ type: 'SetShuffle', data: { shuffle: opts.shuffle } });
   }

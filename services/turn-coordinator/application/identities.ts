@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Injectable, Logger } from '@nestjs/common';
-import { subject, type IdentityEntry as WireIdentity } from '@dirigent/contracts';
+import { Aggregates, subject, type IdentityEntry as WireIdentity } from '@dirigent/contracts';
 import { CommandHandler, EventStore } from '@dirigent/event-store';
 import {
   decideIdentity,
@@ -11,7 +11,9 @@ import {
   parseEgoJson,
   parseIdentityFile,
   resolveAgents,
+  validateIdentity,
   type AgentRef,
+  type IdentityInput,
   type IdentityCommand,
   type IdentityEntry,
   type IdentityEvent,
@@ -19,7 +21,7 @@ import {
 } from '@dirigent/turn-domain';
 import { RefusedError } from './channels';
 
-export const IDENTITY_SUBJECT = subject.aggregate('identity', 'registry');
+export const IDENTITY_SUBJECT = subject.aggregate(Aggregates.identity, 'registry');
 
 export const toWire = (e: IdentityEntry): WireIdentity => ({
   discordUserId: e.discordUserId,
@@ -111,7 +113,7 @@ export class Identities {
     let imported = 0;
     const identityJson = await readJson(files.identityFile);
     if (identityJson !== undefined) {
-      const entries = parseIdentityFile(identityJson);
+      const entries = this.refuseInvalid(parseIdentityFile(identityJson), files.identityFile);
       const before = (await this.state()).entries.length;
       const after = await this.execute({
         type: 'ImportIdentities',
@@ -126,7 +128,7 @@ export class Identities {
         const before = (await this.state()).entries.length;
         const after = await this.execute({
           type: 'ImportIdentities',
-          data: { source: 'padded-cell', entries: ego.entries },
+          data: { source: 'padded-cell', entries: this.refuseInvalid(ego.entries, files.egoFile) },
         });
         imported += after.entries.length - before;
       } else {
@@ -134,6 +136,15 @@ export class Identities {
       }
     }
     return imported;
+  }
+
+  /** Entries that break the agent-id (or user-id) rule are named in the log, not registered. */
+  private refuseInvalid<T extends IdentityInput>(entries: readonly T[], file?: string): T[] {
+    return entries.filter((entry) => {
+      const v = validateIdentity(entry);
+      if (!v.ok) this.log.warn({ file, field: v.field }, `identity not imported: ${v.message}`);
+      return v.ok;
+    });
   }
 }
 

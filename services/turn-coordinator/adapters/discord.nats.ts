@@ -1,27 +1,29 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   DomainError,
+  EnvelopeTypes,
   Subjects,
   type ChannelMembersResult,
   type CreateChannelResult,
-  type MessagePurpose,
 } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { AgentRef } from '@dirigent/turn-domain';
-import type { TurnCoordinatorConfig } from './config';
-import { Identities } from './identities';
+import { Identities } from '../application/identities';
+import { DiscordPort, type ModeratorMessage } from '../application/ports';
+import type { TurnCoordinatorConfig } from '../config';
 
-/** What the coordinator asks of the Discord ingest: member lists, channel creation, sends. */
+/** The Discord port over NATS: the ingest's members query and create-channel RPC, send commands. */
 @Injectable()
-export class DiscordPort {
+export class NatsDiscord extends DiscordPort {
   constructor(
     private readonly messaging: Messaging,
     private readonly identities: Identities,
     @Inject(SERVICE_CONFIG) private readonly config: TurnCoordinatorConfig,
-  ) {}
+  ) {
+    super();
+  }
 
-  /** Current members of a channel; throws a DomainError when the ingest cannot answer. */
   async members(guildId: string, channelId: string): Promise<ChannelMembersResult['members']> {
     const reply = await this.messaging.request<ChannelMembersResult>(
       Subjects.discord.queryChannelMembers,
@@ -37,7 +39,6 @@ export class DiscordPort {
     return reply.data.members;
   }
 
-  /** The registered agents among a channel's current members. */
   async agentsIn(guildId: string, channelId: string): Promise<AgentRef[]> {
     const members = await this.members(guildId, channelId);
     return this.identities.resolve(members.map((m) => m.userId));
@@ -62,17 +63,14 @@ export class DiscordPort {
     return reply.data;
   }
 
-  /** Sends a moderator message; `id` makes a re-send of the same effect a no-op. */
-  async send(
-    id: string,
-    msg: {
-      guildId: string;
-      channelId: string;
-      content: string;
-      purpose: MessagePurpose;
-      deleteAfterSend?: boolean;
-    },
-  ): Promise<void> {
-    await this.messaging.publishEvent(Subjects.discord.cmdSendMessage, 'send-message', msg, { id });
+  async send(id: string, msg: ModeratorMessage): Promise<void> {
+    await this.messaging.publishEvent(
+      Subjects.discord.cmdSendMessage,
+      EnvelopeTypes.sendMessage,
+      msg,
+      {
+        id,
+      },
+    );
   }
 }

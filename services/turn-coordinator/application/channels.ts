@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, ErrorCodes, subject, type ErrorCode } from '@dirigent/contracts';
+import { Aggregates, DomainError, ErrorCodes, subject, type ErrorCode } from '@dirigent/contracts';
 import { CommandHandler, EventStore } from '@dirigent/event-store';
 import {
   decideChannel,
@@ -37,7 +37,8 @@ export class RefusedError extends DomainError {
   }
 }
 
-export const channelSubject = (channelId: string) => subject.aggregate('channel', channelId);
+export const channelSubject = (channelId: string) =>
+  subject.aggregate(Aggregates.channel, channelId);
 
 type ChannelHandler = CommandHandler<ChannelCommand, ChannelEvent, ChannelState>;
 
@@ -88,8 +89,12 @@ export class Channels {
     channelId: string,
     command: ChannelCommand,
   ): Promise<{ events: ChannelEvent[]; state: ChannelState }> {
-    const withSeed: ChannelCommand =
-      command.seed === undefined ? { ...command, seed: randomInt(2 ** 31) } : command;
+    // Seed and time are fixed here, once: a retried decision sees the same inputs.
+    const withSeed: ChannelCommand = {
+      ...command,
+      seed: command.seed ?? randomInt(2 ** 31),
+      at: command.at ?? Date.now(),
+    };
     const subj = channelSubject(channelId);
     const h = this.handler(channelId);
     const run = async () => {

@@ -6,36 +6,31 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { runProjection } from '@dirigent/event-store';
-import { Messaging, type RunningConsumer } from '@dirigent/messaging';
+import { runProjection, type ProjectionRunner } from '@dirigent/event-store';
+import { Messaging } from '@dirigent/messaging';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { DurableTimers } from '@dirigent/timers';
+import { CacheCoherence } from './adapters/cache-coherence';
+import { Identities } from './application/identities';
 import type { TurnCoordinatorConfig } from './config';
-import { CacheCoherence } from './coherence';
-import { Consumers } from './consumers';
-import { Identities } from './identities';
-import { channelProjection, identityProjection } from './projections/projections';
-import { Reactor, SERVICE_NAME } from './reactor';
-import { Rpc } from './rpc';
+import { channelProjection, identityProjection } from './adapters/projections/projections';
 
 /**
- * Start order matters for recovery: identities are imported, then the effects of already
- * committed events are replayed (reactor), then inputs are consumed and requests answered.
+ * What runs beside the handlers: identities are imported, caches kept coherent with other
+ * replicas, durable timers armed and the read models fed. The handlers (reactor first) start
+ * after this, when the app starts its microservice.
  */
 @Injectable()
 export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly log = new Logger('turn-coordinator');
-  private timers?: DurableTimers;
-  private projections: RunningConsumer[] = [];
+  private projections: Pick<ProjectionRunner, 'stop'>[] = [];
 
   constructor(
     private readonly messaging: Messaging,
     private readonly orm: MikroORM,
     private readonly identities: Identities,
-    private readonly reactor: Reactor,
-    private readonly consumers: Consumers,
-    private readonly rpc: Rpc,
     private readonly coherence: CacheCoherence,
+    private readonly timers: DurableTimers,
     @Inject(SERVICE_CONFIG) private readonly config: TurnCoordinatorConfig,
   ) {}
 
@@ -50,26 +45,23 @@ export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicati
       this.log.error({ err: (e as Error).message }, 'identity import failed; continuing');
     }
     await this.coherence.start();
-    this.timers = await DurableTimers.open(this.messaging, SERVICE_NAME);
-    await this.reactor.start(this.timers);
     await this.timers.start();
-    await this.consumers.start();
+    const log = {
+      info: (o: object, m?: string) => this.log.log({ ...o, msg: m }),
+      warn: (o: object, m?: string) => this.log.warn({ ...o, msg: m }),
+      error: (o: object, m?: string) => this.log.error({ ...o, msg: m }),
+    };
     this.projections = [
-      await runProjection(this.messaging, this.orm.em, channelProjection),
-      await runProjection(this.messaging, this.orm.em, identityProjection),
+      await runProjection(this.messaging, this.orm.em, channelProjection, { log }),
+      await runProjection(this.messaging, this.orm.em, identityProjection, { log }),
     ];
-    this.rpc.serve();
-    // Subscriptions are registered asynchronously: answer only once the server has them.
-    await this.messaging.client.nc.flush();
   }
 
   async onApplicationShutdown(): Promise<void> {
     // Each step on its own: the NATS connection may already be draining.
     const steps: (() => Promise<unknown>)[] = [
-      async () => this.timers?.stop(),
+      () => this.timers.stop(),
       () => this.coherence.stop(),
-      () => this.consumers.stop(),
-      () => this.reactor.stop(),
       () => Promise.all(this.projections.splice(0).map((p) => p.stop())),
     ];
     for (const step of steps) {

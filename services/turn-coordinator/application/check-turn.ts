@@ -1,0 +1,42 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { CheckTurnRequest } from '@dirigent/contracts';
+import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { evaluateCheckTurn, type CheckTurnResult } from '@dirigent/turn-domain';
+import type { TurnCoordinatorConfig } from '../config';
+import { Channels } from './channels';
+
+/** check-turn: may this agent speak now? Causally consistent with `messageId`. */
+@Injectable()
+export class CheckTurn {
+  private readonly log = new Logger('check-turn');
+
+  constructor(
+    private readonly channels: Channels,
+    @Inject(SERVICE_CONFIG) private readonly config: TurnCoordinatorConfig,
+  ) {}
+
+  /**
+   * The first check of a turn records the channel's latest message as the turn's anchor; the
+   * answer does not depend on it, so it is not awaited: the command is queued on the channel
+   * before anything that arrives later, which keeps the anchor right.
+   */
+  async run(r: CheckTurnRequest): Promise<CheckTurnResult> {
+    let state = r.messageId
+      ? await this.channels.stateAfter(r.channelId, r.messageId, this.config.DIRIGENT_CHECK_WAIT_MS)
+      : await this.channels.state(r.channelId);
+    // A refusal is only given on the latest state: with a second replica (a rolling deploy)
+    // the cache may be a moment behind a grant the agent has already heard of.
+    if (!evaluateCheckTurn(state, r.agentId).allowed) {
+      state = await this.channels.freshState(r.channelId);
+    }
+    const turn = state.currentTurn;
+    if (turn && turn.agentId === r.agentId && turn.phase === 'running' && !turn.anchorChecked) {
+      this.channels
+        .execute(r.channelId, { type: 'CheckTurn', data: { agentId: r.agentId } })
+        .catch((e: Error) =>
+          this.log.warn({ channelId: r.channelId, err: e.message }, 'anchor not recorded'),
+        );
+    }
+    return evaluateCheckTurn(state, r.agentId);
+  }
+}

@@ -1,0 +1,200 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  Aggregates,
+  EnvelopeTypes,
+  Streams,
+  envelope,
+  subject,
+  type Envelope,
+  type TurnGranted as TurnGrantedPayload,
+} from '@dirigent/contracts';
+import { EventStore, type Commit } from '@dirigent/event-store';
+import { KeyedQueue, Messaging } from '@dirigent/messaging';
+import { DurableTimers } from '@dirigent/timers';
+import {
+  evolveChannel,
+  initialChannelState,
+  type ChannelEvent,
+  type ChannelState,
+  type Effect,
+  type TurnDomainConfig,
+} from '@dirigent/turn-domain';
+import { channelSubject } from './channels';
+import { isCurrent, isFenced, planEffects } from './effect-fence';
+import { DiscordPort } from './ports';
+import { TURN_DOMAIN_CONFIG } from './tokens';
+
+export const SERVICE_NAME = 'turn-coordinator';
+export const TIMER_COMMAND = 'channel-command';
+export const CHANNEL_TOPIC = subject.aggregate(Aggregates.channel, '>');
+
+interface Folded {
+  state: ChannelState;
+  seq: number;
+}
+
+/**
+ * Performs the effects of committed channel events (grants, moderator messages, delivery
+ * timers). It runs as a durable, per-channel ordered consumer of the event store, so that an
+ * effect is never lost to a crash between the append and its execution. Every effect carries a
+ * deterministic id (the turn id for grants, the commit sequence for messages, the timer key
+ * for timers), and effects that serve a turn are fenced by it: a redelivered commit whose
+ * turn is no longer open publishes no grant, ping or timer, and a grant already stored is
+ * not published again to core-NATS subscribers.
+ */
+@Injectable()
+export class ReactToCommit {
+  private readonly log = new Logger('reactor');
+  private readonly folded = new Map<string, Folded>();
+  /** The newest state seen per channel, so that fencing old commits folds only what is new. */
+  private readonly head = new Map<string, Folded>();
+  private readonly queue = new KeyedQueue();
+
+  constructor(
+    private readonly messaging: Messaging,
+    private readonly store: EventStore,
+    private readonly discord: DiscordPort,
+    private readonly timers: DurableTimers,
+    @Inject(TURN_DOMAIN_CONFIG) private readonly config: TurnDomainConfig,
+  ) {}
+
+  /** Reacts to commit `seq` on `subj`; commits of one channel in order. */
+  run(subj: string, seq: number, env: Envelope<Commit<ChannelEvent>>): Promise<void> {
+    return this.queue.run(subj, () => this.react(subj, seq, env));
+  }
+
+  /** The channel's state right before commit `seq` (which follows `previous`, if known). */
+  private async stateBefore(
+    channelSubj: string,
+    channelId: string,
+    seq: number,
+    previous: number | undefined,
+  ): Promise<Folded> {
+    const cached = this.folded.get(channelId);
+    if (previous === 0) return { state: initialChannelState(channelId), seq: 0 };
+    if (cached && (previous === undefined ? cached.seq < seq : cached.seq === previous)) {
+      return cached;
+    }
+    // Not contiguous (first sight after a start, or another replica reacted in between).
+    const commits = await this.store.loadCommits<ChannelEvent>(channelSubj);
+    let state = initialChannelState(channelId);
+    let at = 0;
+    for (const c of commits) {
+      if (c.seq >= seq) break;
+      state = c.envelope.data.events.reduce(evolveChannel, state);
+      at = c.seq;
+    }
+    return { state, seq: at };
+  }
+
+  /** The channel's latest committed state; `after` is the state right after commit `seq`. */
+  private async latest(
+    channelSubj: string,
+    channelId: string,
+    seq: number,
+    after: ChannelState,
+  ): Promise<Folded> {
+    const version = await this.store.version(channelSubj);
+    if (version <= seq) return { state: after, seq };
+    let base = this.head.get(channelId);
+    if (!base || base.seq < seq) base = { state: after, seq };
+    if (base.seq === version) return base;
+    let { state, seq: at } = base;
+    for (const c of await this.store.loadCommits<ChannelEvent>(channelSubj, base.seq)) {
+      state = c.envelope.data.events.reduce(evolveChannel, state);
+      at = c.seq;
+    }
+    const head = { state, seq: at };
+    this.head.set(channelId, head);
+    return head;
+  }
+
+  /** Whether grant `turnId` is already the channel's last stored grant. */
+  private async alreadyGranted(channelId: string, turnId: string): Promise<boolean> {
+    try {
+      const sm = await this.messaging.client.jsm.streams.getMessage(Streams.turnGranted, {
+        last_by_subj: subject.turnGranted(channelId),
+      });
+      return sm?.json<Envelope>().id === turnId;
+    } catch {
+      return false;
+    }
+  }
+
+  private async react(subj: string, seq: number, env: Envelope<Commit<ChannelEvent>>) {
+    const channelId = subj.slice(channelSubject('').length);
+    const before = await this.stateBefore(subj, channelId, seq, env.data.previousVersion);
+    const plan = planEffects(before.state, env.data.events, seq, this.config);
+    const at = Date.parse(env.at);
+    let latest: Folded | undefined;
+    for (const p of plan.effects) {
+      if (isFenced(p)) {
+        // A commit that is no longer the newest is checked again before each effect.
+        if (!latest || latest.seq > seq)
+          latest = await this.latest(subj, channelId, seq, plan.state);
+        if (!isCurrent(p, latest.state.currentTurn?.turnId ?? null)) {
+          this.log.debug({ channelId, seq, turnId: p.turnId, kind: p.effect.kind, msg: 'stale' });
+          continue;
+        }
+        // Any earlier delivery of this commit may have published it: one that a killed
+        // process left unacked, or one that waited past the ack wait in this process (a
+        // delivery count says nothing about the order copies are handled in).
+        if (
+          p.effect.kind === 'publish-granted' &&
+          (await this.alreadyGranted(channelId, p.effect.turnId))
+        ) {
+          continue;
+        }
+      }
+      await this.perform(p.effect, p.id, at);
+    }
+    this.folded.set(channelId, { state: plan.state, seq });
+  }
+
+  private async perform(effect: Effect, id: string, committedAt: number): Promise<void> {
+    switch (effect.kind) {
+      case 'publish-granted': {
+        const data: TurnGrantedPayload = {
+          guildId: effect.guildId,
+          channelId: effect.channelId,
+          agentId: effect.agentId,
+          turnId: effect.turnId,
+          cycle: effect.cycle,
+          reason: effect.reason,
+        };
+        await this.messaging.publish(
+          subject.turnGranted(effect.channelId),
+          envelope(EnvelopeTypes.turnGranted, SERVICE_NAME, data, { id: effect.turnId }),
+        );
+        return;
+      }
+      case 'send-message':
+        await this.discord.send(id, {
+          guildId: effect.guildId,
+          channelId: effect.channelId,
+          content: effect.content,
+          purpose: effect.purpose,
+          ...(effect.deleteAfterSend ? { deleteAfterSend: true } : {}),
+        });
+        return;
+      case 'schedule':
+        await this.timers.schedule(effect.key, new Date(committedAt + effect.afterMs), {
+          subject: subject.timerFired(SERVICE_NAME, TIMER_COMMAND),
+          type: EnvelopeTypes.channelTimerFired,
+          data: { channelId: effect.channelId, command: effect.command },
+        });
+        return;
+      case 'cancel':
+        await this.timers.cancel(effect.key);
+        return;
+      case 'log':
+        if (effect.level === 'warn') this.log.warn({ ...effect.data, msg: effect.message });
+        else this.log.log({ ...effect.data, msg: effect.message });
+        return;
+      default: {
+        const unreachable: never = effect;
+        throw new Error(`unknown effect ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import { Controller } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { Durables, EnvelopeTypes, Streams, type Envelope } from '@dirigent/contracts';
+import type { Commit } from '@dirigent/event-store';
+import { JetStreamContext, type DurableEventOptions } from '@dirigent/messaging';
+import type { ChannelEvent } from '@dirigent/turn-domain';
+import { CHANNEL_TOPIC, ReactToCommit } from '../application/react-to-commit';
+
+/**
+ * A short ack wait, so that a commit whose reactor was SIGKILLed is redelivered to the next
+ * instance within it (the grant after a kill goes out in ≤ 2 s); a handler that is still busy
+ * (queued behind its channel, or slow) says so every 600 ms.
+ */
+export const REACTOR_ACK_WAIT_MS = 2000;
+
+/** The reactor: a durable consumer of the channel commits that performs their effects. */
+@Controller()
+export class ChannelCommitsHandler {
+  constructor(private readonly react: ReactToCommit) {}
+
+  @EventPattern(CHANNEL_TOPIC, {
+    stream: Streams.eventStore,
+    durable: Durables.coordinatorReactor,
+    maxDeliver: 20,
+    ackWaitMs: REACTOR_ACK_WAIT_MS,
+    workingEveryMs: 600,
+    backoffMs: [100, 500, 2000, 5000],
+  } satisfies DurableEventOptions)
+  commit(@Payload() _data: unknown, @Ctx() ctx: JetStreamContext) {
+    const env = ctx.envelope as Envelope<Commit<ChannelEvent>>;
+    if (env.type !== EnvelopeTypes.commit) return undefined;
+    return this.react.run(ctx.subject, ctx.seq, env);
+  }
+}
