@@ -1,4 +1,4 @@
 import { runService } from '@dirigent/service-kit';
-import { DiscordIngestService } from './definition';
+import { DiscordIngestService } from './discord-ingest.module';
 
 runService(DiscordIngestService);

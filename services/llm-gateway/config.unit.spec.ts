@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '@dirigent/service-kit';
-import { LlmGatewayConfigSchema } from './config';
+import { LlmGatewayConfig } from './config';
 
 const base = { DATABASE_URL: 'postgres://x@127.0.0.1:5432/db' };
 
@@ -21,14 +21,14 @@ const withKey = {
 
 describe('llm-gateway configuration', () => {
   it('boots with the built-in offline configuration and no token', () => {
-    const cfg = loadConfig(LlmGatewayConfigSchema, base);
+    const cfg = loadConfig(LlmGatewayConfig, base);
     expect(cfg.LLM_GATEWAY_PORT).toBe(3005);
     expect(cfg.DIRIGENT_GATEWAY_TOKEN).toBeUndefined();
     expect(cfg.llm.models.map((m) => m.id)).toEqual(['no-reply']);
   });
 
   it('treats empty variables as unset', () => {
-    const cfg = loadConfig(LlmGatewayConfigSchema, {
+    const cfg = loadConfig(LlmGatewayConfig, {
       ...base,
       DIRIGENT_LLM_CONFIG: '',
       DIRIGENT_GATEWAY_TOKEN: '',
@@ -39,7 +39,7 @@ describe('llm-gateway configuration', () => {
   });
 
   it('reads provider keys only from the variables the file names, and keeps no other variable', () => {
-    const cfg = loadConfig(LlmGatewayConfigSchema, {
+    const cfg = loadConfig(LlmGatewayConfig, {
       ...base,
       DIRIGENT_LLM_CONFIG: file(withKey),
       MY_OPENAI_KEY: 'sk-1',
@@ -51,22 +51,22 @@ describe('llm-gateway configuration', () => {
 
   it('fails with one line naming a missing key variable, a bad file and a short token', () => {
     expect(() =>
-      loadConfig(LlmGatewayConfigSchema, { ...base, DIRIGENT_LLM_CONFIG: file(withKey) }),
+      loadConfig(LlmGatewayConfig, { ...base, DIRIGENT_LLM_CONFIG: file(withKey) }),
     ).toThrow(
       new ConfigError('config error: MY_OPENAI_KEY is not set (the API key of provider oa)'),
     );
     expect(() =>
-      loadConfig(LlmGatewayConfigSchema, { ...base, DIRIGENT_LLM_CONFIG: file({ providers: [] }) }),
+      loadConfig(LlmGatewayConfig, { ...base, DIRIGENT_LLM_CONFIG: file({ providers: [] }) }),
     ).toThrow(/^config error: DIRIGENT_LLM_CONFIG .*providers/);
     expect(() =>
-      loadConfig(LlmGatewayConfigSchema, { ...base, DIRIGENT_GATEWAY_TOKEN: 'short' }),
+      loadConfig(LlmGatewayConfig, { ...base, DIRIGENT_GATEWAY_TOKEN: 'short' }),
     ).toThrow(/DIRIGENT_GATEWAY_TOKEN must be at least 16 characters/);
   });
 });
 
 describe('llm.example.yaml', () => {
   it('is a valid configuration once its keys are set', () => {
-    const cfg = loadConfig(LlmGatewayConfigSchema, {
+    const cfg = loadConfig(LlmGatewayConfig, {
       ...base,
       DIRIGENT_LLM_CONFIG: join(__dirname, 'llm.example.yaml'),
       OPENAI_API_KEY: 'sk-a',

@@ -1,4 +1,4 @@
 import { runService } from '@dirigent/service-kit';
-import { LlmGatewayService } from './definition';
+import { LlmGatewayService } from './llm-gateway.module';
 
 runService(LlmGatewayService);

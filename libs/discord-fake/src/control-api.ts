@@ -107,6 +107,21 @@ export async function handleControl(
     fake.deleteMessage(seg[1], seg[3]);
     return [204, undefined];
   }
+  if (
+    is('PUT', '/channels/:c/messages/:m/reactions') ||
+    is('DELETE', '/channels/:c/messages/:m/reactions')
+  ) {
+    if (!str(body.userId) || !str(body.emoji)) return bad('userId and emoji are required');
+    const reaction = {
+      channelId: seg[1],
+      messageId: seg[3],
+      userId: body.userId,
+      emoji: body.emoji,
+    };
+    if (method === 'PUT') fake.react(reaction);
+    else fake.unreact(reaction);
+    return [204, undefined];
+  }
   if (is('POST', '/channels/:c/typing')) {
     if (!str(body.userId)) return bad('userId is required');
     fake.startTyping(seg[1], body.userId);

@@ -1,4 +1,13 @@
-import { Client, Events, GatewayIntentBits, type Message } from 'discord.js';
+import {
+  Client,
+  Events,
+  GatewayIntentBits,
+  Partials,
+  type Message,
+  type MessageReaction,
+  type PartialMessageReaction,
+  type Typing,
+} from 'discord.js';
 import { waitFor } from '@dirigent/testing';
 import { FakeDiscord } from './fake-discord';
 
@@ -8,6 +17,7 @@ const intents = [
   GatewayIntentBits.MessageContent,
   GatewayIntentBits.GuildMembers,
   GatewayIntentBits.GuildMessageTyping,
+  GatewayIntentBits.GuildMessageReactions,
 ];
 
 describe('FakeDiscord with the real discord.js client', () => {
@@ -23,7 +33,11 @@ describe('FakeDiscord with the real discord.js client', () => {
   });
 
   async function login() {
-    client = new Client({ intents, rest: { api: discord.apiUrl } });
+    client = new Client({
+      intents,
+      partials: [Partials.Message, Partials.Reaction, Partials.User],
+      rest: { api: discord.apiUrl },
+    });
     const ready = new Promise((r) => client.once(Events.ClientReady, r));
     await client.login('tok');
     await ready;
@@ -128,5 +142,65 @@ describe('FakeDiscord with the real discord.js client', () => {
       (await call('POST', '/channels/1/messages', { authorId: user.id, content: 'x' })).status,
     ).toBe(404);
     expect((await call('GET', '/nope')).status).toBe(404);
+  });
+
+  it('carries mentions, replies and nicks, and speaks reactions and typing both ways', async () => {
+    const guild = discord.createGuild();
+    const general = discord.createChannel(guild.id, { name: 'general' });
+    const alice = discord.createUser({ username: 'alice', globalName: 'Alice A.' });
+    const bob = discord.createUser({ username: 'bob' });
+    discord.addMember(guild.id, alice.id, { nick: 'Ali' });
+    discord.addMember(guild.id, bob.id);
+    await login();
+    const seen: Message[] = [];
+    client.on(Events.MessageCreate, (m) => void seen.push(m));
+    const first = discord.postMessage({ channelId: general.id, authorId: bob.id, content: 'hi' });
+    discord.postMessage({
+      channelId: general.id,
+      authorId: alice.id,
+      content: `<@${bob.id}> and <@!${discord.bot.id}> and <@1>`,
+      replyToMessageId: first.id,
+    });
+    await waitFor(() => seen.length === 2);
+    const reply = seen[1];
+    expect([...reply.mentions.users.keys()].sort()).toEqual([bob.id, discord.bot.id].sort());
+    expect(reply.reference?.messageId).toBe(first.id);
+    expect(reply.member?.nickname).toBe('Ali');
+    expect(reply.member?.displayName).toBe('Ali');
+
+    const reactions: { kind: string; emoji: string | null; userId: string }[] = [];
+    const note =
+      (kind: string) => (r: MessageReaction | PartialMessageReaction, u: { id: string }) =>
+        void reactions.push({ kind, emoji: r.emoji.identifier, userId: u.id });
+    client.on(Events.MessageReactionAdd, note('add'));
+    client.on(Events.MessageReactionRemove, note('remove'));
+    discord.react({ channelId: general.id, messageId: first.id, userId: alice.id, emoji: '👍' });
+    discord.react({ channelId: general.id, messageId: first.id, userId: alice.id, emoji: '👍' });
+    const channel = client.channels.cache.get(general.id)!;
+    if (!channel.isTextBased()) throw new Error('not text');
+    await channel.messages.react(first.id, 'party:123456789012345678');
+    await channel.messages.react(first.id, '🎉');
+    await waitFor(() => reactions.length === 3);
+    discord.unreact({ channelId: general.id, messageId: first.id, userId: alice.id, emoji: '👍' });
+    await waitFor(() => reactions.length === 4);
+    expect(reactions).toEqual([
+      { kind: 'add', emoji: encodeURIComponent('👍'), userId: alice.id },
+      { kind: 'add', emoji: 'party:123456789012345678', userId: discord.bot.id },
+      { kind: 'add', emoji: encodeURIComponent('🎉'), userId: discord.bot.id },
+      { kind: 'remove', emoji: encodeURIComponent('👍'), userId: alice.id },
+    ]);
+    const stored = discord.channelMessages(general.id)[0].reactions;
+    expect(stored.map((r) => r.emoji)).toEqual(['party:123456789012345678', '🎉']);
+    const fetched = await channel.messages.fetch({ message: first.id, force: true });
+    expect(fetched.reactions.cache.get('🎉')?.me).toBe(true);
+    await expect(channel.messages.react(first.id, 'smile')).rejects.toThrow(/Unknown Emoji/);
+
+    const typing: Typing[] = [];
+    client.on(Events.TypingStart, (t) => void typing.push(t));
+    if (!channel.isSendable()) throw new Error('not sendable');
+    await channel.sendTyping();
+    discord.startTyping(general.id, bob.id);
+    await waitFor(() => typing.length === 2);
+    expect(typing.map((t) => t.user.id)).toEqual([discord.bot.id, bob.id]);
   });
 });

@@ -47,17 +47,23 @@ export const Intents = {
   Guilds: 1 << 0,
   GuildMembers: 1 << 1,
   GuildMessages: 1 << 9,
+  GuildMessageReactions: 1 << 10,
   GuildMessageTyping: 1 << 11,
   MessageContent: 1 << 15,
 } as const;
 
 const NEEDS: Record<string, number> = {
   CHANNEL_CREATE: Intents.Guilds,
+  CHANNEL_UPDATE: Intents.Guilds,
+  THREAD_CREATE: Intents.Guilds,
+  THREAD_MEMBERS_UPDATE: Intents.GuildMembers,
   CHANNEL_DELETE: Intents.Guilds,
   GUILD_MEMBER_ADD: Intents.GuildMembers,
   GUILD_MEMBER_REMOVE: Intents.GuildMembers,
   MESSAGE_CREATE: Intents.GuildMessages,
   MESSAGE_DELETE: Intents.GuildMessages,
+  MESSAGE_REACTION_ADD: Intents.GuildMessageReactions,
+  MESSAGE_REACTION_REMOVE: Intents.GuildMessageReactions,
   TYPING_START: Intents.GuildMessageTyping,
 };
 

@@ -47,8 +47,17 @@ export interface FakeMessage {
   webhookAvatarUrl?: string;
   nonce?: string;
   replyToMessageId?: string;
+  /** Users mentioned in the content (`<@id>`), as Discord parses them. */
+  mentionIds: string[];
+  reactions: FakeReaction[];
   /** 64 = ephemeral etc. */
   flags: number;
+}
+
+/** One emoji's reactions on a message: the unicode character or `name:id` (custom). */
+export interface FakeReaction {
+  emoji: string;
+  userIds: string[];
 }
 
 export interface FakeWebhook {

@@ -4,6 +4,7 @@ import type {
   FakeGuild,
   FakeMember,
   FakeMessage,
+  FakeReaction,
   FakeRole,
   FakeUser,
   FakeWebhook,
@@ -73,10 +74,28 @@ export function channelJson(c: FakeChannel) {
   };
 }
 
+/** `{ id, name }` of a reaction emoji: `name:id` is a custom emoji, anything else unicode. */
+export function emojiJson(emoji: string) {
+  const custom = /^(.+):(\d{1,20})$/.exec(emoji);
+  return custom ? { id: custom[2], name: custom[1] } : { id: null, name: emoji };
+}
+
+function reactionJson(r: FakeReaction, botId: string) {
+  return {
+    count: r.userIds.length,
+    count_details: { burst: 0, normal: r.userIds.length },
+    me: r.userIds.includes(botId),
+    me_burst: false,
+    burst_colors: [],
+    emoji: emojiJson(r.emoji),
+  };
+}
+
 export function messageJson(
   m: FakeMessage,
   author: FakeUser,
   member: { json: ReturnType<typeof memberJson> } | null,
+  context: { mentioned: FakeUser[]; botId: string },
 ) {
   const authorJson = m.webhookId
     ? {
@@ -99,6 +118,10 @@ export function messageJson(
     content: m.content,
     timestamp: m.createdAt,
     ...messageDefaults(),
+    mentions: context.mentioned.map(userJson),
+    ...(m.reactions.length
+      ? { reactions: m.reactions.map((r) => reactionJson(r, context.botId)) }
+      : {}),
     flags: m.flags,
     components: [],
     ...(m.webhookId ? { webhook_id: m.webhookId } : {}),

@@ -1,7 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import { plainToInstance, Transform, Type } from 'class-transformer';
+import {
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsPositive,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+import { validateFields, isRecord, Optional, Satisfies, type Issue } from './validation';
 
 /** The purposes Dirigent's own services route by (others may be configured too). */
 export const KNOWN_PURPOSES = [
@@ -20,121 +36,158 @@ export const KNOWN_PURPOSES = [
 const ID = /^[A-Za-z0-9_.:/-]{1,200}$/;
 const PURPOSE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+const isUrl = (v: unknown) => typeof v === 'string' && URL.canParse(v);
+const Id = () => Matches(ID, { message: 'must be 1-200 letters, digits or _.:/-' });
 
-export const providerSchema = z
-  .object({
-    id: z.string().regex(ID, 'must be 1-200 letters, digits or _.:/-'),
-    kind: z.enum(['openai', 'anthropic', 'offline']),
-    baseUrl: z.string().url().optional(),
-    /** Name of the environment variable holding the key; the key itself never sits in a file. */
-    apiKeyEnv: z.string().regex(ENV_NAME, 'must be an environment variable name').optional(),
-  })
-  .strict();
+export class ProviderConfig {
+  @Id() id: string;
+  @IsIn(['openai', 'anthropic', 'offline']) kind: 'openai' | 'anthropic' | 'offline';
+  @Optional() @Satisfies(isUrl, 'must be a URL') baseUrl?: string;
+  /** Name of the environment variable holding the key; the key itself never sits in a file. */
+  @Optional()
+  @Matches(ENV_NAME, { message: 'must be an environment variable name' })
+  apiKeyEnv?: string;
+}
 
-export const modelSchema = z
-  .object({
-    id: z.string().regex(ID, 'must be 1-200 letters, digits or _.:/-'),
-    provider: z.string(),
-    /** The provider's own model name. */
-    upstream: z.string().min(1),
-    inputUsdPerMTok: z.number().min(0),
-    outputUsdPerMTok: z.number().min(0),
-    contextWindow: z.number().int().positive().optional(),
-    /** Output cap applied when the caller names none (the reservation assumes it). */
-    maxOutputTokens: z.number().int().positive().optional(),
-    /** `embedding` models are never picked as a larger-window chat fallback. */
-    type: z.enum(['chat', 'embedding']).default('chat'),
-  })
-  .strict();
+export class ModelConfig {
+  @Id() id: string;
+  @IsString() provider: string;
+  /** The provider's own model name. */
+  @IsString() @MinLength(1) upstream: string;
+  @IsNumber() @Min(0) inputUsdPerMTok: number;
+  @IsNumber() @Min(0) outputUsdPerMTok: number;
+  @Optional() @IsInt() @IsPositive() contextWindow?: number;
+  /** Output cap applied when the caller names none (the reservation assumes it). */
+  @Optional() @IsInt() @IsPositive() maxOutputTokens?: number;
+  /** `embedding` models are never picked as a larger-window chat fallback. */
+  @IsIn(['chat', 'embedding']) type: 'chat' | 'embedding' = 'chat';
+}
 
-export const purposeRouteSchema = z
-  .object({ model: z.string().min(1), fallbacks: z.array(z.string().min(1)).default([]) })
-  .strict();
+export class PurposeRoute {
+  @IsString() @MinLength(1) model: string;
+  @IsArray() @IsString({ each: true }) @MinLength(1, { each: true }) fallbacks: string[] = [];
+}
 
-export const budgetsSchema = z
-  .object({
-    defaultGuildUsdPerDay: z.number().min(0),
-    guilds: z.record(z.string(), z.number().min(0)).default({}),
-  })
-  .strict();
+const isUsd = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+
+export class Budgets {
+  @IsNumber() @Min(0) defaultGuildUsdPerDay: number;
+  @IsObject()
+  @Satisfies((v) => Object.values(v as object).every(isUsd), 'must map guild ids to USD ≥ 0')
+  guilds: Record<string, number> = {};
+}
 
 /** Retry, timeout and cooldown tunables; every field has a production default. */
-export const reliabilitySchema = z
-  .object({
-    /** Per attempt: time to the whole answer, or to the first chunk and between chunks. */
-    timeoutMs: z.number().int().positive().default(60_000),
-    /** Retries of one deployment before moving to the next fallback. */
-    retries: z.number().int().min(0).max(10).default(2),
-    backoffBaseMs: z.number().int().min(0).default(250),
-    backoffMaxMs: z.number().int().min(0).default(4_000),
-    /** A `Retry-After` longer than this moves on to the next fallback instead of waiting. */
-    maxRetryAfterMs: z.number().int().min(0).default(10_000),
-    /** Consecutive failed attempts that put a deployment in cooldown. */
-    cooldownAfterFailures: z.number().int().positive().default(3),
-    cooldownMs: z.number().int().min(0).default(30_000),
-    /** Output cap when neither the caller nor the model names one. */
-    defaultMaxOutputTokens: z.number().int().positive().default(4096),
-    /** How often a gateway instance proves it is alive (its reservations stay held). */
-    instanceHeartbeatMs: z.number().int().positive().default(10_000),
-    /** Silence after which an instance counts as dead and its reservations are released. */
-    instanceStaleMs: z.number().int().positive().default(60_000),
-  })
-  .strict();
+export class Reliability {
+  /** Per attempt: time to the whole answer, or to the first chunk and between chunks. */
+  @IsInt() @IsPositive() timeoutMs = 60_000;
+  /** Retries of one deployment before moving to the next fallback. */
+  @IsInt() @Min(0) @Max(10) retries = 2;
+  @IsInt() @Min(0) backoffBaseMs = 250;
+  @IsInt() @Min(0) backoffMaxMs = 4_000;
+  /** A `Retry-After` longer than this moves on to the next fallback instead of waiting. */
+  @IsInt() @Min(0) maxRetryAfterMs = 10_000;
+  /** Consecutive failed attempts that put a deployment in cooldown. */
+  @IsInt() @IsPositive() cooldownAfterFailures = 3;
+  @IsInt() @Min(0) cooldownMs = 30_000;
+  /** Output cap when neither the caller nor the model names one. */
+  @IsInt() @IsPositive() defaultMaxOutputTokens = 4096;
+  /** How often a gateway instance proves it is alive (its reservations stay held). */
+  @IsInt() @IsPositive() instanceHeartbeatMs = 10_000;
+  /** Silence after which an instance counts as dead and its reservations are released. */
+  @IsInt() @IsPositive() instanceStaleMs = 60_000;
+}
 
-export const llmConfigSchema = z
-  .object({
-    providers: z.array(providerSchema).min(1),
-    models: z.array(modelSchema).min(1),
-    purposes: z
-      .record(z.string().regex(PURPOSE, 'purpose names are lowercase tokens'), purposeRouteSchema)
-      .default({}),
-    budgets: budgetsSchema.default({ defaultGuildUsdPerDay: 5 }),
-    reliability: reliabilitySchema.default({}),
-  })
-  .strict()
-  .superRefine((cfg, ctx) => {
-    const providers = new Set<string>();
-    cfg.providers.forEach((p, i) => {
-      if (providers.has(p.id))
-        ctx.addIssue({ code: 'custom', path: ['providers', i, 'id'], message: 'is duplicated' });
-      providers.add(p.id);
-    });
-    const models = new Set<string>();
-    cfg.models.forEach((m, i) => {
-      if (models.has(m.id))
-        ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: 'is duplicated' });
-      if (m.id.startsWith('purpose:'))
-        ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: 'is reserved' });
-      models.add(m.id);
-      if (!providers.has(m.provider))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['models', i, 'provider'],
-          message: `names no configured provider (${m.provider})`,
-        });
-    });
-    for (const [purpose, route] of Object.entries(cfg.purposes)) {
-      [route.model, ...route.fallbacks].forEach((id, i) => {
-        if (!models.has(id))
-          ctx.addIssue({
-            code: 'custom',
-            path: ['purposes', purpose, i === 0 ? 'model' : `fallbacks.${i - 1}`],
-            message: `names no configured model (${id})`,
-          });
-      });
-    }
-  });
+/** Each purpose's route as a {@link PurposeRoute} (a record class-transformer cannot type). */
+function asRoutes(value: unknown): unknown {
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, isRecord(v) ? plainToInstance(PurposeRoute, v) : v]),
+  );
+}
 
-export type LlmConfig = z.infer<typeof llmConfigSchema>;
-export type ProviderConfig = z.infer<typeof providerSchema>;
-export type ModelConfig = z.infer<typeof modelSchema>;
-export type PurposeRoute = z.infer<typeof purposeRouteSchema>;
-export type Reliability = z.infer<typeof reliabilitySchema>;
+export class LlmConfig {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ValidateNested({ each: true })
+  @Type(() => ProviderConfig)
+  providers: ProviderConfig[];
+
+  @IsArray()
+  @ArrayMinSize(1)
+  @ValidateNested({ each: true })
+  @Type(() => ModelConfig)
+  models: ModelConfig[];
+
+  @IsObject()
+  @Transform(({ obj }) => asRoutes((obj as Record<string, unknown>).purposes))
+  purposes: Record<string, PurposeRoute> = {};
+
+  @IsObject()
+  @ValidateNested()
+  @Type(() => Budgets)
+  budgets: Budgets = Object.assign(new Budgets(), { defaultGuildUsdPerDay: 5 });
+
+  @IsObject()
+  @ValidateNested()
+  @Type(() => Reliability)
+  reliability: Reliability = new Reliability();
+}
 
 export class LlmConfigError extends Error {}
 
-function describe(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ');
+/** The purpose records, which class-validator does not descend into. */
+function purposeIssues(cfg: LlmConfig): Issue[] {
+  if (!isRecord(cfg.purposes)) return [];
+  const out: Issue[] = [];
+  for (const [purpose, route] of Object.entries(cfg.purposes)) {
+    if (!PURPOSE.test(purpose))
+      out.push({ path: ['purposes', purpose], message: 'purpose names are lowercase tokens' });
+    if (!(route instanceof PurposeRoute)) {
+      out.push({ path: ['purposes', purpose], message: 'must be an object' });
+      continue;
+    }
+    for (const i of validateFields(PurposeRoute, route, true).issues)
+      out.push({ path: ['purposes', purpose, ...i.path], message: i.message });
+  }
+  return out;
+}
+
+/** What the fields alone cannot say: duplicates and references to unconfigured ids. */
+function referenceIssues(cfg: LlmConfig): Issue[] {
+  const out: Issue[] = [];
+  const providers = new Set<string>();
+  cfg.providers.forEach((p, i) => {
+    if (providers.has(p.id))
+      out.push({ path: ['providers', `${i}`, 'id'], message: 'is duplicated' });
+    providers.add(p.id);
+  });
+  const models = new Set<string>();
+  cfg.models.forEach((m, i) => {
+    if (models.has(m.id)) out.push({ path: ['models', `${i}`, 'id'], message: 'is duplicated' });
+    if (m.id.startsWith('purpose:'))
+      out.push({ path: ['models', `${i}`, 'id'], message: 'is reserved' });
+    models.add(m.id);
+    if (!providers.has(m.provider))
+      out.push({
+        path: ['models', `${i}`, 'provider'],
+        message: `names no configured provider (${m.provider})`,
+      });
+  });
+  for (const [purpose, route] of Object.entries(cfg.purposes)) {
+    [route.model, ...route.fallbacks].forEach((id, i) => {
+      if (!models.has(id))
+        out.push({
+          path: ['purposes', purpose, i === 0 ? 'model' : `fallbacks.${i - 1}`],
+          message: `names no configured model (${id})`,
+        });
+    });
+  }
+  return out;
+}
+
+function describe(found: Issue[]): string {
+  return found.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ');
 }
 
 /**
@@ -144,9 +197,12 @@ function describe(error: z.ZodError): string {
  * const cfg = parseLlmConfig({ providers: [{ id: 'off', kind: 'offline' }], models: [...] });
  */
 export function parseLlmConfig(input: unknown): LlmConfig {
-  const parsed = llmConfigSchema.safeParse(input);
-  if (!parsed.success) throw new LlmConfigError(describe(parsed.error));
-  return parsed.data;
+  if (!isRecord(input)) throw new LlmConfigError('(root) must be an object');
+  const { value, issues } = validateFields(LlmConfig, input, true);
+  const found = [...issues, ...purposeIssues(value)];
+  if (!found.length) found.push(...referenceIssues(value));
+  if (found.length) throw new LlmConfigError(describe(found));
+  return value;
 }
 
 /**

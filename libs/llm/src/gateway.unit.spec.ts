@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { parseLlmConfig, type LlmConfig } from './config';
-import { GatewayError, LlmGateway, type UsageRecord } from './gateway';
+import { GatewayError } from './errors';
+import { LlmGateway } from './gateway';
+import type { UsageRecord } from './ports';
 import { MemoryBudgetStore } from './memory-budget';
 import { OfflineProvider, type CallContext, type Provider } from './providers';
 import type { ChatRequest } from './request';

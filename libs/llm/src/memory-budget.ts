@@ -1,4 +1,4 @@
-import type { BudgetStore, ReserveResult } from './gateway';
+import type { BudgetStore, ReserveResult } from './ports';
 import type { Micros } from './pricing';
 
 /**

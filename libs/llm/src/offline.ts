@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
+import { hashedEmbedding } from '@dirigent/memory-domain';
 import { estimatePromptTokens, estimateEmbeddingTokens, estimateTextTokens } from './pricing';
 import { contentText, type ChatRequest, type EmbeddingsRequest } from './request';
 
@@ -84,17 +85,12 @@ export function offlineChunks(
   ];
 }
 
-/** A deterministic unit vector for a text: SHA-256 blocks as the seed of each dimension. */
+/**
+ * A deterministic unit vector for a text: memory's weight-free hashed n-gram embedder, so
+ * that the offline `embed` purpose still finds texts that share words and word pieces.
+ */
 export function offlineVector(text: string, dimensions: number): number[] {
-  const out: number[] = [];
-  let block = 0;
-  while (out.length < dimensions) {
-    const h = createHash('sha256').update(`${block++}:${text}`).digest();
-    for (let i = 0; i + 1 < h.length && out.length < dimensions; i += 2)
-      out.push(h.readInt16BE(i) / 32768);
-  }
-  const norm = Math.sqrt(out.reduce((s, v) => s + v * v, 0)) || 1;
-  return out.map((v) => v / norm);
+  return hashedEmbedding(text, dimensions);
 }
 
 export function toBase64(vector: number[]): string {

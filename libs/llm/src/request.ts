@@ -1,102 +1,78 @@
-import { z } from 'zod';
+import { ChatRequestBody, EmbeddingsRequestBody } from './request-body';
+import { validateFields, isRecord, type Issue } from './validation';
 
-const textPart = z.object({ type: z.literal('text'), text: z.string() }).passthrough();
-const imagePart = z
-  .object({
-    type: z.literal('image_url'),
-    image_url: z.object({ url: z.string().min(1), detail: z.string().optional() }).passthrough(),
-  })
-  .passthrough();
-const contentPart = z.discriminatedUnion('type', [textPart, imagePart]);
-const userContent = z.union([z.string(), z.array(contentPart).min(1)]);
-const textContent = z.union([z.string(), z.array(textPart)]);
+export interface TextPart {
+  type: 'text';
+  text: string;
+  [k: string]: unknown;
+}
 
-const toolCall = z
-  .object({
-    id: z.string().min(1),
-    type: z.literal('function'),
-    function: z.object({ name: z.string().min(1), arguments: z.string() }).passthrough(),
-  })
-  .passthrough();
+export interface ImagePart {
+  type: 'image_url';
+  image_url: { url: string; detail?: string; [k: string]: unknown };
+  [k: string]: unknown;
+}
 
-const message = z.discriminatedUnion('role', [
-  z.object({ role: z.literal('system'), content: textContent, name: z.string().optional() }),
-  z.object({ role: z.literal('developer'), content: textContent, name: z.string().optional() }),
-  z.object({ role: z.literal('user'), content: userContent, name: z.string().optional() }),
-  z.object({
-    role: z.literal('assistant'),
-    content: textContent.nullable().optional(),
-    tool_calls: z.array(toolCall).optional(),
-    name: z.string().optional(),
-    refusal: z.string().nullable().optional(),
-  }),
-  z.object({ role: z.literal('tool'), content: textContent, tool_call_id: z.string().min(1) }),
-]);
+type TextContent = string | TextPart[];
 
-const tool = z
-  .object({
-    type: z.literal('function'),
-    function: z
-      .object({
-        name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -'),
-        description: z.string().optional(),
-        parameters: z.record(z.unknown()).optional(),
-        strict: z.boolean().nullable().optional(),
-      })
-      .passthrough(),
-  })
-  .passthrough();
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string; [k: string]: unknown };
+  [k: string]: unknown;
+}
 
-const toolChoice = z.union([
-  z.enum(['none', 'auto', 'required']),
-  z.object({ type: z.literal('function'), function: z.object({ name: z.string().min(1) }) }),
-]);
+export type ChatMessage =
+  | { role: 'system' | 'developer'; content: TextContent; name?: string }
+  | { role: 'user'; content: string | (TextPart | ImagePart)[]; name?: string }
+  | {
+      role: 'assistant';
+      content?: TextContent | null;
+      tool_calls?: ToolCall[];
+      name?: string;
+      refusal?: string | null;
+    }
+  | { role: 'tool'; content: TextContent; tool_call_id: string };
 
-const positiveInt = z.number().int().positive();
+export interface ChatTool {
+  type: 'function';
+  function: {
+    name: string;
+    description?: string;
+    parameters?: Record<string, unknown>;
+    strict?: boolean | null;
+    [k: string]: unknown;
+  };
+  [k: string]: unknown;
+}
 
-/** The OpenAI chat request fields the gateway understands; other fields pass through to OpenAI upstreams. */
-export const chatRequestSchema = z
-  .object({
-    model: z.string().min(1).max(200),
-    messages: z.array(message).min(1),
-    stream: z.boolean().optional(),
-    stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
-    max_tokens: positiveInt.nullable().optional(),
-    max_completion_tokens: positiveInt.nullable().optional(),
-    temperature: z.number().min(0).max(2).nullable().optional(),
-    top_p: z.number().min(0).max(1).nullable().optional(),
-    n: z.literal(1).nullable().optional(),
-    stop: z
-      .union([z.string(), z.array(z.string()).max(4)])
-      .nullable()
-      .optional(),
-    tools: z.array(tool).optional(),
-    tool_choice: toolChoice.optional(),
-    parallel_tool_calls: z.boolean().optional(),
-    user: z.string().optional(),
-  })
-  .passthrough();
+/** A validated OpenAI chat request; fields the gateway does not read pass through to OpenAI upstreams. */
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean } | null;
+  max_tokens?: number | null;
+  max_completion_tokens?: number | null;
+  temperature?: number | null;
+  top_p?: number | null;
+  n?: 1 | null;
+  stop?: string | string[] | null;
+  tools?: ChatTool[];
+  tool_choice?: 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
+  parallel_tool_calls?: boolean;
+  user?: string;
+  [k: string]: unknown;
+}
 
-export type ChatRequest = z.infer<typeof chatRequestSchema>;
-export type ChatMessage = ChatRequest['messages'][number];
-export type ChatTool = NonNullable<ChatRequest['tools']>[number];
-
-export const embeddingsRequestSchema = z
-  .object({
-    model: z.string().min(1).max(200),
-    input: z.union([
-      z.string(),
-      z.array(z.string()).min(1).max(2048),
-      z.array(z.number().int()).min(1),
-      z.array(z.array(z.number().int()).min(1)).min(1).max(2048),
-    ]),
-    encoding_format: z.enum(['float', 'base64']).optional(),
-    dimensions: positiveInt.max(8192).optional(),
-    user: z.string().optional(),
-  })
-  .passthrough();
-
-export type EmbeddingsRequest = z.infer<typeof embeddingsRequestSchema>;
+export interface EmbeddingsRequest {
+  model: string;
+  input: string | string[] | number[] | number[][];
+  encoding_format?: 'float' | 'base64';
+  dimensions?: number;
+  user?: string;
+  [k: string]: unknown;
+}
 
 /** The first invalid field of a request, in OpenAI's `param` notation (`messages[0].role`). */
 export interface FieldProblem {
@@ -106,27 +82,53 @@ export interface FieldProblem {
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: FieldProblem };
 
-function fieldName(path: (string | number)[]): string {
+function fieldName(path: string[]): string {
   return path.reduce<string>(
-    (acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p),
+    (acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p),
     '',
   );
 }
 
-function parseWith<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, body: unknown): Parsed<T> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+function parseWith<T>(
+  cls: new () => object,
+  body: unknown,
+  shape: (body: Record<string, unknown>) => T,
+): Parsed<T> {
+  if (!isRecord(body)) {
     return { ok: false, problem: { field: '(body)', message: 'body must be a JSON object' } };
   }
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  // Prefer the deepest issue: a union failure on `messages[0]` hides which field was wrong.
-  const issue = [...parsed.error.issues].sort((a, b) => b.path.length - a.path.length)[0];
+  const found = validateFields(cls, body).issues;
+  if (!found.length) return { ok: true, value: shape(body) };
+  // The deepest issue names the field best (`messages[0].role` rather than `messages`).
+  const issue: Issue = [...found].sort((a, b) => b.path.length - a.path.length)[0];
   const field = fieldName(issue.path) || '(body)';
-  const message =
-    issue.code === 'invalid_union_discriminator' || issue.code === 'invalid_union'
-      ? `${field}: ${issue.message}`
-      : `${field}: ${issue.message.toLowerCase()}`;
-  return { ok: false, problem: { field, message } };
+  return { ok: false, problem: { field, message: `${field}: ${issue.message}` } };
+}
+
+const MESSAGE_FIELDS: Record<ChatMessage['role'], string[]> = {
+  system: ['role', 'content', 'name'],
+  developer: ['role', 'content', 'name'],
+  user: ['role', 'content', 'name'],
+  assistant: ['role', 'content', 'tool_calls', 'name', 'refusal'],
+  tool: ['role', 'content', 'tool_call_id'],
+};
+
+function pick(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+}
+
+/** Unknown fields inside messages, `stream_options` and a `tool_choice` object are dropped. */
+function chatShape(body: Record<string, unknown>): ChatRequest {
+  const out: Record<string, unknown> = { ...body };
+  out.messages = (body.messages as Record<string, unknown>[]).map((m) =>
+    pick(m, MESSAGE_FIELDS[m.role as ChatMessage['role']]),
+  );
+  if (isRecord(body.stream_options))
+    out.stream_options = pick(body.stream_options, ['include_usage']);
+  const choice = body.tool_choice;
+  if (isRecord(choice) && isRecord(choice.function))
+    out.tool_choice = { type: choice.type, function: { name: choice.function.name } };
+  return out as ChatRequest;
 }
 
 /**
@@ -137,12 +139,12 @@ function parseWith<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, body: unknown
  * // r.ok === false; r.problem.field === 'messages'
  */
 export function parseChatRequest(body: unknown): Parsed<ChatRequest> {
-  return parseWith(chatRequestSchema, body);
+  return parseWith(ChatRequestBody, body, chatShape);
 }
 
 /** Validates an OpenAI embeddings request; a failure names the field. */
 export function parseEmbeddingsRequest(body: unknown): Parsed<EmbeddingsRequest> {
-  return parseWith(embeddingsRequestSchema, body);
+  return parseWith(EmbeddingsRequestBody, body, (b) => ({ ...b }) as EmbeddingsRequest);
 }
 
 /** The text of a message's content, parts joined by newlines (images are skipped). */

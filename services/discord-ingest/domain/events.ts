@@ -12,6 +12,24 @@ export interface MessageFacts {
   webhookId: string | null;
   /** Ephemeral and system messages are not part of the conversation. */
   system: boolean;
+  /** Member nick, else global name, else username (a webhook's per-message name). */
+  authorName: string | null;
+  /** Ids of the users mentioned. */
+  mentions: string[];
+  replyToMessageId: string | null;
+}
+
+/** A reaction added or removed, as the gateway handler sees it. */
+export interface ReactionFacts {
+  kind: 'reaction.added' | 'reaction.removed';
+  guildId: string | null;
+  channelId: string;
+  messageId: string;
+  userId: string;
+  /** Unicode emoji: its name; custom emoji: its name and id. */
+  emojiName: string | null;
+  emojiId: string | null;
+  receivedAt: Date;
 }
 
 /** A normalised Discord event, ready to publish. */
@@ -27,6 +45,9 @@ export type IngestEvent =
         content: string;
         createdAt: string;
         webhookId?: string;
+        authorName?: string;
+        mentions: string[];
+        replyToMessageId?: string;
       };
     }
   | { kind: 'message.deleted'; data: { guildId: string; channelId: string; messageId: string } }
@@ -39,12 +60,31 @@ export type IngestEvent =
       data: { guildId: string; channelId: string; userId: string; isBot: boolean };
       /** The member's join time, which keeps the envelope id stable across replays. */
       joinedAtMs: number | null;
+      /** Set when the channel's access changed (not the guild's members): when it did. */
+      accessChangedAtMs?: number;
+    }
+  | {
+      kind: 'reaction.added' | 'reaction.removed';
+      data: {
+        guildId: string;
+        channelId: string;
+        messageId: string;
+        userId: string;
+        emoji: string;
+      };
+      /**
+       * Discord gives a reaction no id or time: the receipt time tells an add after a
+       * remove apart from the first add (retried publishes reuse the same envelope).
+       */
+      receivedAtMs: number;
     };
 
 export type Classified = { ok: true; event: IngestEvent } | { ok: false; reason: string };
 
 /** Largest `content` the contract accepts (Discord's own limit for boosted users). */
 const MAX_CONTENT = 4000;
+const MAX_NAME = 100;
+const MAX_MENTIONS = 100;
 
 export function classifyMessage(m: MessageFacts): Classified {
   if (!m.guildId) return { ok: false, reason: 'direct message' };
@@ -62,7 +102,29 @@ export function classifyMessage(m: MessageFacts): Classified {
         content: m.content.slice(0, MAX_CONTENT),
         createdAt: m.createdAt.toISOString(),
         ...(m.webhookId ? { webhookId: m.webhookId } : {}),
+        ...(m.authorName ? { authorName: m.authorName.slice(0, MAX_NAME) } : {}),
+        mentions: [...new Set(m.mentions)].slice(0, MAX_MENTIONS),
+        ...(m.replyToMessageId ? { replyToMessageId: m.replyToMessageId } : {}),
       },
+    },
+  };
+}
+
+export function classifyReaction(r: ReactionFacts): Classified {
+  if (!r.guildId) return { ok: false, reason: 'direct message' };
+  if (!r.emojiName) return { ok: false, reason: 'reaction without an emoji' };
+  return {
+    ok: true,
+    event: {
+      kind: r.kind,
+      data: {
+        guildId: r.guildId,
+        channelId: r.channelId,
+        messageId: r.messageId,
+        userId: r.userId,
+        emoji: r.emojiId ? `${r.emojiName}:${r.emojiId}` : r.emojiName,
+      },
+      receivedAtMs: r.receivedAt.getTime(),
     },
   };
 }
@@ -119,6 +181,26 @@ export function classifyMembership(m: {
   }));
 }
 
+/**
+ * A channel's access changed (its permission overwrites): who gained view access joined
+ * that channel, who lost it left it.
+ */
+export function classifyAccessChange(c: {
+  guildId: string;
+  channelId: string;
+  members: { userId: string; isBot: boolean; before: boolean; after: boolean }[];
+  changedAt: Date;
+}): Extract<IngestEvent, { kind: 'member.joined' | 'member.left' }>[] {
+  return c.members
+    .filter((m) => m.before !== m.after)
+    .map((m) => ({
+      kind: m.after ? ('member.joined' as const) : ('member.left' as const),
+      data: { guildId: c.guildId, channelId: c.channelId, userId: m.userId, isBot: m.isBot },
+      joinedAtMs: null,
+      accessChangedAtMs: c.changedAt.getTime(),
+    }));
+}
+
 export interface Publication {
   subject: string;
   /** Derived from Discord ids so a replayed gateway event is de-duplicated by JetStream. */
@@ -145,7 +227,14 @@ export function toPublication(e: IngestEvent): Publication {
     case 'member.joined':
     case 'member.left':
       return at(
-        `discord:${e.kind}:${guildId}:${channelId}:${e.data.userId}:${e.joinedAtMs ?? 'unknown'}`,
+        e.accessChangedAtMs !== undefined
+          ? `discord:${e.kind}:${guildId}:${channelId}:${e.data.userId}:access:${e.accessChangedAtMs}`
+          : `discord:${e.kind}:${guildId}:${channelId}:${e.data.userId}:${e.joinedAtMs ?? 'unknown'}`,
+      );
+    case 'reaction.added':
+    case 'reaction.removed':
+      return at(
+        `discord:${e.kind}:${e.data.messageId}:${e.data.userId}:${e.data.emoji}:${e.receivedAtMs}`,
       );
     default: {
       const never: never = e;

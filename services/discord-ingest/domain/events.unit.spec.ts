@@ -1,7 +1,9 @@
 import {
+  classifyAccessChange,
   classifyDeletion,
   classifyMembership,
   classifyMessage,
+  classifyReaction,
   classifyTyping,
   toPublication,
   type MessageFacts,
@@ -17,6 +19,9 @@ const base: MessageFacts = {
   createdAt: new Date('2026-01-02T03:04:05.000Z'),
   webhookId: null,
   system: false,
+  authorName: 'Ali',
+  mentions: [],
+  replyToMessageId: null,
 };
 
 describe('gateway event classification', () => {
@@ -35,8 +40,48 @@ describe('gateway event classification', () => {
         authorIsBot: false,
         content: 'hi',
         createdAt: '2026-01-02T03:04:05.000Z',
+        authorName: 'Ali',
+        mentions: [],
       },
     });
+  });
+
+  it('carries mentions once each and the message replied to', () => {
+    const r = classifyMessage({ ...base, mentions: ['7', '8', '7'], replyToMessageId: '299' });
+    expect(r.ok && r.event.data).toMatchObject({ mentions: ['7', '8'], replyToMessageId: '299' });
+  });
+
+  it('names unicode and custom emoji of reactions, and keeps re-adds apart', () => {
+    const facts = {
+      kind: 'reaction.added' as const,
+      guildId: '100',
+      channelId: '200',
+      messageId: '300',
+      userId: '400',
+      emojiName: '👍',
+      emojiId: null,
+      receivedAt: new Date(1000),
+    };
+    const r = classifyReaction(facts);
+    if (!r.ok) throw new Error(r.reason);
+    expect(toPublication(r.event)).toEqual({
+      subject: 'dirigent.discord.evt.100.200.reaction.added',
+      envelopeId: 'discord:reaction.added:300:400:👍:1000',
+      type: 'reaction.added',
+      data: { guildId: '100', channelId: '200', messageId: '300', userId: '400', emoji: '👍' },
+    });
+    const custom = classifyReaction({
+      ...facts,
+      kind: 'reaction.removed',
+      emojiName: 'party',
+      emojiId: '9',
+    });
+    expect(custom.ok && custom.event.data).toMatchObject({ emoji: 'party:9' });
+    const again = classifyReaction({ ...facts, receivedAt: new Date(2000) });
+    expect(again.ok && toPublication(again.event).envelopeId).not.toBe(
+      toPublication(r.event).envelopeId,
+    );
+    expect(classifyReaction({ ...facts, guildId: null }).ok).toBe(false);
   });
 
   it('marks bots and webhooks', () => {
@@ -88,5 +133,28 @@ describe('gateway event classification', () => {
       userId: '400',
       isBot: true,
     });
+  });
+});
+
+describe('classifyAccessChange', () => {
+  it('publishes a join for who gained sight of the channel and a leave for who lost it', () => {
+    const events = classifyAccessChange({
+      guildId: 'g',
+      channelId: 'c',
+      members: [
+        { userId: 'gained', isBot: true, before: false, after: true },
+        { userId: 'lost', isBot: false, before: true, after: false },
+        { userId: 'kept', isBot: false, before: true, after: true },
+      ],
+      changedAt: new Date(5000),
+    });
+    expect(events.map((e) => [e.kind, e.data.userId])).toEqual([
+      ['member.joined', 'gained'],
+      ['member.left', 'lost'],
+    ]);
+    // Each change has its own envelope id: regaining access later is not a duplicate.
+    expect(toPublication(events[0]).envelopeId).toBe(
+      'discord:member.joined:g:c:gained:access:5000',
+    );
   });
 });

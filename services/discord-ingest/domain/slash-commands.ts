@@ -54,6 +54,11 @@ export const SLASH_COMMANDS = [
         name: 'status',
         description: "This channel's mode, state, speaker order and current speaker",
       },
+      {
+        type: SUBCOMMAND,
+        name: 'skip',
+        description: 'Skip the current speaker and give the turn to the next one',
+      },
     ],
   },
 ];
@@ -70,6 +75,7 @@ export type SlashAction =
   | { kind: 'set-shuffle'; shuffle: boolean }
   | { kind: 'show-shuffle' }
   | { kind: 'status' }
+  | { kind: 'skip' }
   | { kind: 'refuse'; message: string };
 
 const NEEDS_MANAGE =
@@ -93,6 +99,9 @@ export function parseSlashCommand(input: SlashInput): SlashAction {
   }
   if (input.name === 'dirigent') {
     if (input.subcommand === 'status') return { kind: 'status' };
+    if (input.subcommand === 'skip') {
+      return input.canManageChannels ? { kind: 'skip' } : { kind: 'refuse', message: NEEDS_MANAGE };
+    }
     if (input.subcommand === 'turn-shuffling') {
       const value = input.options.value;
       if (value === undefined) return { kind: 'show-shuffle' };
@@ -128,6 +137,13 @@ export function describeStatus(v: ChannelView): string {
     lines.push(`Discussion: ${v.discussion.archived ? 'archived' : 'running'}`);
   }
   return lines.join('\n');
+}
+
+/** The `/dirigent skip` answer, from the channel after the skip. */
+export function describeSkip(v: ChannelView): string {
+  return v.currentSpeaker
+    ? `Skipped. Current speaker: ${mention(v.currentSpeaker)}`
+    : 'Skipped. Nobody holds the turn now.';
 }
 
 /** How a coordinator failure is shown to the member: plainly, with nothing hidden. */

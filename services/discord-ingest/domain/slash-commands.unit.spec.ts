@@ -1,5 +1,6 @@
 import {
   describeFailure,
+  describeSkip,
   describeStatus,
   parseSlashCommand,
   SLASH_COMMANDS,
@@ -18,9 +19,34 @@ const input = (
 });
 
 describe('slash commands', () => {
-  it('defines /set-channel-mode and /dirigent with two subcommands', () => {
+  it('defines /set-channel-mode and /dirigent with three subcommands', () => {
     expect(SLASH_COMMANDS.map((c) => c.name)).toEqual(['set-channel-mode', 'dirigent']);
-    expect(SLASH_COMMANDS[1].options.map((o) => o.name)).toEqual(['turn-shuffling', 'status']);
+    expect(SLASH_COMMANDS[1].options.map((o) => o.name)).toEqual([
+      'turn-shuffling',
+      'status',
+      'skip',
+    ]);
+  });
+
+  it('skips for managers only, and says who speaks now', () => {
+    expect(parseSlashCommand(input('dirigent', 'skip'))).toEqual({ kind: 'skip' });
+    expect(parseSlashCommand(input('dirigent', 'skip', {}, false))).toMatchObject({
+      kind: 'refuse',
+      message: expect.stringMatching(/Manage Channels/),
+    });
+    const view = {
+      mode: 'chat' as const,
+      tmState: 'normal' as const,
+      currentSpeaker: '123',
+      speakers: ['123'],
+      dormant: false,
+      multiMessage: false,
+      shuffle: null,
+    };
+    expect(describeSkip(view)).toBe('Skipped. Current speaker: <@123>');
+    expect(describeSkip({ ...view, currentSpeaker: null })).toBe(
+      'Skipped. Nobody holds the turn now.',
+    );
   });
 
   it('sets the settable modes for managers', () => {

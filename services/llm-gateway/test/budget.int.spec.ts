@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { budgetDay } from '@dirigent/llm';
-import { ReservationHolders } from '../stores';
+import { ReservationHolders } from '../adapters/reservation-holders';
 import { snowflake, waitFor } from '@dirigent/testing';
 import { FakeUpstream } from './fake-upstreams';
 import {

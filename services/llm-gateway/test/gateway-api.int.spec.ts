@@ -3,7 +3,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { LlmChatRequest, LlmEmbedRequest, Subjects } from '@dirigent/contracts';
 import { Messaging, NatsClient } from '@dirigent/messaging';
 import { snowflake, waitFor } from '@dirigent/testing';
-import { LlmNatsHandlers } from '../nats.handlers';
+import { LlmHandlers } from '../handlers/llm.handlers';
 import { FakeUpstream } from './fake-upstreams';
 import { clientFor, startGateway, testConfig, TOKEN, type RunningGateway } from './harness';
 
@@ -363,9 +363,9 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
     // The NATS server is shared: another suite's (or a running Dirigent's) gateway may be
     // in the same queue group. The handler is called in-process for the behaviour, and
     // the wire is checked with a request only this gateway's configuration can answer.
-    let handlers: LlmNatsHandlers;
+    let handlers: LlmHandlers;
     beforeAll(() => {
-      handlers = gw.app.get(LlmNatsHandlers);
+      handlers = gw.app.get(LlmHandlers);
     });
 
     it('answers dirigent.llm.chat on the wire', async () => {

@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 import { costMicros, estimatePromptTokens } from '@dirigent/llm';
 import { startServiceApp } from '@dirigent/service-kit';
 import { testDatabaseUrl, testNatsUrl } from '@dirigent/testing';
-import { LlmGatewayService } from '../definition';
+import { LlmGatewayService } from '../llm-gateway.module';
 import type { FakeUpstream } from './fake-upstreams';
 
 export const TOKEN = 'test-gateway-token-0123456789';

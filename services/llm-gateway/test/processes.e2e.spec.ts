@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { Pool } from 'pg';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { ormConfig } from '@dirigent/persistence';
 import {
   snowflake,
   spawnNode,
@@ -36,9 +37,13 @@ describe('llm-gateway as processes', () => {
   let anthropic: FakeUpstream;
   let configPath: string;
   const procs: Proc[] = [];
-  const pg = new Pool({ connectionString: testDatabaseUrl(), max: 2 });
+  let orm: MikroORM;
   const spendRow = async (guild: string) =>
-    (await pg.query(`select * from llm_guild_spend where guild_id = $1`, [guild])).rows[0];
+    (
+      await orm.em
+        .getConnection()
+        .execute(`select * from llm_guild_spend where guild_id = ?`, [guild], 'all')
+    )[0];
   const admin = (p: Proc, path: string, body: unknown) =>
     fetch(`http://127.0.0.1:${p.port}/admin/llm${path}`, {
       method: 'PUT',
@@ -83,6 +88,7 @@ describe('llm-gateway as processes', () => {
   };
 
   beforeAll(async () => {
+    orm = await MikroORM.init(ormConfig(testDatabaseUrl()));
     [primary, backup, anthropic] = await Promise.all([
       FakeUpstream.start('openai'),
       FakeUpstream.start('openai'),
@@ -103,7 +109,7 @@ describe('llm-gateway as processes', () => {
   afterAll(async () => {
     for (const p of procs) await p.spawned.kill('SIGTERM');
     await Promise.all([primary?.close(), backup?.close(), anthropic?.close()]);
-    await pg.end();
+    await orm?.close();
   });
 
   it('holds a budget for 10 against 50 concurrent requests split over two processes', async () => {

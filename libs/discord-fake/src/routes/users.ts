@@ -1,0 +1,29 @@
+import { userJson } from '../serialize';
+import type { Route } from './route';
+
+/** The gateway address, the bot's own user and application, other users. */
+export const userRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/gateway/bot',
+    run: (fake) => [
+      200,
+      {
+        url: fake.gatewayUrl,
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+      },
+    ],
+  },
+  { method: 'GET', path: '/gateway', run: (fake) => [200, { url: fake.gatewayUrl }] },
+  { method: 'GET', path: '/users/@me', run: (fake) => [200, userJson(fake.bot)] },
+  { method: 'GET', path: '/users/:id', run: (fake, { seg }) => [200, userJson(fake.user(seg[1]))] },
+  {
+    method: 'GET',
+    path: '/applications/@me',
+    run: (fake) => [
+      200,
+      { id: fake.bot.id, name: fake.bot.username, flags: 0, bot: userJson(fake.bot) },
+    ],
+  },
+];

@@ -1,0 +1,111 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { Events, type Client } from 'discord.js';
+import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import type { DiscordIngestConfig } from '../config';
+import { DiscordConnection } from './discord-connection';
+import { GatewayIngest } from './gateway-ingest';
+import { gatewayConnected } from './metrics';
+import { SlashCommands } from './slash-commands';
+
+const RETRY_MS = 5000;
+const STARTUP_WAIT_MS = 20_000;
+
+/**
+ * Start-up order: gateway listeners first, then login; once ready, slash commands, catch-up,
+ * and then commands may run (they wait for it). Without a token the service stays up,
+ * healthy, with no Discord. The client is destroyed only after the command consumer stopped.
+ */
+@Injectable()
+export class DiscordIngestRunner
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
+  private readonly log = new Logger('discord-ingest');
+  private stopped = false;
+  /** Later (re)connects catch up from the handlers; the first one from `connect`. */
+  private caughtUpOnce = false;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  /** Resolves when the service is connected, caught up and ready for commands. */
+  ready: Promise<void> = Promise.resolve();
+
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: DiscordIngestConfig,
+    private readonly connection: DiscordConnection,
+    private readonly gateway: GatewayIngest,
+    private readonly slash: SlashCommands,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const client = this.connection.client;
+    if (!client) {
+      this.log.warn('DISCORD_TOKEN is not set: running without a Discord connection');
+      return;
+    }
+    this.gateway.attach(client);
+    this.slash.attach(client);
+    client.on(Events.ShardResume, () => void this.gateway.catchUp(client as Client<true>));
+    client.on(Events.ShardReady, () => {
+      if (this.caughtUpOnce) void this.gateway.catchUp(client as Client<true>);
+    });
+    const dropped = () => {
+      gatewayConnected.set(0);
+      this.gateway.holdLiveEvents();
+    };
+    client.on(Events.ShardDisconnect, dropped);
+    client.on(Events.ShardReconnecting, dropped);
+    client.on(Events.ShardResume, () => gatewayConnected.set(1));
+    client.on(Events.ShardReady, () => gatewayConnected.set(1));
+    client.on(Events.Error, (e) => this.log.error({ err: e.message }, 'discord.js error'));
+    this.ready = this.connect();
+    // Start-up waits a bounded time for Discord; after that the service listens (and
+    // answers /healthz) while the connection keeps being retried in the background.
+    await Promise.race([this.ready, this.sleep(STARTUP_WAIT_MS)]);
+  }
+
+  private async connect(): Promise<void> {
+    const client = await this.retry(`connect to Discord at ${this.config.DISCORD_API_URL}`, () =>
+      this.connection.login(),
+    );
+    if (!client) return;
+    await Promise.all(client.guilds.cache.map((g) => this.slash.register(g)));
+    await this.gateway.catchUp(client);
+    this.caughtUpOnce = true;
+    this.connection.markStarted(client);
+  }
+
+  private async retry<T>(what: string, fn: () => Promise<T>): Promise<T | null> {
+    while (!this.stopped) {
+      try {
+        return await fn();
+      } catch (e) {
+        this.log.error({ err: (e as Error).message }, `could not ${what}; retrying`);
+        await this.sleep(RETRY_MS);
+      }
+    }
+    return null;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      this.timers.add(timer);
+    });
+  }
+
+  beforeApplicationShutdown(): void {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.connection.close();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.connection.destroy();
+  }
+}

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { DiscordAPIError, HTTPError, type Client, type GuildTextBasedChannel } from 'discord.js';
+import { PermanentError } from '@dirigent/messaging';
+import { classifyFailure, type DiscordFailure } from '../domain/errors';
+import { restCalls } from './metrics';
+
+export type DiscordOp = 'send' | 'delete' | 'react' | 'typing';
+
+function failureOf(e: unknown): DiscordFailure {
+  if (e instanceof DiscordAPIError) return { status: e.status, code: Number(e.code) };
+  if (e instanceof HTTPError) return { status: e.status };
+  return {};
+}
+
+/**
+ * Discord REST calls made for commands: each failure becomes a retry (a thrown error, so
+ * the consumer naks with backoff) or a dead letter (a PermanentError). 429s wait inside
+ * discord.js's REST queue.
+ */
+@Injectable()
+export class DiscordRest {
+  /** A guild text channel of `guildId`, from the cache or fetched. */
+  async textChannel(
+    client: Client<true>,
+    guildId: string,
+    channelId: string,
+  ): Promise<GuildTextBasedChannel> {
+    const channel =
+      client.channels.cache.get(channelId) ??
+      (await this.call('send', () => client.channels.fetch(channelId)));
+    if (!channel || !channel.isTextBased() || channel.isDMBased()) {
+      throw new PermanentError(`channel ${channelId} is not a guild text channel`);
+    }
+    if (channel.guildId !== guildId) {
+      throw new PermanentError(`channel ${channelId} is not in guild ${guildId}`);
+    }
+    return channel;
+  }
+
+  /** Runs a Discord call, turning its failure into retry (rethrow) or dead letter. */
+  async call<T>(op: DiscordOp, fn: () => Promise<T>): Promise<T> {
+    try {
+      const result = await fn();
+      restCalls.inc({ op, outcome: 'ok' });
+      return result;
+    } catch (e) {
+      const failure = failureOf(e);
+      const verdict = classifyFailure(failure, op === 'send' || op === 'delete' ? op : 'other');
+      restCalls.inc({ op, outcome: verdict });
+      if (verdict === 'already-done') return undefined as T;
+      const text = `${(e as Error).message} (status ${failure.status ?? 'none'}, code ${failure.code ?? 'none'})`;
+      if (verdict === 'permanent') throw new PermanentError(text);
+      throw new Error(text);
+    }
+  }
+}

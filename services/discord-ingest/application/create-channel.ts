@@ -1,0 +1,38 @@
+import { Injectable } from '@nestjs/common';
+import { ChannelType, OverwriteType } from 'discord.js';
+import type { CreateChannelRequest, CreateChannelResult } from '@dirigent/contracts';
+import { DiscordGuilds, asDomainError } from '../adapters/discord-guilds';
+import { privateChannelOverwrites } from '../domain/overwrites';
+
+/** A text channel; a private one is hidden from @everyone and open to members + moderator. */
+@Injectable()
+export class CreateChannel {
+  constructor(private readonly discord: DiscordGuilds) {}
+
+  async run(r: CreateChannelRequest): Promise<CreateChannelResult> {
+    const guild = await this.discord.guild(r.guildId);
+    const overwrites = r.private
+      ? privateChannelOverwrites({
+          guildId: guild.id,
+          memberIds: r.memberIds,
+          moderatorId: this.discord.connection.moderatorId,
+          botId: this.discord.client().user.id,
+        })
+      : [];
+    try {
+      const channel = await guild.channels.create({
+        name: r.name,
+        type: ChannelType.GuildText,
+        permissionOverwrites: overwrites.map((o) => ({
+          id: o.id,
+          type: o.type === 0 ? OverwriteType.Role : OverwriteType.Member,
+          allow: o.allow,
+          deny: o.deny,
+        })),
+      });
+      return { channelId: channel.id };
+    } catch (e) {
+      throw asDomainError(e, `create channel in ${guild.id}`);
+    }
+  }
+}

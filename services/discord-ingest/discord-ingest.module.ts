@@ -1,0 +1,79 @@
+import { Module } from '@nestjs/common';
+import { Durables, StreamSpecs } from '@dirigent/contracts';
+import type { ServiceDefinition } from '@dirigent/service-kit';
+import { AgentWebhooks } from './adapters/agent-webhooks';
+import { DiscordConnection } from './adapters/discord-connection';
+import { DiscordGuilds } from './adapters/discord-guilds';
+import { DiscordIngestRunner } from './adapters/discord-ingest.runner';
+import { DiscordRest } from './adapters/discord-rest';
+import { DiscordEventPublisher } from './adapters/event-publisher';
+import { GatewayIngest } from './adapters/gateway-ingest';
+import { SlashCommands } from './adapters/slash-commands';
+import { AddReaction } from './application/add-reaction';
+import { CreateChannel } from './application/create-channel';
+import { DeleteMessage } from './application/delete-message';
+import { ListChannelMembers } from './application/list-channel-members';
+import { GetSelf } from './application/get-self';
+import { ListGuilds } from './application/list-guilds';
+import { SendMessage } from './application/send-message';
+import { ShowTyping } from './application/show-typing';
+import { DiscordIngestConfig } from './config';
+import { DiscordCommandHandlers } from './handlers/discord-commands.handlers';
+import { DiscordQueryHandlers } from './handlers/discord-queries.handlers';
+
+export { DiscordIngestConfig } from './config';
+export { DiscordIngestRunner } from './adapters/discord-ingest.runner';
+export { DiscordConnection } from './adapters/discord-connection';
+export { GatewayIngest } from './adapters/gateway-ingest';
+
+const adapters = [
+  DiscordConnection,
+  DiscordRest,
+  DiscordGuilds,
+  AgentWebhooks,
+  DiscordEventPublisher,
+  GatewayIngest,
+  SlashCommands,
+  DiscordIngestRunner,
+];
+const useCases = [
+  SendMessage,
+  DeleteMessage,
+  AddReaction,
+  ShowTyping,
+  ListChannelMembers,
+  ListGuilds,
+  GetSelf,
+  CreateChannel,
+];
+
+/**
+ * The only code that knows Discord: gateway in, commands out, queries, slash commands.
+ * Without a token there is no command consumer: commands wait in their stream.
+ */
+@Module({})
+export class DiscordIngestModule {
+  static forConfig(config: DiscordIngestConfig) {
+    return {
+      module: DiscordIngestModule,
+      controllers: [
+        DiscordQueryHandlers,
+        ...(config.DISCORD_TOKEN ? [DiscordCommandHandlers] : []),
+      ],
+      providers: [...adapters, ...useCases],
+      exports: [DiscordIngestRunner, DiscordConnection, GatewayIngest],
+    };
+  }
+}
+
+export const DiscordIngestService: ServiceDefinition<DiscordIngestConfig> = {
+  name: 'discord-ingest',
+  portEnv: 'DISCORD_INGEST_PORT',
+  defaultPort: 3001,
+  config: DiscordIngestConfig,
+  streams: [StreamSpecs.discordEvents, StreamSpecs.discordCommands, StreamSpecs.deadLetter],
+  module: (config) => DiscordIngestModule.forConfig(config),
+  consumers: (config) => ({
+    [Durables.ingestCommands]: { maxDeliver: config.DISCORD_COMMAND_MAX_DELIVER },
+  }),
+};

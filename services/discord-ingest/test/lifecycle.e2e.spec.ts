@@ -1,0 +1,113 @@
+import './fresh-orm-metadata';
+import { CreateChannelRequest, Subjects } from '@dirigent/contracts';
+import { startServiceApp } from '@dirigent/service-kit';
+import { snowflake, testDatabaseUrl, testNatsUrl, waitFor } from '@dirigent/testing';
+import { DiscordIngestService } from '../discord-ingest.module';
+import { DiscordConnection } from '../adapters/discord-connection';
+import { CreateChannel } from '../application/create-channel';
+import { GetSelf } from '../application/get-self';
+import { ListChannelMembers } from '../application/list-channel-members';
+import { discordEvents, newChannel, startHarness, type Harness } from './harness';
+
+describe('discord-ingest lifecycle', () => {
+  it('starts without DISCORD_TOKEN, stays healthy and says it has no Discord', async () => {
+    const { app, port } = await startServiceApp(DiscordIngestService, {
+      NATS_URL: testNatsUrl(),
+      DATABASE_URL: testDatabaseUrl(),
+      LOG_LEVEL: 'silent',
+      DISCORD_INGEST_PORT: '0',
+    });
+    try {
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(health.status).toBe(200);
+      expect(app.get(DiscordConnection).client).toBeNull();
+      // Called directly: on a shared NATS another suite's stand-in may answer the subject.
+      await expect(
+        app.get(ListChannelMembers).run({ guildId: '1', channelId: '2' }),
+      ).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+      expect(() => app.get(GetSelf).run()).toThrow(
+        expect.objectContaining({ code: 'UNAVAILABLE' }),
+      );
+    } finally {
+      await app.close();
+    }
+  });
+
+  describe('restart', () => {
+    let h: Harness;
+    beforeAll(async () => {
+      h = await startHarness();
+    });
+    afterAll(async () => {
+      await h?.stop();
+    });
+
+    it('catches up on messages posted while it was down and delivers queued commands', async () => {
+      const channel = newChannel(h);
+      const say = (content: string) =>
+        h.discord.postMessage({ channelId: channel.id, authorId: h.alice.id, content });
+      say('before');
+      await waitFor(async () => (await discordEvents(h.nats, h.guild.id, channel.id)).length === 1);
+      const commandIds = [...h.discord.commands.keys()].sort();
+      await h.stopApp();
+      say('while down 1');
+      say('while down 2');
+      await h.nats.publishEvent(Subjects.discord.cmdSendMessage, 'send-message', {
+        guildId: h.guild.id,
+        channelId: channel.id,
+        content: 'queued while down',
+        purpose: 'notice',
+      });
+      await h.startApp();
+      const evts = await waitFor(
+        async () => {
+          const all = await discordEvents(h.nats, h.guild.id, channel.id);
+          return all.length >= 4 ? all : null;
+        },
+        15_000,
+        100,
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      const all = await discordEvents(h.nats, h.guild.id, channel.id);
+      expect(all.map((e) => e.data.content)).toEqual([
+        'before',
+        'while down 1',
+        'while down 2',
+        'queued while down',
+      ]);
+      expect(evts.length).toBe(4);
+      expect(h.discord.channelMessages(channel.id).map((m) => m.content)).toContain(
+        'queued while down',
+      );
+      // Slash commands were registered again by bulk overwrite: same commands, same ids.
+      expect([...h.discord.commands.keys()].sort()).toEqual(commandIds);
+      expect(commandIds).toHaveLength(2);
+    });
+  });
+
+  describe('with DIRIGENT_MODERATOR_USER_ID', () => {
+    let h: Harness;
+    afterAll(async () => {
+      await h?.stop();
+    });
+
+    it('opens private channels to the configured moderator', async () => {
+      const moderatorId = snowflake();
+      h = await startHarness({ DIRIGENT_MODERATOR_USER_ID: moderatorId });
+      const { channelId } = await h.app.get(CreateChannel).run(
+        Object.assign(new CreateChannelRequest(), {
+          guildId: h.guild.id,
+          name: 'with-moderator',
+          private: true,
+          memberIds: [h.bob.id],
+        }),
+      );
+      const created = h.discord.channels.get(channelId)!;
+      expect(created.overwrites.map((o) => o.id).sort()).toEqual(
+        [h.guild.id, h.discord.bot.id, moderatorId, h.bob.id].sort(),
+      );
+      expect(h.discord.canView(channelId, h.bob.id)).toBe(true);
+      expect(h.discord.canView(channelId, h.otherBot.id)).toBe(false);
+    });
+  });
+});

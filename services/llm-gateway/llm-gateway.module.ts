@@ -1,0 +1,138 @@
+import {
+  Injectable,
+  Module,
+  type BeforeApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { StreamSpecs } from '@dirigent/contracts';
+import { Messaging } from '@dirigent/messaging';
+import { SERVICE_CONFIG, type ServiceDefinition } from '@dirigent/service-kit';
+import { createProviders, LlmGateway } from '@dirigent/llm';
+import { reportCooldowns } from './adapters/metrics';
+import { PolicyStore } from './adapters/policy-store';
+import { PostgresBudgetLimits } from './adapters/postgres-budget-limits';
+import { PostgresBudgets } from './adapters/postgres-budgets';
+import { PostgresLedger } from './adapters/postgres-ledger';
+import { llmGatewayEntities } from './adapters/postgres/entities';
+import { ReservationHolders } from './adapters/reservation-holders';
+import { WriteBehind } from './adapters/write-behind';
+import { CompleteChat } from './application/complete-chat';
+import { CreateEmbeddings } from './application/create-embeddings';
+import { GetPolicy } from './application/get-policy';
+import { GetSpend } from './application/get-spend';
+import { GetBudget } from './application/get-budget';
+import { BudgetHandler } from './handlers/budget.handler';
+import { GetUsage } from './application/get-usage';
+import { ListModels } from './application/list-models';
+import { BudgetLimits, PurposeRoutes, SpendReports } from './application/ports';
+import { RemoveGuildBudget } from './application/remove-guild-budget';
+import { RemovePurposeRoute } from './application/remove-purpose-route';
+import { SetGuildBudget } from './application/set-guild-budget';
+import { SetPurposeRoute } from './application/set-purpose-route';
+import { LlmGatewayConfig } from './config';
+import { AdminController } from './handlers/admin.controller';
+import { BodyParsing } from './handlers/body-parsing';
+import { LlmHandlers } from './handlers/llm.handlers';
+import { OpenAiController } from './handlers/openai.controller';
+
+/** Settles and records what is in flight before NATS and Postgres close. */
+@Injectable()
+class Drain implements BeforeApplicationShutdown, OnModuleInit {
+  constructor(
+    private readonly gateway: LlmGateway,
+    private readonly writes: WriteBehind,
+    private readonly holders: ReservationHolders,
+  ) {}
+  onModuleInit(): void {
+    reportCooldowns(this.gateway);
+  }
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.gateway.drain();
+    await this.writes.drain(true);
+    await this.holders.stop().catch(() => undefined);
+  }
+}
+
+/** The model gateway: OpenAI-compatible HTTP, NATS request/reply, admin API. */
+@Module({
+  controllers: [OpenAiController, AdminController, LlmHandlers, BudgetHandler],
+  providers: [
+    BodyParsing,
+    {
+      provide: ReservationHolders,
+      inject: [EntityManager, SERVICE_CONFIG],
+      useFactory: (em: EntityManager, config: LlmGatewayConfig) =>
+        new ReservationHolders(
+          em,
+          config.llm.reliability.instanceHeartbeatMs,
+          config.llm.reliability.instanceStaleMs,
+        ),
+    },
+    {
+      provide: WriteBehind,
+      inject: [EntityManager, Messaging, ReservationHolders],
+      useFactory: (em: EntityManager, messaging: Messaging, holders: ReservationHolders) =>
+        new WriteBehind(new PostgresLedger(em, holders.instanceId), messaging),
+    },
+    {
+      provide: PostgresBudgets,
+      inject: [EntityManager, WriteBehind, ReservationHolders],
+      useFactory: (em: EntityManager, writes: WriteBehind, holders: ReservationHolders) =>
+        new PostgresBudgets(em, writes, holders),
+    },
+    { provide: SpendReports, useExisting: PostgresBudgets },
+    {
+      provide: BudgetLimits,
+      inject: [EntityManager],
+      useFactory: (em: EntityManager) => new PostgresBudgetLimits(em),
+    },
+    {
+      provide: PolicyStore,
+      inject: [EntityManager, SERVICE_CONFIG],
+      useFactory: (em: EntityManager, config: LlmGatewayConfig) => new PolicyStore(em, config.llm),
+    },
+    { provide: PurposeRoutes, useExisting: PolicyStore },
+    {
+      provide: LlmGateway,
+      inject: [SERVICE_CONFIG, PostgresBudgets, PolicyStore, WriteBehind],
+      useFactory: (
+        config: LlmGatewayConfig,
+        budgets: PostgresBudgets,
+        policy: PolicyStore,
+        usage: WriteBehind,
+      ) =>
+        new LlmGateway({
+          config: config.llm,
+          providers: createProviders(config.llm.providers, config.providerKeys),
+          budgets,
+          policy,
+          usage,
+          secrets: Object.values(config.providerKeys),
+        }),
+    },
+    CompleteChat,
+    CreateEmbeddings,
+    ListModels,
+    GetPolicy,
+    SetPurposeRoute,
+    RemovePurposeRoute,
+    SetGuildBudget,
+    RemoveGuildBudget,
+    GetSpend,
+    GetBudget,
+    GetUsage,
+    Drain,
+  ],
+})
+export class LlmGatewayModule {}
+
+export const LlmGatewayService: ServiceDefinition<LlmGatewayConfig> = {
+  name: 'llm-gateway',
+  portEnv: 'LLM_GATEWAY_PORT',
+  defaultPort: 3005,
+  config: LlmGatewayConfig,
+  streams: [StreamSpecs.llmUsage],
+  entities: llmGatewayEntities,
+  module: () => LlmGatewayModule,
+};
