@@ -1,4 +1,4 @@
 import { runService } from '@dirigent/service-kit';
-import { MemoryService } from './definition';
+import { MemoryService } from './memory.module';
 
 runService(MemoryService);

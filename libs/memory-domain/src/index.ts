@@ -1,0 +1,16 @@
+/**
+ * `@dirigent/memory-domain` — the pure parts of Dirigent's guild-wide memory: the context
+ * lenses and their assembly within a token budget, reciprocal rank fusion, the offline
+ * hashed embedder, moment signals, dossier consolidation, fact validity windows and epochs.
+ * No Nest, no I/O: lenses read through the `MemoryReader` port; time and seeds come in.
+ */
+export * from './types';
+export * from './tokens';
+export * from './embedder';
+export * from './fusion';
+export * from './facts';
+export * from './moments';
+export * from './dossier';
+export * from './epochs';
+export * from './assemble';
+export * from './lenses';

@@ -1,0 +1,25 @@
+import type { Lens } from './lens';
+import { narrowLive, nonEmpty, ranked, topicOf } from './shared';
+
+export const archivePersonDeepLens: Lens = {
+  id: 'archive-person-deep',
+  describe: "one person's own past statements on the topic, with their dossier",
+  async assemble(req, memory) {
+    const live = await narrowLive(req, memory, 5, 0.5);
+    const focus =
+      req.focusUserId ??
+      [...live.items].reverse().find((i) => i.authorId && !i.authorIsBot)?.authorId;
+    if (!focus) return nonEmpty([live]);
+    const topic = await topicOf(req, memory);
+    const [said, dossier, latest] = await Promise.all([
+      topic
+        ? memory.search(req.guildId, topic, { k: 12, layers: ['archive'], authorId: focus })
+        : Promise.resolve([]),
+      memory.dossiers(req.guildId, [focus]),
+      memory.recent(req.guildId, { limit: 6, authorId: focus }),
+    ]);
+    const seen = new Set(said.map((s) => s.id));
+    const statements = [...said, ...latest.filter((l) => !seen.has(l.id))];
+    return nonEmpty([ranked('dossiers', dossier, 0.9), ranked('archive', statements, 1), live]);
+  },
+};

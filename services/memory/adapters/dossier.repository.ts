@@ -1,0 +1,261 @@
+import { EntityRepository } from '@mikro-orm/postgresql';
+import {
+  learnFact,
+  type Disclosure,
+  type MemoryItem,
+  type TimedFact,
+} from '@dirigent/memory-domain';
+import type { MemoryDossierRow } from './entities';
+import { ms, orQuery, sql, type Row } from './sql';
+
+export interface FactRow extends TimedFact {
+  guildId: string;
+  userId: string;
+  statement: string;
+  sourceMessageId?: string;
+  channelId?: string;
+}
+
+const factFromRow = (r: Row): FactRow => ({
+  id: r.id,
+  guildId: r.guild_id,
+  userId: r.user_id,
+  key: r.key,
+  value: r.value,
+  statement: r.statement,
+  sourceMessageId: r.source_message_id ?? undefined,
+  channelId: r.channel_id ?? undefined,
+  validFrom: ms(r.valid_from)!,
+  validUntil: ms(r.valid_until),
+  supersededBy: r.superseded_by ?? undefined,
+});
+
+/** A fact as a search/lens item of the dossiers layer: "<name> <statement>". */
+export function factItem(f: FactRow, userName: string | null): MemoryItem {
+  return {
+    layer: 'dossiers',
+    id: f.id,
+    authorId: f.userId,
+    authorName: userName ?? undefined,
+    channelId: f.channelId,
+    messageId: f.sourceMessageId,
+    text: `${userName ?? f.userId} ${f.statement}`,
+    at: f.validFrom,
+    validFrom: f.validFrom,
+    validUntil: f.validUntil,
+  };
+}
+
+/** Dossiers (counters, body, signals) and their facts with validity windows. */
+export class DossierRepository extends EntityRepository<MemoryDossierRow> {
+  /** Counts a message; returns the counters the consolidation predicate reads. */
+  async countMessage(
+    guildId: string,
+    userId: string,
+    userName: string | undefined,
+    chars: number,
+    at: Date,
+  ): Promise<Row> {
+    const [row] = await sql(
+      this.em,
+      `insert into memory_dossier (guild_id, user_id, user_name, message_count, messages_since, chars_since, last_seen_at)
+       values (?, ?, ?, 1, 1, ?, ?)
+       on conflict (guild_id, user_id) do update set
+         user_name = coalesce(excluded.user_name, memory_dossier.user_name),
+         message_count = memory_dossier.message_count + 1,
+         messages_since = memory_dossier.messages_since + 1,
+         chars_since = memory_dossier.chars_since + excluded.chars_since,
+         last_seen_at = greatest(memory_dossier.last_seen_at, excluded.last_seen_at)
+       returning messages_since, chars_since, last_consolidated_at`,
+      [guildId, userId, userName ?? null, chars, at],
+    );
+    return row;
+  }
+
+  async uncount(guildId: string, userId: string): Promise<void> {
+    await sql(
+      this.em,
+      `update memory_dossier set message_count = greatest(message_count - 1, 0)
+       where guild_id = ? and user_id = ?`,
+      [guildId, userId],
+    );
+  }
+
+  async saveConsolidation(
+    guildId: string,
+    userId: string,
+    body: string,
+    signals: Record<string, unknown>,
+    at: Date,
+  ): Promise<void> {
+    await sql(
+      this.em,
+      `update memory_dossier set body = ?, signals = ?::jsonb, messages_since = 0, chars_since = 0,
+         last_consolidated_at = ? where guild_id = ? and user_id = ?`,
+      [body, JSON.stringify(signals), at, guildId, userId],
+    );
+  }
+
+  async get(guildId: string, userId: string): Promise<Row | null> {
+    const [row] = await sql(
+      this.em,
+      `select * from memory_dossier where guild_id = ? and user_id = ?`,
+      [guildId, userId],
+    );
+    return row ?? null;
+  }
+
+  async getMany(guildId: string, userIds: string[]): Promise<Row[]> {
+    if (!userIds.length) return [];
+    return sql(
+      this.em,
+      `select * from memory_dossier where guild_id = ?
+       and user_id in (select jsonb_array_elements_text(?::jsonb))`,
+      [guildId, JSON.stringify(userIds)],
+    );
+  }
+
+  /** Learns what a message disclosed: a contradicted fact is closed, never deleted. */
+  async learn(
+    base: Omit<FactRow, 'id' | 'key' | 'value' | 'statement' | 'validUntil' | 'supersededBy'>,
+    found: Disclosure[],
+  ): Promise<FactRow[]> {
+    const added: FactRow[] = [];
+    for (const d of found) {
+      const [cur] = await sql(
+        this.em,
+        `select * from memory_fact where guild_id = ? and user_id = ? and key = ? and valid_until is null for update`,
+        [base.guildId, base.userId, d.key],
+      );
+      const next: FactRow = {
+        ...base,
+        id: `fact-${base.sourceMessageId ?? base.validFrom}-${d.key}`.slice(0, 80),
+        key: d.key,
+        value: d.value,
+        statement: d.statement,
+      };
+      const change = learnFact(cur ? factFromRow(cur) : undefined, next);
+      if (change.kind === 'unchanged') continue;
+      if (change.kind === 'superseded') {
+        await sql(
+          this.em,
+          `update memory_fact set valid_until = ?, superseded_by = ? where id = ?`,
+          [new Date(change.closed.validUntil!), change.closed.supersededBy, change.closed.id],
+        );
+      }
+      const f = change.added;
+      await sql(
+        this.em,
+        `insert into memory_fact (id, guild_id, user_id, key, value, statement, source_message_id,
+           channel_id, valid_from, valid_until, superseded_by)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing`,
+        [
+          f.id,
+          f.guildId,
+          f.userId,
+          f.key,
+          f.value,
+          f.statement,
+          f.sourceMessageId ?? null,
+          f.channelId ?? null,
+          new Date(f.validFrom),
+          f.validUntil === undefined ? null : new Date(f.validUntil),
+          f.supersededBy ?? null,
+        ],
+      );
+      added.push(f);
+    }
+    return added;
+  }
+
+  /** Facts of users, current first, then newest. */
+  async facts(guildId: string, userIds: string[], currentOnly = false): Promise<FactRow[]> {
+    const rows = await sql(
+      this.em,
+      `select * from memory_fact where guild_id = ? and user_id in (select jsonb_array_elements_text(?::jsonb))
+       ${currentOnly ? 'and valid_until is null' : ''}
+       order by (valid_until is null) desc, valid_from desc`,
+      [guildId, JSON.stringify(userIds)],
+    );
+    return rows.map(factFromRow);
+  }
+
+  async factsByIds(
+    guildId: string,
+    ids: string[],
+  ): Promise<(FactRow & { userName: string | null })[]> {
+    if (!ids.length) return [];
+    const rows = await sql(
+      this.em,
+      `select f.*, d.user_name from memory_fact f left join memory_dossier d
+         on d.guild_id = f.guild_id and d.user_id = f.user_id
+       where f.guild_id = ? and f.id in (select jsonb_array_elements_text(?::jsonb))`,
+      [guildId, JSON.stringify(ids)],
+    );
+    return rows.map((r) => ({ ...factFromRow(r), userName: r.user_name ?? null }));
+  }
+
+  /** Facts drawn from deleted messages go with them; what they had closed holds again. */
+  async removeFactsFrom(guildId: string, messageIds: string[]): Promise<string[]> {
+    if (!messageIds.length) return [];
+    const rows = await sql(
+      this.em,
+      `delete from memory_fact where guild_id = ?
+       and source_message_id in (select jsonb_array_elements_text(?::jsonb)) returning id`,
+      [guildId, JSON.stringify(messageIds)],
+    );
+    const ids = rows.map((r) => r.id as string);
+    if (ids.length) {
+      await sql(
+        this.em,
+        `update memory_fact set valid_until = null, superseded_by = null where guild_id = ?
+         and superseded_by in (select jsonb_array_elements_text(?::jsonb))
+         and not exists (select 1 from memory_fact c where c.guild_id = memory_fact.guild_id
+           and c.user_id = memory_fact.user_id and c.key = memory_fact.key and c.valid_until is null)`,
+        [guildId, JSON.stringify(ids)],
+      );
+    }
+    return ids;
+  }
+
+  async forget(guildId: string, userId: string): Promise<{ facts: string[]; dossiers: number }> {
+    const facts = await sql(
+      this.em,
+      `delete from memory_fact where guild_id = ? and user_id = ? returning id`,
+      [guildId, userId],
+    );
+    const d = await sql(
+      this.em,
+      `delete from memory_dossier where guild_id = ? and user_id = ? returning user_id`,
+      [guildId, userId],
+    );
+    return { facts: facts.map((f) => f.id), dossiers: d.length };
+  }
+
+  /** Full-text matches among facts (all of them: validity is applied when ranking). */
+  async fullTextFacts(guildId: string, query: string, limit: number) {
+    const q = orQuery(query);
+    if (!q) return [];
+    return sql(
+      this.em,
+      `select f.id, f.valid_from as created_at from memory_fact f
+       left join memory_dossier d on d.guild_id = f.guild_id and d.user_id = f.user_id,
+       to_tsquery('english', ?) q
+       where f.guild_id = ? and (f.tsv || to_tsvector('simple', coalesce(d.user_name, ''))) @@ q
+       order by ts_rank_cd(f.tsv || to_tsvector('simple', coalesce(d.user_name, '')), q) desc limit ?`,
+      [q, guildId, limit],
+    );
+  }
+
+  async fullTextBodies(guildId: string, query: string, limit: number) {
+    const q = orQuery(query);
+    if (!q) return [];
+    return sql(
+      this.em,
+      `select 'dossier-' || user_id as id, coalesce(last_consolidated_at, last_seen_at) as created_at
+       from memory_dossier d, to_tsquery('english', ?) q
+       where guild_id = ? and body <> '' and d.tsv @@ q order by ts_rank_cd(d.tsv, q) desc limit ?`,
+      [q, guildId, limit],
+    );
+  }
+}

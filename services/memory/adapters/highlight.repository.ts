@@ -1,0 +1,96 @@
+import { EntityRepository } from '@mikro-orm/postgresql';
+import type { MemoryHighlight } from '@dirigent/contracts';
+import type { MemoryItem } from '@dirigent/memory-domain';
+import type { MemoryHighlightRow } from './entities';
+import { fullTextIds, ms, rowsByIds, sql, type Row } from './sql';
+
+export const highlightId = (messageId: string) => `hl-${messageId}`;
+
+export function highlightView(r: Row): MemoryHighlight {
+  return {
+    id: r.id,
+    guildId: r.guild_id,
+    channelId: r.channel_id,
+    messageId: r.message_id,
+    authorId: r.author_id,
+    authorName: r.author_name ?? null,
+    rawText: r.raw_text,
+    kind: r.kind,
+    at: new Date(r.at).toISOString(),
+  };
+}
+
+export function highlightItem(r: Row): MemoryItem {
+  return {
+    layer: 'highlights',
+    id: r.id,
+    channelId: r.channel_id,
+    authorId: r.author_id,
+    authorName: r.author_name ?? undefined,
+    messageId: r.message_id,
+    text: r.raw_text,
+    at: ms(r.at)!,
+  };
+}
+
+/** Highlights: verbatim copies of archived messages, one per message. */
+export class HighlightRepository extends EntityRepository<MemoryHighlightRow> {
+  /** Copies the archived message's text as it is; null when the message is not archived. */
+  async addFromMessage(
+    guildId: string,
+    messageId: string,
+    kind: string,
+    score: number,
+  ): Promise<{ row: Row; created: boolean } | null> {
+    const inserted = await sql(
+      this.em,
+      `insert into memory_highlight (id, guild_id, channel_id, message_id, author_id, author_name, raw_text, kind, score, at)
+       select ?, guild_id, channel_id, message_id, author_id, author_name, content, ?, ?, created_at
+       from memory_message where guild_id = ? and message_id = ?
+       on conflict (guild_id, message_id) do update set score = greatest(memory_highlight.score, excluded.score)
+       returning *, (xmax = 0) as created`,
+      [highlightId(messageId), kind, score, guildId, messageId],
+    );
+    if (!inserted.length) return null;
+    return { row: inserted[0], created: inserted[0].created };
+  }
+
+  async removeByMessages(guildId: string, messageIds: string[]): Promise<string[]> {
+    if (!messageIds.length) return [];
+    const rows = await sql(
+      this.em,
+      `delete from memory_highlight where guild_id = ?
+       and message_id in (select jsonb_array_elements_text(?::jsonb)) returning id`,
+      [guildId, JSON.stringify(messageIds)],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async removeByAuthor(guildId: string, authorId: string): Promise<string[]> {
+    const rows = await sql(
+      this.em,
+      `delete from memory_highlight where guild_id = ? and author_id = ? returning id`,
+      [guildId, authorId],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async strongest(guildId: string, limit: number, kinds?: string[]): Promise<MemoryItem[]> {
+    const rows = await sql(
+      this.em,
+      `select * from memory_highlight where guild_id = ?
+       ${kinds?.length ? 'and kind in (select jsonb_array_elements_text(?::jsonb))' : ''}
+       order by score desc, at desc limit ?`,
+      kinds?.length ? [guildId, JSON.stringify(kinds), limit] : [guildId, limit],
+    );
+    return rows.map(highlightItem);
+  }
+
+  byIds(guildId: string, ids: string[]): Promise<Row[]> {
+    return rowsByIds(this.em, 'memory_highlight', guildId, ids);
+  }
+
+  fullText(guildId: string, query: string, limit: number) {
+    return fullTextIds(this.em, 'memory_highlight', 'at', guildId, query, limit);
+  }
+}

@@ -1,0 +1,274 @@
+import { EntityRepository } from '@mikro-orm/postgresql';
+import type { MemoryItem } from '@dirigent/memory-domain';
+import type { MemoryMessage } from './entities';
+import { archiveWhere, ms, orQuery, sql, type ArchiveFilter, type Row } from './sql';
+
+const COLUMNS = `m.message_id, m.channel_id, m.author_id, m.author_name, m.author_is_bot, m.content,
+  m.created_at, m.reply_to_message_id, m.reaction_count, m.reply_count, m.quote_count`;
+
+export function messageItem(r: Row): MemoryItem {
+  return {
+    layer: 'archive',
+    id: r.message_id,
+    messageId: r.message_id,
+    channelId: r.channel_id,
+    authorId: r.author_id,
+    authorName: r.author_name ?? undefined,
+    authorIsBot: r.author_is_bot,
+    text: r.content,
+    at: ms(r.created_at)!,
+    replyToMessageId: r.reply_to_message_id ?? undefined,
+    reactionCount: r.reaction_count,
+    replyCount: r.reply_count,
+  };
+}
+
+export interface NewMessage {
+  guildId: string;
+  channelId: string;
+  messageId: string;
+  authorId: string;
+  authorName?: string;
+  authorIsBot: boolean;
+  content: string;
+  createdAt: Date;
+  replyToMessageId?: string;
+  mentions: string[];
+}
+
+/** The transcript archive (and the live window, its newest rows), reactions and tombstones. */
+export class MessageRepository extends EntityRepository<MemoryMessage> {
+  /**
+   * Stores a message once (with the reactions that arrived before it); null for a duplicate
+   * or a message deleted before it arrived.
+   */
+  async insertIfNew(m: NewMessage): Promise<Row | null> {
+    await this.lockMessage(m.guildId, m.messageId);
+    const rows = await sql(
+      this.em,
+      `insert into memory_message (guild_id, channel_id, message_id, author_id, author_name,
+         author_is_bot, content, created_at, reply_to_message_id, mentions, reaction_count)
+       select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, (select count(distinct r.user_id)
+         from memory_reaction r where r.guild_id = t.guild_id and r.message_id = t.message_id)
+       from (select ?::varchar as guild_id, ?::varchar as message_id) t
+       where not exists (select 1 from memory_tombstone where guild_id = t.guild_id and message_id = t.message_id)
+       on conflict (guild_id, message_id) do nothing returning ${COLUMNS.replace(/m\./g, '')}`,
+      [
+        m.guildId,
+        m.channelId,
+        m.messageId,
+        m.authorId,
+        m.authorName ?? null,
+        m.authorIsBot,
+        m.content,
+        m.createdAt,
+        m.replyToMessageId ?? null,
+        JSON.stringify(m.mentions),
+        m.guildId,
+        m.messageId,
+      ],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Serialises, until commit, the transactions that touch one message's reactions (its
+   * insert counts the reactions that arrived first; each reaction recounts), so concurrent
+   * deliveries never miss each other's rows.
+   */
+  private async lockMessage(guildId: string, messageId: string): Promise<void> {
+    await sql(this.em, `select pg_advisory_xact_lock(hashtext(?))`, [
+      `memory:${guildId}:${messageId}`,
+    ]);
+  }
+
+  async bumpReplies(guildId: string, messageId: string): Promise<Row | null> {
+    const [row] = await sql(
+      this.em,
+      `update memory_message m set reply_count = reply_count + 1
+       where guild_id = ? and message_id = ? returning ${COLUMNS}`,
+      [guildId, messageId],
+    );
+    return row ?? null;
+  }
+
+  /** Counts a quote on the newest earlier message that holds the quoted passage. */
+  async bumpQuote(guildId: string, passage: string, before: Date): Promise<Row | null> {
+    const [row] = await sql(
+      this.em,
+      `update memory_message m set quote_count = quote_count + 1
+       where seq = (select seq from memory_message where guild_id = ? and created_at < ?
+                    and strpos(content, ?) > 0 order by created_at desc limit 1)
+       returning ${COLUMNS}`,
+      [guildId, before, passage],
+    );
+    return row ?? null;
+  }
+
+  /** Records one user's reaction (or its removal) and recounts distinct reacting users. */
+  async react(
+    guildId: string,
+    messageId: string,
+    userId: string,
+    emoji: string,
+    added: boolean,
+  ): Promise<Row | null> {
+    await this.lockMessage(guildId, messageId);
+    await sql(
+      this.em,
+      added
+        ? `insert into memory_reaction (guild_id, message_id, user_id, emoji) values (?, ?, ?, ?)
+           on conflict do nothing`
+        : `delete from memory_reaction where guild_id = ? and message_id = ? and user_id = ? and emoji = ?`,
+      [guildId, messageId, userId, emoji],
+    );
+    const [row] = await sql(
+      this.em,
+      `update memory_message m set reaction_count = (select count(distinct user_id)
+         from memory_reaction r where r.guild_id = m.guild_id and r.message_id = m.message_id)
+       where guild_id = ? and message_id = ? returning ${COLUMNS}`,
+      [guildId, messageId],
+    );
+    return row ?? null;
+  }
+
+  /** Deletes a message (and remembers it was deleted, so a late copy is not stored). */
+  async remove(guildId: string, messageId: string): Promise<Row | null> {
+    await this.lockMessage(guildId, messageId);
+    await sql(
+      this.em,
+      `insert into memory_tombstone (guild_id, message_id) values (?, ?) on conflict do nothing`,
+      [guildId, messageId],
+    );
+    await sql(this.em, `delete from memory_reaction where guild_id = ? and message_id = ?`, [
+      guildId,
+      messageId,
+    ]);
+    const [row] = await sql(
+      this.em,
+      `delete from memory_message m where guild_id = ? and message_id = ? returning ${COLUMNS}`,
+      [guildId, messageId],
+    );
+    return row ?? null;
+  }
+
+  /** Deletes every message of an author in a guild (and their reactions); returns their ids. */
+  async removeByAuthor(guildId: string, authorId: string): Promise<string[]> {
+    await sql(this.em, `delete from memory_reaction where guild_id = ? and user_id = ?`, [
+      guildId,
+      authorId,
+    ]);
+    // Tombstoned like deletions, so that a replay of the stream does not bring them back.
+    const rows = await sql(
+      this.em,
+      `with gone as (delete from memory_message where guild_id = ? and author_id = ?
+         returning guild_id, message_id),
+       stones as (insert into memory_tombstone (guild_id, message_id)
+         select guild_id, message_id from gone on conflict do nothing),
+       reactions as (delete from memory_reaction r using gone
+         where r.guild_id = gone.guild_id and r.message_id = gone.message_id)
+       select message_id from gone`,
+      [guildId, authorId],
+    );
+    return rows.map((r) => r.message_id);
+  }
+
+  async recent(guildId: string, f: ArchiveFilter & { limit: number }): Promise<MemoryItem[]> {
+    const { where, params } = archiveWhere(guildId, f);
+    const rows = await sql(
+      this.em,
+      `select ${COLUMNS} from memory_message m where ${where} order by m.created_at desc, m.seq desc limit ?`,
+      [...params, f.limit],
+    );
+    return rows.map(messageItem);
+  }
+
+  /** Messages by id, each marked `stale` when a fact drawn from it has been superseded. */
+  async byIds(guildId: string, messageIds: string[]): Promise<Row[]> {
+    if (!messageIds.length) return [];
+    const [rows, stale] = await Promise.all([
+      sql(
+        this.em,
+        `select ${COLUMNS} from memory_message m where m.guild_id = ?
+         and m.message_id = any(array(select jsonb_array_elements_text(?::jsonb)))`,
+        [guildId, JSON.stringify(messageIds)],
+      ),
+      sql(
+        this.em,
+        `select distinct source_message_id from memory_fact
+         where guild_id = ? and valid_until is not null and source_message_id is not null`,
+        [guildId],
+      ),
+    ]);
+    const superseded = new Set(stale.map((r) => r.source_message_id as string));
+    return rows.map((r) => ({ ...r, stale: superseded.has(r.message_id) }));
+  }
+
+  async sample(guildId: string, limit: number, seed: number): Promise<MemoryItem[]> {
+    const rows = await sql(
+      this.em,
+      `select ${COLUMNS} from memory_message m where m.guild_id = ?
+       order by md5(m.message_id || ?) limit ?`,
+      [guildId, String(seed), limit],
+    );
+    return rows.map(messageItem);
+  }
+
+  /** Full-text matches, best first (ts_rank_cd over an OR of the query's words). */
+  async fullText(guildId: string, query: string, f: ArchiveFilter, limit: number) {
+    const q = orQuery(query);
+    if (!q) return [];
+    const { where, params } = archiveWhere(guildId, f);
+    return sql(
+      this.em,
+      `select m.message_id as id, m.created_at from memory_message m, to_tsquery('english', ?) q
+       where ${where} and m.tsv @@ q order by ts_rank_cd(m.tsv, q) desc, m.created_at desc limit ?`,
+      [q, ...params, limit],
+    );
+  }
+
+  /** Near spellings of the query in messages (pg_trgm word similarity), most similar first. */
+  async trigram(guildId: string, query: string, f: ArchiveFilter, limit: number) {
+    const { where, params } = archiveWhere(guildId, f);
+    return sql(
+      this.em,
+      `select m.message_id as id, m.created_at, word_similarity(?, m.content) as s
+       from memory_message m where ${where} and ? <% m.content
+       order by s desc, m.created_at desc limit ?`,
+      [query, ...params, query, limit],
+    );
+  }
+
+  /** The newest messages of the people whose names the query mentions (or misspells). */
+  async byNamedAuthors(guildId: string, query: string, f: ArchiveFilter, limit: number) {
+    const { where, params } = archiveWhere(guildId, f);
+    return sql(
+      this.em,
+      // Materialised: the few matching people first, then their messages by index.
+      `with named as materialized (select user_id from memory_dossier
+         where guild_id = ? and user_name <% ?)
+       select m.message_id as id, m.created_at from memory_message m
+       where ${where} and m.author_id in (select user_id from named)
+       order by m.created_at desc limit ?`,
+      [guildId, query, ...params, limit],
+    );
+  }
+
+  async openEpoch(guildId: string, channelId: string): Promise<Row[]> {
+    return sql(
+      this.em,
+      `select message_id, author_id, author_name, content, created_at from memory_message
+       where guild_id = ? and channel_id = ? and epoch_id is null order by created_at, seq`,
+      [guildId, channelId],
+    );
+  }
+
+  async assignEpoch(guildId: string, messageIds: string[], epochId: string): Promise<void> {
+    await sql(
+      this.em,
+      `update memory_message set epoch_id = ? where guild_id = ? and epoch_id is null
+       and message_id in (select jsonb_array_elements_text(?::jsonb))`,
+      [epochId, guildId, JSON.stringify(messageIds)],
+    );
+  }
+}

@@ -1,0 +1,87 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+export type Row = Record<string, any>;
+
+/**
+ * Raw SQL (`?` placeholders; no `?` operators inside), inside the current transaction when
+ * there is one (`em.transactional` around a use case).
+ */
+export function sql<T = Row>(em: EntityManager, query: string, params: unknown[] = []) {
+  return em.getConnection().execute<T[]>(query, params, 'all', em.getTransactionContext());
+}
+
+/** Filters shared by archive reads and searches, as SQL and its parameters. */
+export interface ArchiveFilter {
+  channelId?: string;
+  excludeChannelId?: string;
+  authorId?: string;
+  authorIsBot?: boolean;
+  since?: number;
+  until?: number;
+}
+
+export function archiveWhere(guildId: string, f: ArchiveFilter, alias = 'm') {
+  const where = [`${alias}.guild_id = ?`];
+  const params: unknown[] = [guildId];
+  const add = (clause: string, value: unknown) => {
+    where.push(clause);
+    params.push(value);
+  };
+  if (f.channelId) add(`${alias}.channel_id = ?`, f.channelId);
+  if (f.excludeChannelId) add(`${alias}.channel_id <> ?`, f.excludeChannelId);
+  if (f.authorId) add(`${alias}.author_id = ?`, f.authorId);
+  if (f.authorIsBot !== undefined) add(`${alias}.author_is_bot = ?`, f.authorIsBot);
+  if (f.since !== undefined) add(`${alias}.created_at >= ?`, new Date(f.since));
+  if (f.until !== undefined) add(`${alias}.created_at <= ?`, new Date(f.until));
+  return { where: where.join(' and '), params };
+}
+
+/** Words of a query as an OR tsquery text (`rust | build`), safe for `to_tsquery`. */
+export function orQuery(text: string): string | null {
+  const words = text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 1)
+    .slice(0, 32);
+  return words.length ? [...new Set(words)].join(' | ') : null;
+}
+
+/** A Postgres array literal for a `real[]` parameter. */
+export const realArray = (v: ArrayLike<number>) => `{${Array.from(v).join(',')}}`;
+
+export const ms = (d: Date | string | null | undefined) =>
+  d === null || d === undefined ? undefined : new Date(d).getTime();
+
+/** Ids of a layer table's rows matching the query's words, best first. */
+export async function fullTextIds(
+  em: EntityManager,
+  table: 'memory_highlight' | 'memory_lore' | 'memory_epoch',
+  atColumn: string,
+  guildId: string,
+  query: string,
+  limit: number,
+) {
+  const q = orQuery(query);
+  if (!q) return [];
+  return sql(
+    em,
+    `select t.id, t.${atColumn} as created_at from ${table} t, to_tsquery('english', ?) q
+     where t.guild_id = ? and t.tsv @@ q order by ts_rank_cd(t.tsv, q) desc limit ?`,
+    [q, guildId, limit],
+  );
+}
+
+/** Rows of a layer table by id, within one guild. */
+export async function rowsByIds(
+  em: EntityManager,
+  table: 'memory_highlight' | 'memory_lore' | 'memory_epoch',
+  guildId: string,
+  ids: string[],
+): Promise<Row[]> {
+  if (!ids.length) return [];
+  return sql(
+    em,
+    `select * from ${table} where guild_id = ? and id in (select jsonb_array_elements_text(?::jsonb))`,
+    [guildId, JSON.stringify(ids)],
+  );
+}

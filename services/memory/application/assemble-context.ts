@@ -1,0 +1,55 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { MemoryContextRequest, MemoryContextResult } from '@dirigent/contracts';
+import { assembleContext, lensFor } from '@dirigent/memory-domain';
+import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { PostgresMemoryReader } from '../adapters/memory-reader';
+import type { MemoryConfig } from '../config';
+import { CLOCK, type Clock } from './ports';
+
+export const DEFAULT_MAX_TOKENS = 2000;
+
+/** `Subjects.memory.context`: the strategy's lens over the guild's memory, fitted to `maxTokens`. */
+@Injectable()
+export class AssembleContext {
+  constructor(
+    private readonly reader: PostgresMemoryReader,
+    @Inject(CLOCK) private readonly now: Clock,
+    @Inject(SERVICE_CONFIG) private readonly config: MemoryConfig,
+  ) {}
+
+  async run(r: MemoryContextRequest): Promise<MemoryContextResult> {
+    // The contract class already refused unknown strategies.
+    const lens = lensFor(r.strategy)!;
+    const now = this.now();
+    const sections = await lens.assemble(
+      {
+        guildId: r.guildId,
+        channelId: r.channelId,
+        presentUserIds: r.presentUserIds ?? [],
+        focusUserId: r.focusUserId,
+        topic: r.topic,
+        now,
+        seed: Math.floor(now / 60_000),
+        liveWindow: this.config.DIRIGENT_LIVE_WINDOW,
+      },
+      this.reader,
+    );
+    const ctx = assembleContext(sections, r.maxTokens ?? DEFAULT_MAX_TOKENS);
+    return {
+      strategy: r.strategy,
+      sections: ctx.sections.map((s) => ({
+        layer: s.layer,
+        items: s.items.map((i) => ({
+          id: i.id,
+          ...(i.channelId ? { channelId: i.channelId } : {}),
+          ...(i.authorId ? { authorId: i.authorId } : {}),
+          ...(i.messageId ? { messageId: i.messageId } : {}),
+          text: i.text,
+          at: new Date(i.at).toISOString(),
+        })),
+      })),
+      text: ctx.text,
+      tokens: ctx.tokens,
+    };
+  }
+}

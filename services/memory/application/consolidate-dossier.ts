@@ -1,0 +1,86 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { shouldConsolidate } from '@dirigent/memory-domain';
+import { DossierRepository } from '../adapters/dossier.repository';
+import { MessageRepository } from '../adapters/message.repository';
+import type { Row } from '../adapters/sql';
+import { CLOCK, SUMMARIZER, type Clock, type Summarizer } from './ports';
+
+const SYSTEM = `You maintain a short dossier about one member of a Discord community.
+Answer with JSON only: {"body": "<at most 80 words: stable facts, declared preferences, how they relate to others>",
+"signals": {"topics": ["..."], "tone": "..."}}. Use only what the messages say.`;
+
+/** The dossier's curated body comes from the model (purpose `extract`) when enough new material accumulated. */
+@Injectable()
+export class ConsolidateDossier {
+  private readonly log = new Logger('memory:dossier');
+
+  constructor(
+    private readonly dossiers: DossierRepository,
+    private readonly messages: MessageRepository,
+    @Inject(SUMMARIZER) private readonly model: Summarizer,
+    @Inject(CLOCK) private readonly now: Clock,
+  ) {}
+
+  async maybe(guildId: string, userId: string, counters: Row): Promise<void> {
+    const due = shouldConsolidate({
+      messagesSince: counters.messages_since,
+      charsSince: counters.chars_since,
+      lastConsolidatedAt: counters.last_consolidated_at
+        ? new Date(counters.last_consolidated_at).getTime()
+        : undefined,
+      now: this.now(),
+    });
+    if (due) await this.run(guildId, userId).catch((e: Error) => this.log.warn(e.message));
+  }
+
+  async run(guildId: string, userId: string): Promise<void> {
+    const [recent, facts, dossier] = await Promise.all([
+      this.messages.recent(guildId, { authorId: userId, limit: 40 }),
+      this.dossiers.facts(guildId, [userId], true),
+      this.dossiers.get(guildId, userId),
+    ]);
+    const name = dossier?.user_name ?? userId;
+    const known = facts.map((f) => `${name} ${f.statement}`);
+    const transcript = [...recent].reverse().map((m) => `${name}: ${m.text}`);
+    const answer = await this.model.complete(
+      guildId,
+      'extract',
+      SYSTEM,
+      [
+        `Known facts:`,
+        ...known,
+        '',
+        `Previous dossier: ${dossier?.body ?? ''}`,
+        '',
+        ...transcript,
+      ].join('\n'),
+    );
+    const parsed = parseDossier(answer);
+    // Without a usable answer (the offline model) the body is the current facts, which is
+    // what a dossier must carry anyway.
+    const body = parsed?.body ?? (known.length ? `${known.join('. ')}.` : (dossier?.body ?? ''));
+    const signals = {
+      ...(parsed?.signals ?? {}),
+      facts: facts.map((f) => ({ key: f.key, value: f.value })),
+    };
+    await this.dossiers.saveConsolidation(guildId, userId, body, signals, new Date(this.now()));
+  }
+}
+
+export function parseDossier(
+  text: string | null,
+): { body: string; signals: Record<string, unknown> } | null {
+  const json = text?.match(/\{[\s\S]*\}/)?.[0];
+  if (!json) return null;
+  try {
+    const v = JSON.parse(json) as { body?: unknown; signals?: unknown };
+    if (typeof v.body !== 'string' || !v.body.trim()) return null;
+    const signals =
+      typeof v.signals === 'object' && v.signals !== null
+        ? (v.signals as Record<string, unknown>)
+        : {};
+    return { body: v.body.trim(), signals };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,56 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { SearchLayer } from '@dirigent/memory-domain';
+import { EMBEDDER, VECTOR_STORE, type Embedder, type VectorStore } from './ports';
+
+/** Embeds texts of any layer and stores their vectors; a failed embedding leaves full text. */
+@Injectable()
+export class Indexer {
+  private readonly log = new Logger('memory:indexer');
+
+  constructor(
+    @Inject(EMBEDDER) private readonly embedder: Embedder,
+    @Inject(VECTOR_STORE) private readonly vectors: VectorStore,
+  ) {}
+
+  async index(guildId: string, items: { layer: SearchLayer; refId: string; text: string }[]) {
+    const useful = items.filter((i) => i.text.trim());
+    if (!useful.length) return;
+    try {
+      const { model, vectors } = await this.embedder.embed(
+        guildId,
+        useful.map((i) => i.text),
+      );
+      await this.vectors.upsert(
+        guildId,
+        model,
+        useful.map((i, n) => ({ layer: i.layer, refId: i.refId, vector: vectors[n] })),
+      );
+    } catch (e) {
+      this.log.warn(`not embedded (full-text search still finds it): ${(e as Error).message}`);
+    }
+  }
+
+  /** Stores vectors made beforehand (inside the caller's transaction, when there is one). */
+  async store(
+    guildId: string,
+    model: string,
+    items: { layer: SearchLayer; refId: string; vector: number[] }[],
+  ) {
+    await this.vectors.upsert(guildId, model, items);
+  }
+
+  /** One text's vector and model, or null when the embedder is unavailable. */
+  async query(guildId: string, text: string) {
+    try {
+      const { model, vectors } = await this.embedder.embed(guildId, [text]);
+      return { model, vector: vectors[0] };
+    } catch (e) {
+      this.log.warn(`search without vectors: ${(e as Error).message}`);
+      return null;
+    }
+  }
+
+  async remove(guildId: string, layer: SearchLayer, refIds: string[]) {
+    await this.vectors.remove(guildId, layer, refIds);
+  }
+}

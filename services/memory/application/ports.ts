@@ -1,0 +1,40 @@
+import type { SearchLayer } from '@dirigent/memory-domain';
+
+/** Where item vectors live and how the nearest are found (real[] in process, or pgvector). */
+export interface VectorStore {
+  readonly kind: 'array' | 'pgvector';
+  upsert(
+    guildId: string,
+    model: string,
+    items: { layer: SearchLayer; refId: string; vector: number[] }[],
+  ): Promise<void>;
+  remove(guildId: string, layer: SearchLayer, refIds: string[]): Promise<void>;
+  nearest(
+    guildId: string,
+    model: string,
+    vector: number[],
+    q: { layers: readonly SearchLayer[]; k: number },
+  ): Promise<{ layer: SearchLayer; refId: string; score: number }[]>;
+}
+export const VECTOR_STORE = Symbol('VECTOR_STORE');
+
+/** Text to vectors (through the gateway's `embed` purpose, or the local hashed embedder). */
+export interface Embedder {
+  embed(guildId: string, texts: string[]): Promise<{ model: string; vectors: number[][] }>;
+}
+export const EMBEDDER = Symbol('EMBEDDER');
+
+/** The model behind `extract` and `epoch-summarize`; null when it gave nothing usable. */
+export interface Summarizer {
+  complete(
+    guildId: string,
+    purpose: 'extract' | 'epoch-summarize',
+    system: string,
+    user: string,
+  ): Promise<string | null>;
+}
+export const SUMMARIZER = Symbol('SUMMARIZER');
+
+/** Time, injected so tests can move it. */
+export const CLOCK = Symbol('CLOCK');
+export type Clock = () => number;

@@ -1,0 +1,185 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { MEMORY_SEARCH_K, type MemoryHit, type MemorySearchRequest } from '@dirigent/contracts';
+import {
+  reciprocalRankFusion,
+  SEARCH_LAYERS,
+  validityFactor,
+  type MemoryItem,
+  type RankedList,
+  type ScoredItem,
+  type SearchLayer,
+} from '@dirigent/memory-domain';
+import { DossierRepository, factItem } from '../adapters/dossier.repository';
+import { EpochRepository, epochItem } from '../adapters/epoch.repository';
+import { HighlightRepository, highlightItem } from '../adapters/highlight.repository';
+import { LoreRepository, loreItem } from '../adapters/lore.repository';
+import { MessageRepository, messageItem } from '../adapters/message.repository';
+import { ms, type ArchiveFilter, type Row } from '../adapters/sql';
+import { Indexer } from './indexer';
+import { VECTOR_STORE, CLOCK, type Clock, type VectorStore } from './ports';
+
+export interface SearchQuery extends ArchiveFilter {
+  k: number;
+  layers?: readonly SearchLayer[];
+}
+
+const CANDIDATES = 50;
+/** How much each retriever counts in the fusion. */
+const WEIGHTS = { fullText: 1, trigram: 0.5, names: 0.5, vector: 1 };
+
+const ranked = (rows: Row[], layer: SearchLayer): RankedList =>
+  rows.map((r) => ({ key: `${layer}:${r.id}`, at: ms(r.created_at) ?? 0 }));
+
+/**
+ * Hybrid search over the guild's layers: Postgres full text and trigram similarity plus
+ * vector similarity, fused by reciprocal rank with a recency prior; a fact that no longer
+ * holds (and the message it came from) ranks after the current one.
+ */
+@Injectable()
+export class SearchMemory {
+  constructor(
+    private readonly messages: MessageRepository,
+    private readonly highlights: HighlightRepository,
+    private readonly epochs: EpochRepository,
+    private readonly lore: LoreRepository,
+    private readonly dossiers: DossierRepository,
+    private readonly indexer: Indexer,
+    @Inject(VECTOR_STORE) private readonly vectors: VectorStore,
+    @Inject(CLOCK) private readonly now: Clock,
+  ) {}
+
+  async run(r: MemorySearchRequest): Promise<{ hits: MemoryHit[] }> {
+    const hits = await this.search(r.guildId, r.query, {
+      k: Math.min(r.k ?? MEMORY_SEARCH_K.default, MEMORY_SEARCH_K.max),
+      layers: r.layers,
+      channelId: r.channelId,
+      authorId: r.authorId,
+      since: r.since ? Date.parse(r.since) : undefined,
+      until: r.until ? Date.parse(r.until) : undefined,
+    });
+    return {
+      hits: hits.map((h) => ({
+        layer: h.layer as MemoryHit['layer'],
+        id: h.id,
+        ...(h.channelId ? { channelId: h.channelId } : {}),
+        ...(h.authorId ? { authorId: h.authorId } : {}),
+        ...(h.messageId ? { messageId: h.messageId } : {}),
+        text: h.text,
+        at: new Date(h.at).toISOString(),
+        score: Number(h.score.toFixed(6)),
+      })),
+    };
+  }
+
+  async search(guildId: string, query: string, q: SearchQuery): Promise<ScoredItem[]> {
+    const layers = new Set(q.layers?.length ? q.layers : SEARCH_LAYERS);
+    const has = (l: SearchLayer) => layers.has(l);
+    const none = Promise.resolve([] as Row[]);
+    const [archiveFt, named, highlightFt, epochFt, loreFt, factFt, bodyFt, nearest] =
+      await Promise.all([
+        has('archive') ? this.messages.fullText(guildId, query, q, CANDIDATES) : none,
+        has('archive') ? this.messages.byNamedAuthors(guildId, query, q, CANDIDATES) : none,
+        has('highlights') ? this.highlights.fullText(guildId, query, CANDIDATES) : none,
+        has('epochs') ? this.epochs.fullText(guildId, query, CANDIDATES) : none,
+        has('lore') ? this.lore.fullText(guildId, query, CANDIDATES) : none,
+        has('dossiers') ? this.dossiers.fullTextFacts(guildId, query, CANDIDATES) : none,
+        has('dossiers') ? this.dossiers.fullTextBodies(guildId, query, 10) : none,
+        this.nearest(guildId, query, [...layers]),
+      ]);
+    // Typos: near spellings only when the words themselves found little (a trigram scan
+    // costs more than the rest of the search).
+    const archiveTrgm =
+      has('archive') && archiveFt.length < q.k
+        ? await this.messages.trigram(guildId, query, q, CANDIDATES)
+        : [];
+    const lists = [
+      ranked(archiveFt, 'archive'),
+      ranked(highlightFt, 'highlights'),
+      ranked(epochFt, 'epochs'),
+      ranked(loreFt, 'lore'),
+      ranked(factFt, 'dossiers'),
+      ranked(bodyFt, 'dossiers'),
+      ranked(archiveTrgm, 'archive'),
+      ranked(named, 'archive'),
+      nearest.map((n) => ({ key: `${n.layer}:${n.refId}`, at: 0 })),
+    ];
+    const weights = [1, 1, 1, 1, 1, 1, WEIGHTS.trigram, WEIGHTS.names, WEIGHTS.vector];
+    const now = this.now();
+    const fused = reciprocalRankFusion(lists, { now, weights }).slice(0, q.k * 4 + 20);
+    const items = await this.hydrate(
+      guildId,
+      fused.map((f) => f.key),
+    );
+    const asOf = q.until ?? now;
+    const out: ScoredItem[] = [];
+    for (const f of fused) {
+      const item = items.get(f.key);
+      if (!item || !matches(item, q)) continue;
+      out.push({ ...item, score: f.score * validityFactor(item, asOf) });
+    }
+    return out.sort((a, b) => b.score - a.score).slice(0, q.k);
+  }
+
+  private async nearest(guildId: string, query: string, layers: SearchLayer[]) {
+    const qv = await this.indexer.query(guildId, query);
+    if (!qv) return [];
+    const found = await this.vectors.nearest(guildId, qv.model, qv.vector, {
+      layers,
+      k: CANDIDATES,
+    });
+    // Below this a hashed or model vector says little; keeps noise out of the fusion.
+    return found.filter((f) => f.score > 0.05);
+  }
+
+  /** Reads fused keys back from their tables; what was deleted meanwhile is simply absent. */
+  private async hydrate(guildId: string, keys: string[]): Promise<Map<string, MemoryItem>> {
+    const ids = (layer: string) =>
+      keys.filter((k) => k.startsWith(`${layer}:`)).map((k) => k.slice(layer.length + 1));
+    const dossierIds = ids('dossiers');
+    const [msgs, hls, eps, lores, facts, bodies] = await Promise.all([
+      this.messages.byIds(guildId, ids('archive')),
+      this.highlights.byIds(guildId, ids('highlights')),
+      this.epochs.byIds(guildId, ids('epochs')),
+      this.lore.byIds(guildId, ids('lore')),
+      this.dossiers.factsByIds(
+        guildId,
+        dossierIds.filter((i) => i.startsWith('fact-')),
+      ),
+      this.dossiers.getMany(
+        guildId,
+        dossierIds.filter((i) => i.startsWith('dossier-')).map((i) => i.slice('dossier-'.length)),
+      ),
+    ]);
+    const map = new Map<string, MemoryItem>();
+    for (const r of msgs) {
+      const item = messageItem(r);
+      // The message a superseded fact came from is as stale as the fact.
+      if (r.stale) Object.assign(item, { validFrom: 0, validUntil: 0 });
+      map.set(`archive:${r.message_id}`, item);
+    }
+    for (const r of hls) map.set(`highlights:${r.id}`, highlightItem(r));
+    for (const r of eps) map.set(`epochs:${r.id}`, epochItem(r));
+    for (const r of lores) map.set(`lore:${r.id}`, loreItem(r));
+    for (const f of facts) map.set(`dossiers:${f.id}`, factItem(f, f.userName));
+    for (const d of bodies) {
+      map.set(`dossiers:dossier-${d.user_id}`, {
+        layer: 'dossiers',
+        id: `dossier-${d.user_id}`,
+        authorId: d.user_id,
+        authorName: d.user_name ?? undefined,
+        text: d.body,
+        at: ms(d.last_consolidated_at ?? d.last_seen_at) ?? 0,
+      });
+    }
+    return map;
+  }
+}
+
+function matches(item: MemoryItem, q: SearchQuery): boolean {
+  if (q.channelId && item.channelId !== q.channelId) return false;
+  if (q.excludeChannelId && item.channelId === q.excludeChannelId) return false;
+  if (q.authorId && item.authorId !== q.authorId) return false;
+  if (q.since !== undefined && item.at < q.since) return false;
+  if (q.until !== undefined && item.at > q.until) return false;
+  return true;
+}

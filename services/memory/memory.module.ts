@@ -1,0 +1,139 @@
+import { Logger, Module, type Provider } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { StreamSpecs } from '@dirigent/contracts';
+import { Messaging } from '@dirigent/messaging';
+import { SERVICE_CONFIG, type ServiceDefinition } from '@dirigent/service-kit';
+import { ArrayVectorStore, EmbeddingRepository } from './adapters/embedding.repository';
+import {
+  MemoryDossierRow,
+  MemoryEmbedding,
+  memoryEntities,
+  MemoryEpochRow,
+  MemoryHighlightRow,
+  MemoryLore,
+  MemoryMessage,
+} from './adapters/entities';
+import { DossierRepository } from './adapters/dossier.repository';
+import { EpochRepository } from './adapters/epoch.repository';
+import { EpochTimer } from './adapters/epoch-timer';
+import { GatewayEmbedder, GatewaySummarizer, LocalEmbedder } from './adapters/gateway.client';
+import { HighlightRepository } from './adapters/highlight.repository';
+import { LoreRepository } from './adapters/lore.repository';
+import { PostgresMemoryReader } from './adapters/memory-reader';
+import { MessageRepository } from './adapters/message.repository';
+import { pgvectorAvailable, PgVectorStore } from './adapters/pgvector.store';
+import { AddHighlight } from './application/add-highlight';
+import { AssembleContext } from './application/assemble-context';
+import { CloseEpoch } from './application/close-epoch';
+import { ConsolidateDossier } from './application/consolidate-dossier';
+import { DeleteMessage } from './application/delete-message';
+import { ForgetUser } from './application/forget-user';
+import { Indexer } from './application/indexer';
+import { IngestMessage } from './application/ingest-message';
+import { GetDossier, ListEpochs } from './application/memory-queries';
+import { CLOCK, EMBEDDER, SUMMARIZER, VECTOR_STORE } from './application/ports';
+import { RecordReaction } from './application/record-reaction';
+import { SearchMemory } from './application/search-memory';
+import { MemoryConfig } from './config';
+import { DiscordEventHandlers } from './handlers/discord-events.handler';
+import { EpochTimerHandlers } from './handlers/epoch-timer.handler';
+import { MemoryQueryHandlers } from './handlers/queries.handler';
+
+export { MemoryConfig } from './config';
+
+const repository = (
+  provide: abstract new (...a: never[]) => unknown,
+  entity: object,
+): Provider => ({
+  provide,
+  inject: [EntityManager],
+  useFactory: (em: EntityManager) => em.getRepository(entity as never),
+});
+
+/**
+ * Guild-wide layered memory (ARCHITECTURE.md, "Public contract, part 2 — memory"): the
+ * archive and live window, dossiers, highlights, lore and epochs, hybrid search and the
+ * 17 context lenses.
+ */
+@Module({
+  controllers: [DiscordEventHandlers, EpochTimerHandlers, MemoryQueryHandlers],
+  providers: [
+    repository(MessageRepository, MemoryMessage),
+    repository(DossierRepository, MemoryDossierRow),
+    repository(HighlightRepository, MemoryHighlightRow),
+    repository(LoreRepository, MemoryLore),
+    repository(EpochRepository, MemoryEpochRow),
+    // Bound to the root EntityManager at start, so that each call follows the current
+    // request and transaction (a repository taken from a request's fork would not).
+    repository(EmbeddingRepository, MemoryEmbedding),
+    ArrayVectorStore,
+    PgVectorStore,
+    {
+      provide: VECTOR_STORE,
+      inject: [SERVICE_CONFIG, EntityManager, ArrayVectorStore, PgVectorStore],
+      useFactory: async (
+        config: MemoryConfig,
+        em: EntityManager,
+        array: ArrayVectorStore,
+        pgv: PgVectorStore,
+      ) => {
+        const mode = config.DIRIGENT_MEMORY_VECTORS;
+        const usePgv =
+          mode === 'pgvector' || (mode === 'auto' && (await pgvectorAvailable(em.fork())));
+        new Logger('memory').log(
+          `vectors: ${usePgv ? 'pgvector (HNSW)' : 'real[] scored in process'}`,
+        );
+        return usePgv ? pgv : array;
+      },
+    },
+    {
+      provide: EMBEDDER,
+      inject: [SERVICE_CONFIG, Messaging],
+      useFactory: (config: MemoryConfig, messaging: Messaging) =>
+        config.DIRIGENT_MEMORY_EMBEDDER === 'local'
+          ? new LocalEmbedder(config.DIRIGENT_MEMORY_EMBED_DIMENSIONS || 512)
+          : new GatewayEmbedder(
+              messaging,
+              config.DIRIGENT_MEMORY_EMBED_DIMENSIONS,
+              config.DIRIGENT_MEMORY_GATEWAY_TIMEOUT_MS,
+            ),
+    },
+    {
+      provide: SUMMARIZER,
+      inject: [SERVICE_CONFIG, Messaging],
+      useFactory: (config: MemoryConfig, messaging: Messaging) =>
+        new GatewaySummarizer(messaging, config.DIRIGENT_MEMORY_GATEWAY_TIMEOUT_MS),
+    },
+    { provide: CLOCK, useValue: () => Date.now() },
+    EpochTimer,
+    Indexer,
+    SearchMemory,
+    PostgresMemoryReader,
+    IngestMessage,
+    DeleteMessage,
+    RecordReaction,
+    ConsolidateDossier,
+    CloseEpoch,
+    AssembleContext,
+    GetDossier,
+    ListEpochs,
+    AddHighlight,
+    ForgetUser,
+  ],
+})
+export class MemoryModule {}
+
+export const MemoryService: ServiceDefinition<MemoryConfig> = {
+  name: 'memory',
+  portEnv: 'MEMORY_PORT',
+  defaultPort: 3004,
+  config: MemoryConfig,
+  streams: [
+    StreamSpecs.discordEvents,
+    StreamSpecs.timerFired,
+    StreamSpecs.memoryEvents,
+    StreamSpecs.deadLetter,
+  ],
+  entities: memoryEntities,
+  module: () => MemoryModule,
+};
