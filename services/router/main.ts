@@ -1,4 +1,4 @@
 import { runService } from '@dirigent/service-kit';
-import { RouterService } from './definition';
+import { RouterService } from './router.module';
 
 runService(RouterService);

@@ -1,0 +1,212 @@
+import { aggregateResults } from './aggregate';
+import {
+  runCodingAgent,
+  runGeneralAgent,
+  runResearchAgent,
+  type AgentDeps,
+  type AgentTask,
+} from './agents';
+import { mapLimit } from './limit';
+import {
+  agentName,
+  delegationTools,
+  enabledAgents,
+  orchestratorSystemPrompt,
+  TOOL_PREFIX,
+} from './prompt';
+import type {
+  AgentRun,
+  ChatAnswer,
+  ChatPort,
+  DelegateAgentType,
+  MemoryPort,
+  OrchestrateResult,
+  OrchestratorSettings,
+  ToolCall,
+} from './types';
+
+export interface OrchestrateInput {
+  guildId: string;
+  channelId?: string;
+  text: string;
+  sessionId?: string;
+  timeoutMs?: number;
+  /** Aborting stops the running agents (the coding CLI is killed). */
+  signal?: AbortSignal;
+  /** Called once the orchestrator has chosen to delegate, before the agents run. */
+  onDelegate?: (types: DelegateAgentType[]) => void;
+}
+
+/** The reply plus what the run log keeps: the orchestrator's own call and every agent run. */
+export interface Orchestration {
+  result: OrchestrateResult;
+  /** The orchestrator model's call (its decision). */
+  decision: AgentRun;
+  /** The delegated runs (empty for a direct answer). */
+  runs: AgentRun[];
+  /** Wall time of the whole orchestration. */
+  wallMs: number;
+}
+
+/** Time allowed to the orchestrator's own model call. */
+const DECISION_TIMEOUT_MS = 120_000;
+
+interface Delegation {
+  type: DelegateAgentType | undefined;
+  name: string;
+  task: string | undefined;
+}
+
+function parseCall(call: ToolCall, enabled: DelegateAgentType[]): Delegation {
+  const name = call.function.name;
+  const type = enabled.find((t) => `${TOOL_PREFIX}${t}` === name);
+  let task: string | undefined;
+  try {
+    const args = JSON.parse(call.function.arguments || '{}') as { task?: unknown };
+    if (typeof args.task === 'string' && args.task.trim()) task = args.task;
+  } catch {
+    task = undefined;
+  }
+  return { type, name, task };
+}
+
+function toWire(run: AgentRun): OrchestrateResult['agentResults'][number] {
+  const { costUsd: _cost, task: _task, ...wire } = run;
+  return wire;
+}
+
+/**
+ * The Moltbot orchestrator: one model call (purpose `orchestrate`) that sees the enabled
+ * agents as `delegate_to_<type>` tools. No tool call is a direct answer; tool calls run
+ * in parallel (at most `maxParallelAgents` at once) and are aggregated as the seed's
+ * `aggregateResults`, without a second model round.
+ *
+ * @example
+ * const o = new Orchestrator(settings, gatewayChat, memory);
+ * const { result } = await o.run({ guildId, channelId, text: 'write a fizzbuzz in rust' });
+ */
+export class Orchestrator {
+  constructor(
+    private readonly settings: OrchestratorSettings,
+    private readonly chat: ChatPort,
+    private readonly memory: MemoryPort,
+    private readonly modelTimeoutMs = DECISION_TIMEOUT_MS,
+  ) {}
+
+  async run(input: OrchestrateInput): Promise<Orchestration> {
+    const started = Date.now();
+    const enabled = enabledAgents(this.settings);
+    const decided = await this.decide(input, enabled);
+    const model = decided.answer?.model ?? 'unknown';
+    if (
+      !decided.answer ||
+      decided.answer.toolCalls.length === 0 ||
+      decided.run.status !== 'success'
+    ) {
+      const run = decided.run;
+      const result = aggregateResults([toWire(run)], model);
+      // Nothing was delegated: `delegatedAgents` lists only coding, research and general.
+      result.meta.delegatedAgents = [];
+      return {
+        result,
+        decision: run,
+        runs: [],
+        wallMs: Date.now() - started,
+      };
+    }
+    const calls = decided.answer.toolCalls.map((c) => parseCall(c, enabled));
+    input.onDelegate?.(calls.flatMap((c) => (c.type ? [c.type] : [])));
+    const task = (c: Delegation): AgentTask => ({
+      guildId: input.guildId,
+      channelId: input.channelId,
+      sessionId: input.sessionId ?? input.channelId ?? input.guildId,
+      task: c.task ?? '',
+      timeoutMs: input.timeoutMs,
+      signal: input.signal,
+    });
+    const limit = this.settings.parallelExecution ? this.settings.maxParallelAgents : 1;
+    const runs = await mapLimit(calls, limit, (c) => this.delegate(c, task(c)));
+    return {
+      result: aggregateResults(runs.map(toWire), model),
+      decision: decided.run,
+      runs,
+      wallMs: Date.now() - started,
+    };
+  }
+
+  private async decide(
+    input: OrchestrateInput,
+    enabled: DelegateAgentType[],
+  ): Promise<{ answer?: ChatAnswer; run: AgentRun }> {
+    const started = Date.now();
+    const base = { agentName: 'orchestrator', agentType: 'orchestrator' as const };
+    try {
+      const tools = delegationTools(enabled);
+      const answer = await this.chat.chat({
+        purpose: 'orchestrate',
+        guildId: input.guildId,
+        timeoutMs: Math.min(this.modelTimeoutMs, input.timeoutMs ?? this.modelTimeoutMs),
+        body: {
+          messages: [
+            { role: 'system', content: orchestratorSystemPrompt(enabled) },
+            { role: 'user', content: input.text },
+          ],
+          ...(tools.length ? { tools, tool_choice: 'auto', parallel_tool_calls: true } : {}),
+        },
+      });
+      return {
+        answer,
+        run: {
+          ...base,
+          status: 'success',
+          output: answer.content,
+          durationMs: Date.now() - started,
+          model: answer.model,
+          ...(answer.tokenUsage ? { tokenUsage: answer.tokenUsage } : {}),
+          ...(answer.costUsd !== undefined ? { costUsd: answer.costUsd } : {}),
+        },
+      };
+    } catch (e) {
+      return {
+        run: {
+          ...base,
+          status: 'error',
+          output: '',
+          errorMessage: (e as Error).message,
+          durationMs: Date.now() - started,
+        },
+      };
+    }
+  }
+
+  private async delegate(c: Delegation, t: AgentTask): Promise<AgentRun> {
+    const deps: AgentDeps = {
+      chat: this.chat,
+      memory: this.memory,
+      workspace: this.settings.workspace,
+      coding: this.settings.agents.coding,
+      modelTimeoutMs: this.modelTimeoutMs,
+    };
+    if (!c.type || !c.task) {
+      const type = c.type ?? 'general';
+      return {
+        agentName: c.type ? agentName(c.type) : c.name,
+        agentType: type,
+        status: 'error',
+        output: '',
+        errorMessage: c.type
+          ? `${c.name} was called without a task`
+          : `${c.name} is not an enabled agent`,
+        durationMs: 0,
+        task: t.task,
+      };
+    }
+    const run =
+      c.type === 'coding'
+        ? await runCodingAgent(deps, t)
+        : c.type === 'research'
+          ? await runResearchAgent(deps, t)
+          : await runGeneralAgent(deps, t);
+    return { ...run, task: t.task };
+  }
+}

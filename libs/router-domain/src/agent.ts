@@ -1,0 +1,62 @@
+import type { Voice } from './dimensions';
+
+/** A built-in agent and its persona constraints (the SOUL surface, not runtime prose). */
+export interface AgentPersona {
+  id: string;
+  name: string;
+  /** Its own bot account; without one it speaks through a webhook identity. */
+  discordUserId?: string;
+  /** Eligible voices; absent or empty: all. */
+  voices?: readonly Voice[];
+  bannedPhrases?: readonly string[];
+  /** Per-disposition multipliers over the disposition's own weight. */
+  weights?: Readonly<Record<string, number>>;
+  orchestrator?: boolean;
+}
+
+/** What the router sees of an inbound message. */
+export interface InboundMessage {
+  messageId: string;
+  authorId: string;
+  authorIsBot: boolean;
+  content: string;
+  mentions?: readonly string[];
+  webhookId?: string;
+  replyToMessageId?: string;
+}
+
+export type PreflightVerdict =
+  | { proceed: true; mentioned: boolean }
+  | { proceed: false; reason: 'self' | 'bot-outside-managed' };
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** An explicit mention: the agent's user id in `mentions` or `<@id>`, or its name as a word. */
+export function isMentioned(agent: AgentPersona, m: Pick<InboundMessage, 'content' | 'mentions'>) {
+  if (agent.discordUserId) {
+    if (m.mentions?.includes(agent.discordUserId)) return true;
+    if (m.content.includes(`<@${agent.discordUserId}>`)) return true;
+    if (m.content.includes(`<@!${agent.discordUserId}>`)) return true;
+  }
+  const names = [agent.name, agent.id].filter((n) => n.trim().length >= 2);
+  return names.some((n) =>
+    new RegExp(`(^|[^\\p{L}\\p{N}_])@?${escape(n)}(?![\\p{L}\\p{N}_])`, 'iu').test(m.content),
+  );
+}
+
+/**
+ * Before any model call: the agent never answers itself (`fromSelf` is the caller's
+ * knowledge of its webhook messages); other bots only where turns are managed.
+ */
+export function preflight(
+  agent: AgentPersona,
+  m: InboundMessage,
+  ctx: { managedChannel: boolean; fromSelf?: boolean },
+): PreflightVerdict {
+  if (ctx.fromSelf || (agent.discordUserId && m.authorId === agent.discordUserId)) {
+    return { proceed: false, reason: 'self' };
+  }
+  if (m.authorIsBot && !ctx.managedChannel)
+    return { proceed: false, reason: 'bot-outside-managed' };
+  return { proceed: true, mentioned: isMentioned(agent, m) };
+}

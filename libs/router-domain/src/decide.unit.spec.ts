@@ -1,0 +1,97 @@
+import {
+  CANONICAL_DISPOSITIONS,
+  gate,
+  interruptionAction,
+  isMentioned,
+  preflight,
+  route,
+  sampleCandidate,
+  type AgentPersona,
+} from './index';
+
+const dit: AgentPersona = { id: 'dit', name: 'Dit', discordUserId: '42' };
+const msg = (over: Partial<Parameters<typeof preflight>[1]> = {}) => ({
+  messageId: '1',
+  authorId: '7',
+  authorIsBot: false,
+  content: 'hello there',
+  ...over,
+});
+
+describe('preflight', () => {
+  it('never answers itself', () => {
+    expect(preflight(dit, msg({ authorId: '42' }), { managedChannel: true })).toEqual({
+      proceed: false,
+      reason: 'self',
+    });
+    expect(preflight(dit, msg(), { managedChannel: false, fromSelf: true })).toMatchObject({
+      proceed: false,
+    });
+  });
+
+  it('answers other bots only in managed channels', () => {
+    expect(preflight(dit, msg({ authorIsBot: true }), { managedChannel: false })).toEqual({
+      proceed: false,
+      reason: 'bot-outside-managed',
+    });
+    expect(preflight(dit, msg({ authorIsBot: true }), { managedChannel: true })).toMatchObject({
+      proceed: true,
+    });
+  });
+
+  it('sees mentions by id, by <@id> and by name as a word', () => {
+    expect(isMentioned(dit, { content: 'x', mentions: ['42'] })).toBe(true);
+    expect(isMentioned(dit, { content: 'hey <@42>' })).toBe(true);
+    expect(isMentioned(dit, { content: 'what do you think, dit?' })).toBe(true);
+    expect(isMentioned(dit, { content: 'edited the doc' })).toBe(false);
+  });
+});
+
+describe('route', () => {
+  const base = { trigger: 'reactive' as const, agent: dit, content: 'hello', mentioned: false };
+
+  it('replays a logged seed and varies across seeds', () => {
+    const chosen = new Set<string>();
+    for (let i = 0; i < 50; i++) {
+      const a = route(CANONICAL_DISPOSITIONS, { ...base, seed: `s${i}` });
+      expect(route(CANONICAL_DISPOSITIONS, { ...base, seed: `s${i}` }).chosen).toBe(a.chosen);
+      chosen.add(a.chosen);
+    }
+    expect(chosen.size).toBeGreaterThan(1);
+  });
+
+  it('temperature 0 picks the top score', () => {
+    const c = [
+      { dispositionId: 'a', score: 1 },
+      { dispositionId: 'b', score: 3 },
+    ];
+    expect(sampleCandidate(c, 'x', 0)).toBe('b');
+    expect(sampleCandidate([{ dispositionId: 'a', score: 0 }], 'x')).toBeNull();
+  });
+
+  it('gates voices outside the persona and model calls when the budget is spent', () => {
+    const roast = CANONICAL_DISPOSITIONS.find((d) => d.id === 'roast-back')!;
+    const sharpless = { ...dit, voices: ['playful' as const] };
+    expect(gate(roast, { ...base, agent: sharpless })).toBe('voice');
+    expect(gate(roast, { ...base, budgetFraction: 0 })).toBe('budget');
+    const vibing = CANONICAL_DISPOSITIONS.find((d) => d.id === 'vibing')!;
+    expect(gate(vibing, { ...base, budgetFraction: 0 })).toBeNull();
+  });
+
+  it('a mention with the budget spent still speaks without a model', () => {
+    const d = route(CANONICAL_DISPOSITIONS, {
+      ...base,
+      mentioned: true,
+      budgetFraction: 0,
+      seed: 'q',
+    });
+    expect(d.dimensions.outputShape).toBe('react-only');
+  });
+
+  it('maps an interruption re-route to abort, fold or continue', () => {
+    const p = { id: 'settle-debate' };
+    expect(interruptionAction(p, { id: 'silent-listen', outputShape: 'silent' })).toBe('abort');
+    expect(interruptionAction(p, { id: 'settle-debate', outputShape: 'burst' })).toBe('continue');
+    expect(interruptionAction(p, { id: 'quick-react', outputShape: 'single-line' })).toBe('fold');
+  });
+});

@@ -1,0 +1,16 @@
+/**
+ * `@dirigent/router-domain` — the pure parts of Dirigent's own agents: the disposition
+ * matrix and its ten canonical points, preflight, heuristic scoring with hard gates,
+ * seeded sampling, output shaping (bursts, banned phrases, reactions, fan-out plan),
+ * self-follow-up rolls and abort rules, and the speculative composite trigger.
+ * No Nest, no I/O, no clock, no randomness: time and seeds come in.
+ */
+export * from './dimensions';
+export * from './canonical';
+export * from './seeded';
+export * from './agent';
+export * from './scoring';
+export * from './decide';
+export * from './output';
+export * from './followup';
+export * from './speculative';

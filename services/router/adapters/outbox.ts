@@ -1,0 +1,87 @@
+import {
+  EnvelopeTypes,
+  RouterEventTypes,
+  Subjects,
+  subject,
+  type RouterDecision,
+  type RouterFollowupEvent,
+} from '@dirigent/contracts';
+import { Messaging } from '@dirigent/messaging';
+import { RouterOutbox } from '../application/ports';
+
+/** Discord commands, turn completions and the router's events, on JetStream. */
+export class JetStreamOutbox extends RouterOutbox {
+  constructor(private readonly messaging: Messaging) {
+    super();
+  }
+
+  async sendMessage(
+    guildId: string,
+    channelId: string,
+    content: string,
+    asAgentId: string,
+    id: string,
+  ) {
+    await this.messaging.publishEvent(
+      Subjects.discord.cmdSendMessage,
+      EnvelopeTypes.sendMessage,
+      { guildId, channelId, content, purpose: 'agent-reply', asAgentId },
+      { id },
+    );
+  }
+
+  async addReaction(
+    guildId: string,
+    channelId: string,
+    messageId: string,
+    emoji: string,
+    id: string,
+  ) {
+    await this.messaging.publishEvent(
+      Subjects.discord.cmdAddReaction,
+      EnvelopeTypes.addReaction,
+      { guildId, channelId, messageId, emoji },
+      { id },
+    );
+  }
+
+  async typing(guildId: string, channelId: string) {
+    await this.messaging.publishEvent(Subjects.discord.cmdTyping, EnvelopeTypes.typing, {
+      guildId,
+      channelId,
+    });
+  }
+
+  async decision(d: RouterDecision) {
+    await this.messaging.publishEvent(
+      subject.routerEvent(d.guildId, d.channelId, 'decision'),
+      RouterEventTypes.decision,
+      d,
+      { id: `decision-${d.decisionId}` },
+    );
+  }
+
+  async followup(guildId: string, channelId: string, e: RouterFollowupEvent) {
+    await this.messaging.publishEvent(
+      subject.routerEvent(guildId, channelId, 'followup'),
+      RouterEventTypes.followup,
+      e,
+      { id: `followup-${e.followupId}-${e.status}` },
+    );
+  }
+
+  async completeTurn(
+    guildId: string,
+    channelId: string,
+    agentId: string,
+    turnId: string,
+    text: string,
+  ) {
+    await this.messaging.publishEvent(
+      subject.turnComplete(channelId),
+      EnvelopeTypes.turnComplete,
+      { guildId, channelId, agentId, runId: `router-${turnId}`, turnId, text },
+      { id: `router-complete-${agentId}-${turnId}` },
+    );
+  }
+}

@@ -1,0 +1,61 @@
+import { ChannelActivity, type SeenMessage } from './channel-activity';
+
+const own = new Set(['42']);
+let n = 0;
+const msg = (over: Partial<SeenMessage> = {}): SeenMessage => ({
+  messageId: String(++n),
+  guildId: '1',
+  channelId: '2',
+  authorId: '7',
+  authorIsBot: false,
+  content: 'hi',
+  at: n,
+  ...over,
+});
+
+describe('ChannelActivity', () => {
+  it('resolves a beat on its own delivery (a bot message with its text), not on a human quoting it', async () => {
+    const a = new ChannelActivity();
+    const hook = a.expectDelivery('1', '2', ' first beat ');
+    expect(a.observe(msg({ content: 'first beat' }), own)).toBe('new');
+    expect(
+      a.observe(
+        msg({ messageId: '77', content: 'first beat', authorIsBot: true, webhookId: '5' }),
+        own,
+      ),
+    ).toBe('own');
+    await expect(hook.delivered).resolves.toBe('77');
+    const account = a.expectDelivery('1', '2', 'second');
+    expect(
+      a.observe(
+        msg({ messageId: '78', content: 'second', authorId: '42', authorIsBot: true }),
+        own,
+      ),
+    ).toBe('own');
+    await expect(account.delivered).resolves.toBe('78');
+    expect(a.get('2').lastBotTurnAt).toBeDefined();
+  });
+
+  it('a human message during a burst is claimed by it, once the burst ends it is new again', () => {
+    const a = new ChannelActivity();
+    const burst = a.beginBurst('1', '2');
+    const first = msg({ content: 'wait' });
+    expect(a.observe(first, own)).toBe('interrupt');
+    expect(a.observe(msg({ content: 'and another' }), own)).toBe('interrupt');
+    expect(burst.interrupted()).toBe(first);
+    burst.end();
+    expect(a.observe(msg(), own)).toBe('new');
+  });
+
+  it('keeps what the reactor needs: last human, typing of others, messages since', () => {
+    const a = new ChannelActivity();
+    a.observe(msg({ at: 10 }), own);
+    a.observe(msg({ at: 20, authorIsBot: true, authorId: '8' }), own);
+    a.typing('1', '2', '42', 30, own);
+    expect(a.get('2').othersTypingAt).toBeUndefined();
+    a.typing('1', '2', '7', 31, own);
+    expect(a.get('2')).toMatchObject({ lastHumanAt: 10, lastMessageAt: 20, othersTypingAt: 31 });
+    expect(a.lastHuman('2')?.at).toBe(10);
+    expect(a.since('2', 15).map((m) => m.at)).toEqual([20]);
+  });
+});

@@ -1,0 +1,208 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { NO_REPLY } from '@dirigent/llm';
+import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import {
+  PERSONA_LENS,
+  personasFor,
+  synthPurpose,
+  type AgentPersona,
+  type Disposition,
+  type FollowupBias,
+  type ResearchPersona,
+} from '@dirigent/router-domain';
+import type { RouterConfig } from '../config';
+import { Clock, MemoryLenses, ModelGateway, type SubagentRun } from './ports';
+
+export interface ComposeInput {
+  guildId: string;
+  channelId: string;
+  agent: AgentPersona;
+  disposition: Disposition;
+  message?: { content: string; authorId: string; authorName?: string };
+  bias?: FollowupBias;
+  /** Beats withheld by an interruption, folded into this reply. */
+  withheld?: string[];
+  previous?: string;
+}
+
+export interface Composed {
+  text: string;
+  runs: SubagentRun[];
+  models: string[];
+  costUsd: number;
+}
+
+const PERSONA_PROMPTS: Record<ResearchPersona, string> = {
+  'memory-archeologist':
+    'You dig through the group’s past: find callbacks, parallels and “you said this before” material relevant to the message.',
+  'participant-profiler':
+    'You profile the people in the conversation: preferences, sensitivities, recent vibes that matter for a reply.',
+  'topic-researcher': 'You find substantive history on the current topic in the archive.',
+  comedian: 'You brainstorm two or three comedic angles on the message. Short.',
+  contrarian: 'You argue against the obvious response to the message, briefly and concretely.',
+};
+
+const SHAPE_RULES: Record<Disposition['outputShape'], string> = {
+  silent: '',
+  'react-only': '',
+  'single-line': 'Answer in one short line: no line breaks, no formatting.',
+  'multi-line': 'Answer in one message; a few short paragraphs at most.',
+  burst:
+    'Answer as a quick burst of 2 to 5 short messages, as a person typing: separate them with a blank line.',
+};
+
+const BIAS_RULES: Record<FollowupBias, string> = {
+  'go-deeper': 'You are coming back to your earlier message with a deeper take.',
+  'self-correct': 'You are coming back to correct or refine something you said earlier.',
+  'contrarian-self': 'You are coming back to argue against your own earlier take.',
+  'add-nuance': 'You are coming back to add nuance to what you said earlier.',
+  'callback-later': 'You are coming back to call back to something from earlier.',
+};
+
+/** An empty answer, or the agents' "nothing to add" marker (the gateway's `no-reply` model). */
+export const saysNothing = (text: string) => {
+  const t = text.trim();
+  return t === '' || t === NO_REPLY;
+};
+
+const withTimeout = <T>(p: Promise<T>, ms: number) =>
+  new Promise<T | 'timeout'>((resolve, reject) => {
+    const t = setTimeout(() => resolve('timeout'), ms);
+    p.then(
+      (v) => (clearTimeout(t), resolve(v)),
+      (e) => (clearTimeout(t), reject(e)),
+    );
+  });
+
+/**
+ * The writers' room and the performer: the research personas of the disposition in
+ * parallel (each with its memory lens, purpose `subagent-research`, its own timeout),
+ * then one synthesizer call (purpose `synth-low|mid|high`) with their material as a soft
+ * `## research material` block.
+ */
+@Injectable()
+export class ComposeReply {
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
+    private readonly models: ModelGateway,
+    private readonly memory: MemoryLenses,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(i: ComposeInput): Promise<Composed> {
+    const topic = i.message?.content;
+    const [context, runs] = await Promise.all([
+      this.memory
+        .context(i.guildId, i.channelId, i.disposition.contextStrategy, {
+          topic,
+          focusUserId: i.message?.authorId,
+        })
+        .catch(() => ''),
+      Promise.all(personasFor(i.disposition).map((p) => this.research(p, i))),
+    ]);
+    const material = runs
+      .filter((r) => r.status === 'success' && r.output.trim())
+      .map((r) => `### ${r.persona}\n${r.output.trim()}`)
+      .join('\n\n');
+    const answer = await this.models.chat(
+      i.guildId,
+      synthPurpose(i.disposition.reasoningDepth),
+      [
+        { role: 'system', content: this.system(i) },
+        { role: 'user', content: this.user(i, context, material) },
+      ],
+      this.config.DIRIGENT_ROUTER_MODEL_TIMEOUT_MS,
+    );
+    const used = runs.filter((r) => r.model);
+    return {
+      text: answer.text,
+      runs,
+      models: [...new Set([...used.map((r) => r.model!), answer.model])],
+      costUsd: answer.costUsd + used.reduce((s, r) => s + r.costUsd, 0),
+    };
+  }
+
+  /** Research runs end at the persona timeout; an error or timeout leaves the material out. */
+  async research(persona: ResearchPersona, i: ComposeInput): Promise<SubagentRun> {
+    const lens = PERSONA_LENS[persona];
+    const started = this.clock.now();
+    const timeout = this.config.DIRIGENT_ROUTER_PERSONA_TIMEOUT_MS;
+    const work = (async () => {
+      const context = await this.memory
+        .context(i.guildId, i.channelId, lens, {
+          topic: i.message?.content,
+          focusUserId: i.message?.authorId,
+        })
+        .catch(() => '');
+      return this.models.chat(
+        i.guildId,
+        'subagent-research',
+        [
+          {
+            role: 'system',
+            content: `${PERSONA_PROMPTS[persona]} Return findings only, 200 words at most.`,
+          },
+          {
+            role: 'user',
+            content: `## memory (${lens})\n${context || '(nothing)'}\n\n## message\n${i.message?.content ?? '(no message: an unprompted turn)'}`,
+          },
+        ],
+        timeout,
+        400,
+      );
+    })();
+    const base = { persona, lens, costUsd: 0, output: '' };
+    try {
+      const r = await withTimeout(work, timeout);
+      const durationMs = this.clock.now() - started;
+      if (r === 'timeout') return { ...base, status: 'timeout', durationMs };
+      return {
+        ...base,
+        status: saysNothing(r.text) ? 'empty' : 'success',
+        durationMs,
+        model: r.model,
+        costUsd: r.costUsd,
+        output: r.text,
+      };
+    } catch (e) {
+      return {
+        ...base,
+        status: 'error',
+        durationMs: this.clock.now() - started,
+        output: (e as Error).message,
+      };
+    }
+  }
+
+  private system(i: ComposeInput): string {
+    const d = i.disposition;
+    const banned = i.agent.bannedPhrases?.length
+      ? `Never use these phrases: ${i.agent.bannedPhrases.map((p) => `“${p}”`).join(', ')}.`
+      : '';
+    return [
+      `You are ${i.agent.name}, a member of a Discord community, not an assistant.`,
+      `Voice: ${d.voice}. Risk: ${d.riskAppetite === 'spicy' ? 'roasts and hot takes are fine, never cruel' : 'keep it kind'}.`,
+      SHAPE_RULES[d.outputShape],
+      i.bias ? BIAS_RULES[i.bias] : '',
+      banned,
+      'The research material is raw material, not requirements: use what is useful, mostly let it inform without naming sources; an explicit callback is fine when it genuinely lands.',
+    ]
+      .filter(Boolean)
+      .join('\n');
+  }
+
+  private user(i: ComposeInput, context: string, material: string): string {
+    const parts: string[] = [];
+    if (context) parts.push(`## context\n${context}`);
+    if (i.previous) parts.push(`## what you said before\n${i.previous}`);
+    if (i.withheld?.length)
+      parts.push(`## what you were about to say when interrupted\n${i.withheld.join('\n\n')}`);
+    parts.push(
+      i.message
+        ? `## message${i.message.authorName ? ` from ${i.message.authorName}` : ''}\n${i.message.content}`
+        : '## message\n(none: you speak up unprompted)',
+    );
+    if (material) parts.push(`## research material\n${material}`);
+    return parts.join('\n\n');
+  }
+}

@@ -1,0 +1,81 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { FollowupDue } from '@dirigent/contracts';
+import { KeyedQueue } from '@dirigent/messaging';
+import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { followupAbortReason, type FollowupBias } from '@dirigent/router-domain';
+import type { RouterConfig } from '../config';
+import { Agents } from './agents';
+import { ChannelActivity } from './channel-activity';
+import { ExecuteTurn } from './execute-turn';
+import { Clock, DecisionLog, FollowupStore, RouterOutbox, TurnCoordination } from './ports';
+
+/**
+ * A due self-follow-up: aborted when a human replied to the bot, the conversation moved
+ * on or someone is mid-thought; otherwise routed again with its bias. It settles before
+ * it speaks, so it fires at most once whatever the redeliveries.
+ */
+@Injectable()
+export class FireFollowup {
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
+    private readonly agents: Agents,
+    private readonly store: FollowupStore,
+    private readonly decisions: DecisionLog,
+    private readonly activity: ChannelActivity,
+    private readonly coordination: TurnCoordination,
+    private readonly lanes: KeyedQueue,
+    private readonly execute: ExecuteTurn,
+    private readonly outbox: RouterOutbox,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(due: FollowupDue): Promise<void> {
+    const f = await this.store.get(due.followupId);
+    if (!f || f.status !== 'scheduled') return;
+    const event = {
+      followupId: f.followupId,
+      parentDecisionId: f.parentDecisionId,
+      bias: f.bias,
+      dueAt: f.dueAt.toISOString(),
+    };
+    const abort = async (reason: string) => {
+      if (await this.store.settle(f.followupId, 'aborted', reason)) {
+        await this.outbox.followup(f.guildId, f.channelId, { ...event, status: 'aborted', reason });
+      }
+    };
+    const agent = this.agents.get(f.agentId);
+    if (!agent) return abort('unknown-agent');
+    await this.lanes.run(f.channelId, async () => {
+      const channel = await this.coordination.managed(f.channelId);
+      if (channel.managed && channel.speakers.includes(agent.id)) return abort('managed-channel');
+      const seen = this.activity.get(f.channelId);
+      const reason = followupAbortReason({
+        botMessageIds: f.botMessageIds,
+        agentUserId: agent.discordUserId,
+        since: this.activity.since(f.channelId, f.createdAt.getTime()),
+        // Typing before the bot's turn was the question it answered, not a new thought.
+        othersTypingAt:
+          (seen.othersTypingAt ?? 0) > f.createdAt.getTime() ? seen.othersTypingAt : undefined,
+        now: this.clock.now(),
+        movedOnAfter: this.config.file.followups.movedOnAfter,
+        midThoughtMs: this.config.file.followups.midThoughtMs,
+      });
+      if (reason) return abort(reason);
+      if (!(await this.store.settle(f.followupId, 'fired'))) return;
+      await this.outbox.followup(f.guildId, f.channelId, { ...event, status: 'fired' });
+      const parent = await this.decisions.get(f.parentDecisionId);
+      await this.execute.run({
+        guildId: f.guildId,
+        channelId: f.channelId,
+        agent,
+        trigger: 'self-followup',
+        mentioned: false,
+        seed: f.followupId,
+        bias: f.bias as FollowupBias,
+        parentDecisionId: f.parentDecisionId,
+        followupId: f.followupId,
+        previous: parent?.beats.map((b) => b.text).join('\n\n') || parent?.reaction,
+      });
+    });
+  }
+}

@@ -1,0 +1,139 @@
+import type {
+  DispositionUpsertRequest,
+  RouterDecision,
+  RouterFollowupEvent,
+  RouterTrigger,
+} from '@dirigent/contracts';
+import type { Disposition } from '@dirigent/router-domain';
+
+/** The global persona set (Postgres), read often, edited rarely. */
+export abstract class DispositionStore {
+  abstract list(): Promise<Disposition[]>;
+  abstract upsert(patch: DispositionUpsertRequest): Promise<Disposition>;
+  abstract remove(id: string): Promise<boolean>;
+}
+
+export interface SubagentRun {
+  persona: string;
+  lens: string;
+  status: 'success' | 'error' | 'timeout' | 'empty';
+  durationMs: number;
+  model?: string;
+  costUsd: number;
+  output: string;
+}
+
+export interface DecisionFilter {
+  guildId: string;
+  channelId?: string;
+  dispositionId?: string;
+  trigger?: RouterTrigger;
+  limit: number;
+}
+
+/** `disposition_decisions` + `subagent_runs`. */
+export abstract class DecisionLog {
+  abstract save(decision: RouterDecision, runs: SubagentRun[]): Promise<void>;
+  /** Records what happened after the decision (beats sent, interruption, follow-up). */
+  abstract update(
+    decisionId: string,
+    patch: Partial<Pick<RouterDecision, 'interrupted' | 'followup' | 'beats'>>,
+  ): Promise<void>;
+  abstract get(decisionId: string): Promise<RouterDecision | null>;
+  abstract list(filter: DecisionFilter): Promise<RouterDecision[]>;
+}
+
+export interface FollowupRecord {
+  followupId: string;
+  parentDecisionId: string;
+  guildId: string;
+  channelId: string;
+  agentId: string;
+  bias: string;
+  dueAt: Date;
+  status: 'scheduled' | 'fired' | 'aborted';
+  reason?: string;
+  botMessageIds: string[];
+  createdAt: Date;
+}
+
+/** `self_followup_schedules`: a follow-up settles once (fired or aborted). */
+export abstract class FollowupStore {
+  abstract create(f: FollowupRecord): Promise<void>;
+  abstract get(followupId: string): Promise<FollowupRecord | null>;
+  /** Moves a scheduled follow-up to its final status; false when it had already settled. */
+  abstract settle(
+    followupId: string,
+    status: 'fired' | 'aborted',
+    reason?: string,
+    firedDecisionId?: string,
+  ): Promise<boolean>;
+}
+
+export interface ModelAnswer {
+  text: string;
+  model: string;
+  costUsd: number;
+}
+
+/** Models only through the gateway, by purpose. */
+export abstract class ModelGateway {
+  abstract chat(
+    guildId: string,
+    purpose: string,
+    messages: { role: 'system' | 'user' | 'assistant'; content: string }[],
+    timeoutMs: number,
+    maxTokens?: number,
+  ): Promise<ModelAnswer>;
+  /** Remaining fraction of today's budget, or undefined when the gateway does not say. */
+  abstract budgetFraction(guildId: string): Promise<number | undefined>;
+}
+
+/** Memory's lenses; empty text when memory does not answer. */
+export abstract class MemoryLenses {
+  abstract context(
+    guildId: string,
+    channelId: string,
+    strategy: string,
+    opts: { topic?: string; presentUserIds?: string[]; focusUserId?: string },
+  ): Promise<string>;
+}
+
+/** Discord commands and the router's own events. */
+export abstract class RouterOutbox {
+  abstract sendMessage(
+    guildId: string,
+    channelId: string,
+    content: string,
+    asAgentId: string,
+    id: string,
+  ): Promise<void>;
+  abstract addReaction(
+    guildId: string,
+    channelId: string,
+    messageId: string,
+    emoji: string,
+    id: string,
+  ): Promise<void>;
+  abstract typing(guildId: string, channelId: string): Promise<void>;
+  abstract decision(d: RouterDecision): Promise<void>;
+  abstract followup(guildId: string, channelId: string, e: RouterFollowupEvent): Promise<void>;
+  abstract completeTurn(
+    guildId: string,
+    channelId: string,
+    agentId: string,
+    turnId: string,
+    text: string,
+  ): Promise<void>;
+}
+
+/** What the coordinator says of a channel: is `agentId` one of its managed speakers? */
+export abstract class TurnCoordination {
+  abstract managed(channelId: string): Promise<{ managed: boolean; speakers: string[] }>;
+  /** Registers an agent with its own Discord account as an identity (best effort). */
+  abstract register(agent: { id: string; name: string; discordUserId: string }): Promise<boolean>;
+}
+
+export abstract class Clock {
+  abstract now(): number;
+}

@@ -1,0 +1,156 @@
+import { readFileSync } from 'node:fs';
+import { plainToInstance, Type } from 'class-transformer';
+import {
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+  ArrayMinSize,
+  validateSync,
+} from 'class-validator';
+import { parse as parseYaml } from 'yaml';
+import {
+  AGENT_ID_PATTERN,
+  AGENT_ID_RULE,
+  DispositionUpsertRequest,
+  fieldErrors,
+  VOICES,
+} from '@dirigent/contracts';
+import { BaseConfig, EnvBool, EnvInt, EnvPort, type DerivedConfig } from '@dirigent/service-kit';
+import { DEFAULT_SPECULATIVE, type AgentPersona, type Voice } from '@dirigent/router-domain';
+import { OrchestratorConfig } from './orchestrator/config';
+
+/** A built-in agent (`agents[]` of DIRIGENT_ROUTER_CONFIG). */
+export class RouterAgentConfig {
+  @Matches(AGENT_ID_PATTERN, { message: `$property must be ${AGENT_ID_RULE}` }) id: string;
+  @IsOptional()
+  @Matches(/^\d{1,20}$/, { message: '$property must be a Discord snowflake' })
+  discordUserId?: string;
+  @IsOptional() @IsString() @MaxLength(100) name?: string;
+  @IsOptional()
+  @IsArray()
+  @IsIn(VOICES, { each: true, message: `each of $property must be one of: ${VOICES.join(', ')}` })
+  voices?: Voice[];
+  @IsOptional() @IsArray() @IsString({ each: true }) bannedPhrases?: string[];
+  @IsOptional() @IsObject() weights?: Record<string, number>;
+  @IsOptional() @IsBoolean() orchestrator?: boolean;
+}
+
+export class SpeculativeConfig {
+  @IsOptional() @IsBoolean() enabled = DEFAULT_SPECULATIVE.enabled;
+  @IsOptional() @IsInt() @Min(0) quietMs = DEFAULT_SPECULATIVE.quietMs;
+  @IsOptional() @IsInt() @Min(0) minSinceBotTurnMs = DEFAULT_SPECULATIVE.minSinceBotTurnMs;
+  @IsOptional() @IsInt() @Min(0) activeWithinMs = DEFAULT_SPECULATIVE.activeWithinMs;
+  @IsOptional() @IsNumber() @Min(0) @Max(1) minBudgetFraction =
+    DEFAULT_SPECULATIVE.minBudgetFraction;
+  @IsOptional() @IsNumber() @Min(0) @Max(1) chance = DEFAULT_SPECULATIVE.chance;
+}
+
+export class FollowupsConfig {
+  @IsOptional() @IsBoolean() enabled = true;
+  /** Human messages after the turn after which the conversation has moved on. */
+  @IsOptional() @IsInt() @Min(1) movedOnAfter = 6;
+  /** A human message or typing this recent means someone is mid-thought. */
+  @IsOptional() @IsInt() @Min(0) midThoughtMs = 20_000;
+}
+
+/** DIRIGENT_ROUTER_CONFIG (YAML): every key optional but `agents`. */
+export class RouterFileConfig {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ValidateNested({ each: true })
+  @Type(() => RouterAgentConfig)
+  agents: RouterAgentConfig[];
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => DispositionUpsertRequest)
+  dispositions: DispositionUpsertRequest[] = [];
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => SpeculativeConfig)
+  speculative: SpeculativeConfig = new SpeculativeConfig();
+  @IsOptional() @ValidateNested() @Type(() => FollowupsConfig) followups: FollowupsConfig =
+    new FollowupsConfig();
+  /** The orchestrator's block, validated by its own configuration class. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => OrchestratorConfig)
+  orchestrator?: OrchestratorConfig;
+}
+
+/** The agents when no file is given: one webhook-voiced agent, Dit. */
+const DEFAULT_FILE = { agents: [{ id: 'dit', name: 'Dit' }] };
+
+export class RouterConfig extends BaseConfig implements DerivedConfig {
+  @EnvPort() ROUTER_PORT = 3003;
+  /** Path of the router's YAML file (agents, dispositions, speculative, followups, orchestrator). */
+  @IsOptional() @IsString() DIRIGENT_ROUTER_CONFIG?: string;
+  /** The directory of the coding agent's per-session work (orchestrator). */
+  @IsOptional() @IsString() DIRIGENT_WORKSPACE?: string;
+  /** Stochasticity of the disposition sampling (0: always the top score), in hundredths. */
+  @EnvInt({ min: 0, max: 300 }) DIRIGENT_ROUTER_TEMPERATURE_PCT = 70;
+  /** Time each research persona gets before the synthesizer goes without it. */
+  @EnvInt({ min: 100 }) DIRIGENT_ROUTER_PERSONA_TIMEOUT_MS = 8000;
+  /** Time allowed for the synthesizer's call through the gateway. */
+  @EnvInt({ min: 100 }) DIRIGENT_ROUTER_MODEL_TIMEOUT_MS = 60_000;
+  /** Time allowed for memory, coordinator and budget queries. */
+  @EnvInt({ min: 50 }) DIRIGENT_ROUTER_QUERY_TIMEOUT_MS = 3000;
+  /** Break a tight top pair of speaking dispositions with purpose `router-classify` (live turns only). */
+  @EnvBool() DIRIGENT_ROUTER_TIEBREAK = false;
+  /** How long a burst waits for a beat's own message.created before it gives up. */
+  @EnvInt({ min: 100 }) DIRIGENT_ROUTER_BEAT_TIMEOUT_MS = 30_000;
+  file: RouterFileConfig;
+
+  derive(): string[] {
+    let raw: unknown = DEFAULT_FILE;
+    if (this.DIRIGENT_ROUTER_CONFIG) {
+      try {
+        raw = parseYaml(readFileSync(this.DIRIGENT_ROUTER_CONFIG, 'utf8'));
+      } catch (e) {
+        return [`DIRIGENT_ROUTER_CONFIG ${(e as Error).message.split('\n')[0]}`];
+      }
+    }
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      return ['DIRIGENT_ROUTER_CONFIG must hold a YAML mapping'];
+    }
+    const file = plainToInstance(RouterFileConfig, raw);
+    const errors = validateSync(file, { forbidUnknownValues: false });
+    if (errors.length) {
+      const first = fieldErrors(errors)[0];
+      return [`DIRIGENT_ROUTER_CONFIG ${first.field}: ${first.messages[0]}`];
+    }
+    const ids = new Set<string>();
+    for (const a of file.agents) {
+      if (ids.has(a.id)) return [`DIRIGENT_ROUTER_CONFIG agents: duplicate id ${a.id}`];
+      ids.add(a.id);
+    }
+    this.file = file;
+    return [];
+  }
+
+  get temperature(): number {
+    return this.DIRIGENT_ROUTER_TEMPERATURE_PCT / 100;
+  }
+
+  personas(): AgentPersona[] {
+    return this.file.agents.map((a) => ({
+      id: a.id,
+      name: a.name ?? a.id,
+      discordUserId: a.discordUserId,
+      voices: a.voices,
+      bannedPhrases: a.bannedPhrases,
+      weights: a.weights,
+      orchestrator: a.orchestrator,
+    }));
+  }
+}

@@ -1,0 +1,48 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  DispositionListRequest,
+  DispositionRemoveRequest,
+  DispositionUpsertRequest,
+  RouterDecideRequest,
+  RouterDecisionsListRequest,
+  Subjects,
+} from '@dirigent/contracts';
+import { DecideDryRun } from '../application/decide-dry-run';
+import { DispositionAdmin } from '../application/disposition-admin';
+import { ListDecisions } from '../application/list-decisions';
+
+/** The router's requests: the dry run, the decision log and the disposition admin. */
+@Controller()
+export class RouterHandler {
+  constructor(
+    private readonly dryRun: DecideDryRun,
+    private readonly decisions: ListDecisions,
+    private readonly dispositions: DispositionAdmin,
+  ) {}
+
+  @MessagePattern(Subjects.router.decide)
+  decide(@Payload() r: RouterDecideRequest) {
+    return this.dryRun.run(r);
+  }
+
+  @MessagePattern(Subjects.router.decisionsList)
+  list(@Payload() r: RouterDecisionsListRequest) {
+    return this.decisions.run(r);
+  }
+
+  @MessagePattern(Subjects.admin.dispositionList)
+  dispositionList(@Payload() r: DispositionListRequest) {
+    return this.dispositions.list(r);
+  }
+
+  @MessagePattern(Subjects.admin.dispositionUpsert)
+  dispositionUpsert(@Payload() r: DispositionUpsertRequest) {
+    return this.dispositions.upsert(r);
+  }
+
+  @MessagePattern(Subjects.admin.dispositionRemove)
+  dispositionRemove(@Payload() r: DispositionRemoveRequest) {
+    return this.dispositions.remove(r);
+  }
+}

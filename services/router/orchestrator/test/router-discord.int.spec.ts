@@ -1,0 +1,175 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { subject, Subjects, type RouterDecision } from '@dirigent/contracts';
+import type { Messaging } from '@dirigent/messaging';
+import { startServiceApp } from '@dirigent/service-kit';
+import {
+  closeMessaging,
+  snowflake,
+  testDatabaseUrl,
+  testMessaging,
+  testNatsUrl,
+  waitFor,
+} from '@dirigent/testing';
+import { startGateway, type RunningGateway } from '../../../llm-gateway/test/harness';
+import { RouterService } from '../../router.module';
+import { FakeDiscord } from '../../test/fake-discord';
+import { OrchestratorRun } from '../adapters/orchestrator-run.entity';
+import { FAKE_CLI } from './harness';
+import { gatewayConfig, ScriptedUpstream } from './scripted-upstream';
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The Discord path through the router itself: a mention of an agent with `orchestrator: true`. */
+describe('router: an orchestrator agent in Discord', () => {
+  const moltUserId = snowflake();
+  const guildId = snowflake();
+  let upstream: ScriptedUpstream;
+  let gateway: RunningGateway;
+  let router: INestApplication;
+  let m: Messaging;
+  let discord: FakeDiscord;
+  let workspace: string;
+
+  beforeAll(async () => {
+    upstream = await ScriptedUpstream.start();
+    upstream.script = (body) => {
+      const text = body.messages.find((x: any) => x.role === 'user')?.content as string;
+      if (body.model !== 'orch-up') return { content: `general on ${text}` };
+      if (text === 'hello there') return { content: 'Hello!' };
+      const task = text.startsWith('hang') ? 'hang' : text;
+      return { toolCalls: [{ name: 'delegate_to_coding', arguments: { task } }] };
+    };
+    gateway = await startGateway(gatewayConfig(upstream));
+    workspace = mkdtempSync(join(tmpdir(), 'router-orch-'));
+    const yaml = join(workspace, 'router.yaml');
+    writeFileSync(
+      yaml,
+      [
+        'agents:',
+        `  - { id: molt, discordUserId: '${moltUserId}', name: Molt, orchestrator: true }`,
+        'orchestrator:',
+        '  maxParallelAgents: 2',
+        '  agents:',
+        `    coding: { enabled: true, binary: '${FAKE_CLI}', args: [run, '{task}'], timeoutMs: 60000 }`,
+      ].join('\n'),
+    );
+    ({ app: router } = await startServiceApp(RouterService, {
+      NATS_URL: testNatsUrl(),
+      DATABASE_URL: testDatabaseUrl(),
+      LOG_LEVEL: 'silent',
+      ROUTER_PORT: '0',
+      DIRIGENT_ROUTER_CONFIG: yaml,
+      DIRIGENT_WORKSPACE: workspace,
+      DIRIGENT_ROUTER_QUERY_TIMEOUT_MS: '500',
+    }));
+    m = await testMessaging('router-orchestrator-test');
+    discord = new FakeDiscord(m);
+    await discord.start();
+  });
+
+  afterAll(async () => {
+    await discord.stop();
+    await router.close();
+    await gateway.close();
+    await upstream.close();
+    await closeMessaging(m);
+  });
+
+  const replies = (channelId: string) =>
+    discord.of('send-message', channelId).filter((c) => c.data.purpose === 'agent-reply');
+
+  it('answers a mention through the orchestrator: typing, a notice, the CLI answer as the agent, logged', async () => {
+    const channelId = snowflake();
+    const asked = await discord.human(guildId, channelId, `<@${moltUserId}> build the thing`, {
+      mentions: [moltUserId],
+    });
+    await waitFor(() => replies(channelId).length > 0, 20_000);
+    expect(replies(channelId)[0].data).toEqual(
+      expect.objectContaining({
+        content: 'argc=2 task=build the thing',
+        asAgentId: 'molt',
+        replyToMessageId: asked.messageId,
+      }),
+    );
+    expect(discord.of('typing', channelId).length).toBeGreaterThan(0);
+    const notice = discord.of('send-message', channelId).find((c) => c.data.purpose === 'notice');
+    expect(notice?.data.content).toMatch(/working on it \(coding\)/i);
+
+    const em = router.get(MikroORM).em.fork();
+    const rows = await waitFor(async () => {
+      const r = await em.find(OrchestratorRun, { channelId });
+      return r.length === 2 ? r : undefined;
+    });
+    expect(rows.map((r) => [r.agentType, r.trigger, r.agentId, r.inboundMessageId]).sort()).toEqual(
+      [
+        ['coding', 'discord', 'molt', asked.messageId],
+        ['orchestrator', 'discord', 'molt', asked.messageId],
+      ],
+    );
+    const listed = await m.request<{ decisions: RouterDecision[] }>(Subjects.router.decisionsList, {
+      guildId,
+      channelId,
+    });
+    expect(listed.ok && listed.data.decisions).toEqual([
+      expect.objectContaining({
+        agentId: 'molt',
+        trigger: 'reactive',
+        inboundMessageId: asked.messageId,
+        chosen: 'orchestrator',
+        subagents: ['coding'],
+        beats: [{ text: 'argc=2 task=build the thing' }],
+        models: ['orch'],
+      }),
+    ]);
+    if (listed.ok) expect(listed.data.decisions[0].costUsd).toBeGreaterThan(0);
+  });
+
+  it('answers a greeting directly, with no notice', async () => {
+    const channelId = snowflake();
+    await discord.human(guildId, channelId, `<@${moltUserId}> hello there`, {
+      mentions: [moltUserId],
+    });
+    await waitFor(() => replies(channelId).length > 0, 20_000);
+    expect(replies(channelId).map((c) => c.data.content)).toEqual(['Hello!']);
+    expect(discord.of('send-message', channelId).some((c) => c.data.purpose === 'notice')).toBe(
+      false,
+    );
+  });
+
+  it('stops when the asker deletes the message: the CLI group is killed and nothing is answered', async () => {
+    const channelId = snowflake();
+    const asked = await discord.human(guildId, channelId, `<@${moltUserId}> hang around`, {
+      mentions: [moltUserId],
+    });
+    const pidFile = join(workspace, 'orchestrator', channelId, 'grandchild.pid');
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim(), 20_000);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    expect(alive(pid)).toBe(true);
+    await m.publishEvent(
+      subject.discordEvent(guildId, channelId, 'message.deleted'),
+      'message.deleted',
+      { guildId, channelId, messageId: asked.messageId },
+      { id: `discord:deleted:${asked.messageId}` },
+    );
+    await waitFor(() => !alive(pid), 10_000);
+    const em = router.get(MikroORM).em.fork();
+    const rows = await waitFor(async () => {
+      const r = await em.find(OrchestratorRun, { channelId });
+      return r.length === 2 ? r : undefined;
+    });
+    expect(rows.every((r) => r.cancelled)).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(replies(channelId)).toEqual([]);
+  });
+});

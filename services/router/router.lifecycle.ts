@@ -1,0 +1,47 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { DurableTimers } from '@dirigent/timers';
+import { Agents } from './application/agents';
+import { DispositionStore, TurnCoordination } from './application/ports';
+import type { RouterConfig } from './config';
+
+/** At start: the configuration's disposition upserts, the durable timers, the agents' identities. */
+@Injectable()
+export class RouterLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly log = new Logger('router');
+
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
+    private readonly dispositions: DispositionStore,
+    private readonly timers: DurableTimers,
+    private readonly agents: Agents,
+    private readonly coordination: TurnCoordination,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    for (const d of this.config.file.dispositions) await this.dispositions.upsert(d);
+    await this.timers.start();
+    // Agents with their own account are identities like any other: in channels whose
+    // turns are managed they speak when granted. Not waited for: the coordinator may start later.
+    for (const a of this.agents.all) {
+      if (a.discordUserId && !a.orchestrator) {
+        void this.coordination
+          .register({ id: a.id, name: a.name, discordUserId: a.discordUserId })
+          .catch(() => undefined);
+      }
+    }
+    this.log.log(
+      `agents: ${this.config.file.agents.map((a) => a.id).join(', ')}; ${(await this.dispositions.list()).length} dispositions`,
+    );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.timers.stop();
+  }
+}

@@ -1,0 +1,122 @@
+import { Module } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { StreamSpecs } from '@dirigent/contracts';
+import { KeyedQueue, Messaging } from '@dirigent/messaging';
+import { SERVICE_CONFIG, type ServiceDefinition } from '@dirigent/service-kit';
+import { DurableTimers } from '@dirigent/timers';
+import { NatsTurnCoordination } from './adapters/coordinator.client';
+import { routerEntities } from './adapters/entities';
+import { NatsModelGateway } from './adapters/gateway.client';
+import { NatsMemoryLenses } from './adapters/memory.client';
+import { JetStreamOutbox } from './adapters/outbox';
+import { PostgresDecisionLog, PostgresDispositions, PostgresFollowups } from './adapters/stores';
+import { Agents } from './application/agents';
+import { ChannelActivity } from './application/channel-activity';
+import { ComposeReply } from './application/compose-reply';
+import { DecideDryRun } from './application/decide-dry-run';
+import { DispositionAdmin } from './application/disposition-admin';
+import { ExecuteTurn } from './application/execute-turn';
+import { FireFollowup } from './application/fire-followup';
+import { ListDecisions } from './application/list-decisions';
+import { OnGrant } from './application/on-grant';
+import {
+  Clock,
+  DecisionLog,
+  DispositionStore,
+  FollowupStore,
+  MemoryLenses,
+  ModelGateway,
+  RouterOutbox,
+  TurnCoordination,
+} from './application/ports';
+import { ReactToMessage } from './application/react-to-message';
+import { ROUTER_SERVICE, ScheduleFollowup } from './application/schedule-followup';
+import { SpeculativeTurns } from './application/speculative';
+import { RouterConfig } from './config';
+import { InputsHandler } from './handlers/inputs.handler';
+import { RouterHandler } from './handlers/router.handler';
+import { orchestratorEntities, OrchestratorModule } from './orchestrator/orchestrator.module';
+import { RouterLifecycle } from './router.lifecycle';
+
+export { RouterConfig } from './config';
+
+const em = (factory: (em: EntityManager) => unknown) => ({
+  inject: [EntityManager],
+  useFactory: factory,
+});
+const nats = (factory: (m: Messaging, c: RouterConfig) => unknown) => ({
+  inject: [Messaging, SERVICE_CONFIG],
+  useFactory: factory,
+});
+
+/**
+ * Dirigent's own agents (ARCHITECTURE.md, "Router"): the disposition router, research
+ * fan-out and synthesizer, output shapes and bursts, self-follow-ups and speculative
+ * turns; the orchestrator for agents with `orchestrator: true`.
+ */
+@Module({
+  imports: [
+    OrchestratorModule.forRoot((c: RouterConfig) => ({
+      orchestrator: c.file.orchestrator,
+      workspace: c.DIRIGENT_WORKSPACE,
+    })),
+  ],
+  controllers: [RouterHandler, InputsHandler],
+  providers: [
+    { provide: DispositionStore, ...em((e) => new PostgresDispositions(e)) },
+    { provide: DecisionLog, ...em((e) => new PostgresDecisionLog(e)) },
+    { provide: FollowupStore, ...em((e) => new PostgresFollowups(e)) },
+    {
+      provide: ModelGateway,
+      ...nats((m, c) => new NatsModelGateway(m, c.DIRIGENT_ROUTER_QUERY_TIMEOUT_MS)),
+    },
+    {
+      provide: MemoryLenses,
+      ...nats((m, c) => new NatsMemoryLenses(m, c.DIRIGENT_ROUTER_QUERY_TIMEOUT_MS)),
+    },
+    {
+      provide: TurnCoordination,
+      ...nats((m, c) => new NatsTurnCoordination(m, c.DIRIGENT_ROUTER_QUERY_TIMEOUT_MS)),
+    },
+    { provide: RouterOutbox, ...nats((m) => new JetStreamOutbox(m)) },
+    { provide: Clock, useValue: { now: () => Date.now() } },
+    { provide: KeyedQueue, useValue: new KeyedQueue() },
+    {
+      provide: DurableTimers,
+      inject: [Messaging],
+      useFactory: (m: Messaging) => DurableTimers.open(m, ROUTER_SERVICE),
+    },
+    Agents,
+    ChannelActivity,
+    ComposeReply,
+    ScheduleFollowup,
+    ExecuteTurn,
+    SpeculativeTurns,
+    ReactToMessage,
+    OnGrant,
+    FireFollowup,
+    DecideDryRun,
+    DispositionAdmin,
+    ListDecisions,
+    RouterLifecycle,
+  ],
+})
+export class RouterModule {}
+
+export const RouterService: ServiceDefinition<RouterConfig> = {
+  name: 'router',
+  portEnv: 'ROUTER_PORT',
+  defaultPort: 3003,
+  config: RouterConfig,
+  streams: [
+    StreamSpecs.discordEvents,
+    StreamSpecs.discordCommands,
+    StreamSpecs.turnComplete,
+    StreamSpecs.turnGranted,
+    StreamSpecs.timerFired,
+    StreamSpecs.routerEvents,
+    StreamSpecs.deadLetter,
+  ],
+  entities: [...routerEntities, ...orchestratorEntities],
+  module: () => RouterModule,
+};
