@@ -1,8 +1,8 @@
 import { Subjects } from '@dirigent/contracts';
 import type { FakeMessage } from '@dirigent/discord-fake';
 import { waitFor } from '@dirigent/testing';
-import { GatewayIngest } from '../services/discord-ingest/gateway-ingest';
-import { startHarness } from '../services/discord-ingest/testing/harness';
+import { GatewayIngest } from '../services/discord-ingest/discord-ingest.module';
+import { startHarness } from '../services/discord-ingest/test/harness';
 import { percentile, round, type BenchResult } from './stats';
 
 const GATEWAY_MESSAGES = 2000;

@@ -1,7 +1,10 @@
 import { IsInt } from 'class-validator';
 import { subject as subjects } from '@dirigent/contracts';
 import { EventStore } from '@dirigent/event-store';
-import type { Messaging } from '@dirigent/messaging';
+import { Controller, type INestApplication } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Test } from '@nestjs/testing';
+import { connectJetStreamTransport, type Messaging } from '@dirigent/messaging';
 import { closeMessaging, testMessaging, uid } from '@dirigent/testing';
 import { msSince, percentile, round, type BenchResult } from './stats';
 
@@ -19,7 +22,33 @@ async function timeRequests(n: number, once: (i: number) => Promise<unknown>): P
   return out;
 }
 
-/** Request/reply through the messaging lib vs raw @nats-io on the same server. */
+/** A Nest app whose one @MessagePattern answers `subject`, served by the JetStream transport. */
+async function nestResponder(m: Messaging, subject: string): Promise<INestApplication> {
+  @Controller()
+  class PingHandler {
+    @MessagePattern(subject)
+    ping(@Payload() p: Ping) {
+      return { n: p.n };
+    }
+  }
+  const moduleRef = await Test.createTestingModule({ controllers: [PingHandler] }).compile();
+  const app = moduleRef.createNestApplication({ logger: false });
+  const quiet = () => undefined;
+  connectJetStreamTransport(app, {
+    client: m.client,
+    source: 'bench',
+    log: { info: quiet, warn: quiet, error: quiet },
+  });
+  await app.init();
+  await app.startAllMicroservices();
+  return app;
+}
+
+/**
+ * Request/reply through the services' path (Nest, the JetStream transport, the contract's
+ * validation pipe, the reply-envelope filter, the metrics interceptor) vs raw @nats-io on the
+ * same server, with the same client (`Messaging.request`).
+ */
 async function benchRpc(m: Messaging): Promise<BenchResult> {
   const nc = m.client.nc;
   const rawSubject = `bench.${uid('raw')}`;
@@ -30,7 +59,7 @@ async function benchRpc(m: Messaging): Promise<BenchResult> {
       msg.respond(JSON.stringify({ ok: true, data: { n: body.n } }));
     },
   });
-  m.serve(libSubject, { payload: Ping, handler: async (p) => ({ n: p.n }) });
+  const app = await nestResponder(m, libSubject);
   await nc.flush();
   const raw = (i: number) => nc.request(rawSubject, JSON.stringify({ n: i }), { timeout: 5000 });
   const lib = (i: number) => m.request(libSubject, { n: i });
@@ -43,6 +72,7 @@ async function benchRpc(m: Messaging): Promise<BenchResult> {
     rawT.push(...(await timeRequests(1000, raw)));
     libT.push(...(await timeRequests(1000, lib)));
   }
+  await app.close();
   const [r50, r99, l50, l99] = [
     percentile(rawT, 50),
     percentile(rawT, 99),
@@ -52,10 +82,10 @@ async function benchRpc(m: Messaging): Promise<BenchResult> {
   return {
     'rpc raw @nats-io p50 (ms)': round(r50),
     'rpc raw @nats-io p99 (ms)': round(r99),
-    'rpc messaging lib p50 (ms)': round(l50),
-    'rpc messaging lib p99 (ms)': round(l99),
-    'rpc lib/raw p50 ratio': round(l50 / r50, 2),
-    'rpc lib/raw p99 ratio': round(l99 / r99, 2),
+    'rpc nest transport p50 (ms)': round(l50),
+    'rpc nest transport p99 (ms)': round(l99),
+    'rpc nest/raw p50 ratio': round(l50 / r50, 2),
+    'rpc nest/raw p99 ratio': round(l99 / r99, 2),
   };
 }
 

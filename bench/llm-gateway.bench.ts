@@ -6,7 +6,7 @@ import type { INestApplication } from '@nestjs/common';
 import { migrate } from '@dirigent/persistence';
 import { startServiceApp } from '@dirigent/service-kit';
 import { snowflake, testDatabaseUrl, testNatsUrl } from '@dirigent/testing';
-import { LlmGatewayService } from '../services/llm-gateway/definition';
+import { LlmGatewayService } from '../services/llm-gateway/llm-gateway.module';
 import { percentile, round, type BenchResult } from './stats';
 
 const TOKEN = 'bench-gateway-token-0123456789';

@@ -6,14 +6,20 @@ import 'reflect-metadata';
 import { benchDiscordIngest } from './discord-ingest.bench';
 import { benchFoundation } from './foundation.bench';
 import { benchLlmGateway } from './llm-gateway.bench';
+import { benchMemory } from './memory.bench';
+import { benchProjection } from './projection.bench';
+import { benchRouter } from './router.bench';
 import type { BenchResult } from './stats';
 import { benchTurnCoordinator } from './turn-coordinator.bench';
 
 const suites: [string, () => Promise<BenchResult>][] = [
   ['foundation', benchFoundation],
   ['turn-coordinator', benchTurnCoordinator],
+  ['projection', benchProjection],
   ['discord-ingest', benchDiscordIngest],
   ['llm-gateway', benchLlmGateway],
+  ['router', benchRouter],
+  ['memory', benchMemory],
 ];
 
 async function main() {

@@ -1,4 +1,6 @@
+import { MikroORM } from '@mikro-orm/postgresql';
 import {
+  Aggregates,
   Durables,
   Streams,
   Subjects,
@@ -7,11 +9,12 @@ import {
   type Envelope,
 } from '@dirigent/contracts';
 import { Messaging, NatsClient } from '@dirigent/messaging';
-import { migrate } from '@dirigent/persistence';
+import { EventStore } from '@dirigent/event-store';
+import { migrate, ProjectionCheckpoint } from '@dirigent/persistence';
 import { startServiceApp } from '@dirigent/service-kit';
-import { snowflake, testDatabaseUrl, testNatsUrl, uid } from '@dirigent/testing';
+import { snowflake, testDatabaseUrl, testNatsUrl, uid, waitFor } from '@dirigent/testing';
 import type { TurnGranted } from '@dirigent/contracts';
-import { TurnCoordinatorService } from '../services/turn-coordinator/definition';
+import { TurnCoordinatorService } from '../services/turn-coordinator/turn-coordinator.module';
 import { FakeIngest } from '../services/turn-coordinator/test/fake-ingest';
 import { msSince, percentile, round, type BenchResult } from './stats';
 
@@ -145,17 +148,33 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
       throw new Error(`${(e as Error).message}; e.g. ${stuck}: ${JSON.stringify(view)}`);
     }
 
-    // Measure the steady state: let the projections and the reactor catch up with the
-    // setup first (bounded; a backlog left by earlier runs may take longer).
-    const settleUntil = Date.now() + SETTLE_MS;
+    // Measure the steady state: wait until the reactor has no commit left, then until the
+    // channel projection's checkpoint holds the channels' last commit.
     let backlog = 0;
-    do {
-      backlog = 0;
-      for (const durable of [Durables.coordinatorProjection, Durables.coordinatorReactor]) {
-        backlog += (await client.jsm.consumers.info(Streams.eventStore, durable)).num_pending;
-      }
-      if (backlog > 0) await sleep(200);
-    } while (backlog > 0 && Date.now() < settleUntil);
+    const reactorBacklog = async () => {
+      const r = await client.jsm.consumers.info(Streams.eventStore, Durables.coordinatorReactor);
+      return r.num_pending + r.num_ack_pending;
+    };
+    await waitFor(async () => (backlog = await reactorBacklog()) === 0, SETTLE_MS, 100).catch(
+      () => undefined,
+    );
+    const store = app.get(EventStore);
+    let target = 0;
+    for (const c of channels) {
+      target = Math.max(target, await store.version(subject.aggregate(Aggregates.channel, c)));
+    }
+    const projected = async () =>
+      Number(
+        (
+          await app
+            .get(MikroORM)
+            .em.fork()
+            .findOne(ProjectionCheckpoint, { name: Durables.coordinatorProjection })
+        )?.lastSeq ?? 0,
+      );
+    await waitFor(async () => (await projected()) >= target, SETTLE_MS, 100).catch(() => {
+      backlog += 1;
+    });
 
     const checkLatency = async (rate: number) => {
       const sample: number[] = [];

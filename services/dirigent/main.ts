@@ -18,11 +18,11 @@ import {
   type Embedded,
   type ServiceDefinition,
 } from '@dirigent/service-kit';
-import { DiscordIngestService } from '../discord-ingest/definition';
-import { TurnCoordinatorService } from '../turn-coordinator/definition';
-import { RouterService } from '../router/definition';
-import { MemoryService } from '../memory/definition';
-import { LlmGatewayService } from '../llm-gateway/definition';
+import { DiscordIngestService } from '../discord-ingest/discord-ingest.module';
+import { TurnCoordinatorService } from '../turn-coordinator/turn-coordinator.module';
+import { RouterService } from '../router/router.module';
+import { MemoryService } from '../memory/memory.module';
+import { LlmGatewayService } from '../llm-gateway/llm-gateway.module';
 
 const services: ServiceDefinition<any>[] = [
   LlmGatewayService,
@@ -64,9 +64,14 @@ async function main(): Promise<void> {
     const applied = await migrate(pg.url);
     if (applied.length) console.log(JSON.stringify({ msg: 'migrations applied', applied }));
     // Without a Discord token there is nothing to conduct: show Dirigent on a local Discord
-    // with three demo agents instead.
+    // with three demo agents and Dit instead (its router config is generated under dataDir).
     if (!process.env.DISCORD_TOKEN) {
-      playground = await startPlayground({ natsUrl: nats.url, baseEnv: process.env });
+      playground = await startPlayground({
+        natsUrl: nats.url,
+        databaseUrl: pg.url,
+        baseEnv: process.env,
+        dataDir,
+      });
     }
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -85,7 +90,7 @@ async function main(): Promise<void> {
     }
     const control = `http://127.0.0.1:${coordinatorPort}/dirigent`;
     if (playground) {
-      await playground.startAgents();
+      await playground.startAgents({ controlUrl: control });
       lines.push('', `  control page      ${control}`);
       if (!process.env.DIRIGENT_CONTROL_TOKEN && env.DIRIGENT_CONTROL_TOKEN) {
         // A generated token goes to a private file, not to the log.

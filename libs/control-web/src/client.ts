@@ -126,6 +126,22 @@ export const CONTROL_CLIENT_JS = String.raw`'use strict';
         el.disabled = true;
       });
     },
+    advance: function (el) {
+      var channel = el.getAttribute('data-channel');
+      showError('err-ch-' + channel, '');
+      return api('POST', '/dirigent/api/channels/' + channel + '/advance', {
+        guildId: el.getAttribute('data-guild'),
+      }).then(function (r) {
+        if (!r.ok) showError('err-ch-' + channel, describe(r.body, r.status));
+      });
+    },
+    discard: function (el) {
+      var seq = el.getAttribute('data-seq');
+      return api('POST', '/dirigent/api/dead-letters/' + seq + '/discard', {}).then(function (r) {
+        if (!r.ok) { showError('err-dl-' + seq, describe(r.body, r.status)); return; }
+        return refreshDeadLetters();
+      });
+    },
   };
 
   var channelActions = {

@@ -4,25 +4,23 @@ import {
   Subjects,
   envelope,
   isEnvelope,
-  subject,
   type DeadLetterRecord,
   type GuildInfo,
   type GuildsResult,
   type IdentityEntry,
   type Reply,
 } from '@dirigent/contracts';
-import { EventStore } from '@dirigent/event-store';
 import type { Messaging } from '@dirigent/messaging';
 import {
   describeChannel,
-  evolveChannel,
   initialChannelState,
   parseEgoJson,
-  type ChannelEvent,
-  type ChannelState,
   type ChannelView,
 } from '@dirigent/turn-domain';
-import { buildTimeline, type TimelineCommit, type TimelineItem } from './timeline';
+import type { ChannelReadModel } from './read-model';
+import { buildTimeline, type TimelineItem } from './timeline';
+
+export { CHANNEL_AGGREGATE, IDENTITY_AGGREGATE } from './read-model';
 
 /** A channel as the page shows it: Discord's name, the coordinator's view, its timeline. */
 export interface ChannelInfo {
@@ -61,34 +59,18 @@ export class ReplyFailure extends Error {
   }
 }
 
-export const CHANNEL_AGGREGATE = 'channel';
-/** Commits kept per channel for its timeline (the state itself folds all of them). */
-const TIMELINE_COMMITS = 300;
-
-interface FoldedChannel {
-  version: number;
-  state: ChannelState;
-  recent: TimelineCommit[];
-}
-export const IDENTITY_AGGREGATE = 'identity';
-
 /**
- * What the control page reads and does, over NATS only: the coordinator's admin subjects,
- * the Discord ingest's guild query, the event store (channel views and timelines are
- * folded from the stored commits, so they are never behind the commit that announced
- * them) and the dead-letter stream.
+ * What the control page reads and does: channel views, timelines and the identity
+ * registry from the coordinator's read model in Postgres ({@link ChannelReadModel}); the
+ * coordinator's admin subjects for changes; the Discord ingest's guild query; the
+ * dead-letter stream.
  */
 export class ControlData {
-  private readonly store: EventStore;
-  /** Channels folded so far: a live update reads only the commits after `version`. */
-  private readonly folded = new Map<string, FoldedChannel>();
-
   constructor(
     private readonly messaging: Messaging,
+    private readonly reads: ChannelReadModel,
     private readonly opts: { egoFile?: string; requestTimeoutMs?: number } = {},
-  ) {
-    this.store = new EventStore(messaging);
-  }
+  ) {}
 
   private async call<T>(subj: string, data: unknown): Promise<T> {
     const reply: Reply<T> = await this.messaging.request<T>(
@@ -101,12 +83,8 @@ export class ControlData {
     return reply.data;
   }
 
-  async identities(): Promise<IdentityEntry[]> {
-    const { entries } = await this.call<{ entries: IdentityEntry[] }>(
-      Subjects.admin.identityList,
-      {},
-    );
-    return [...entries].sort((a, b) => a.agentId.localeCompare(b.agentId));
+  identities(): Promise<IdentityEntry[]> {
+    return this.reads.identities();
   }
 
   upsertIdentity(e: { discordUserId: string; agentId: string; agentName?: string }) {
@@ -147,51 +125,32 @@ export class ControlData {
     return this.call(Subjects.admin.channelSetWakeMode, { guildId, channelId, wakeMode });
   }
 
-  /** Channel ids the coordinator has events for. */
-  async knownChannelIds(): Promise<string[]> {
-    const prefix = `${subject.aggregate(CHANNEL_AGGREGATE, '')}`;
-    const info = await this.messaging.client.jsm.streams.info(Streams.eventStore, {
-      subjects_filter: subject.aggregate(CHANNEL_AGGREGATE, '>'),
+  /** Skips the channel's current speaker (a stalled or absent agent). */
+  advance(guildId: string, channelId: string) {
+    return this.call(Subjects.admin.channelAdvance, {
+      guildId,
+      channelId,
+      requestedBy: 'the control page',
     });
-    return Object.keys(info.state.subjects ?? {}).map((s) => s.slice(prefix.length));
   }
 
-  /** One channel folded from its commits (incrementally after the first read). */
+  /** Channel ids the coordinator has folded. */
+  knownChannelIds(): Promise<string[]> {
+    return this.reads.channelIds();
+  }
+
+  /** One channel as projected, with its timeline; an unknown one is not looked up. */
   async channel(channelId: string, known = true): Promise<Omit<ChannelInfo, 'name' | 'private'>> {
-    const subj = subject.aggregate(CHANNEL_AGGREGATE, channelId);
-    let f = this.folded.get(channelId) ?? {
-      version: 0,
-      state: initialChannelState(channelId),
-      recent: [],
-    };
-    if (known) {
-      const version = await this.store.version(subj);
-      if (version < f.version) {
-        // The stream was replaced: fold again from the start.
-        this.folded.delete(channelId);
-        f = { version: 0, state: initialChannelState(channelId), recent: [] };
-      }
-      if (version > f.version) {
-        const commits = await this.store.loadCommits<ChannelEvent>(subj, f.version);
-        let state = f.state;
-        for (const c of commits)
-          for (const e of c.envelope.data.events) state = evolveChannel(state, e);
-        const recent = [
-          ...f.recent,
-          ...commits.map((c) => ({ at: c.envelope.at, events: c.envelope.data.events })),
-        ].slice(-TIMELINE_COMMITS);
-        f = { version: commits.length ? commits[commits.length - 1].seq : version, state, recent };
-        // Reads may overlap (page load and a live push): keep the newest fold.
-        if ((this.folded.get(channelId)?.version ?? 0) < f.version) this.folded.set(channelId, f);
-      }
-    }
-    const view = describeChannel(f.state);
+    const read = known
+      ? await this.reads.channel(channelId)
+      : { version: 0, state: initialChannelState(channelId) };
+    const view = describeChannel(read.state);
     return {
       channelId,
       guildId: view.guildId ?? '',
-      known: f.version > 0,
+      known: read.version > 0,
       view,
-      timeline: buildTimeline(f.recent),
+      timeline: read.version > 0 ? buildTimeline(await this.reads.timeline(channelId)) : [],
     };
   }
 
@@ -234,6 +193,15 @@ export class ControlData {
 
   deadLetters(limit = 50): Promise<DeadLetter[]> {
     return this.messaging.listDeadLetters(limit);
+  }
+
+  /** Deletes dead letter `seq` from DIRIGENT_DEADLETTER for good (nothing is re-driven). */
+  async discardDeadLetter(seq: number): Promise<{ discarded: number }> {
+    const deleted = await this.messaging.client.jsm.streams
+      .deleteMessage(Streams.deadLetter, seq)
+      .catch(() => false);
+    if (!deleted) throw new ReplyFailure('NOT_FOUND', `no dead letter #${seq}`);
+    return { discarded: seq };
   }
 
   /**

@@ -41,6 +41,21 @@ dl.state dt{color:#6b7280}dl.state dd{margin:0}
 .login{max-width:26rem;margin:4rem auto}
 .login form{display:flex;flex-direction:column;gap:.75rem}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+nav.tabs{display:flex;flex-wrap:wrap;gap:.25rem;margin:0 0 1rem}
+nav.tabs a{padding:.35rem .75rem;border:1px solid #d1d5db;border-radius:6px;color:#1d4ed8;text-decoration:none;background:#fff}
+nav.tabs a[aria-current="page"]{background:#1d4ed8;color:#fff;border-color:#1d4ed8}
+form.filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:flex-end;margin:0 0 .75rem}
+form.filters label{display:flex;flex-direction:column;gap:.2rem;font-size:.9rem;max-width:100%}
+form.filters input,form.filters select{max-width:100%;box-sizing:border-box}
+ul.items,ol.items{list-style:none;margin:0;padding:0}
+.items li,.decision{border-top:1px solid #e5e7eb;padding:.45rem 0;overflow-wrap:anywhere}
+.items .meta,.decision .meta{font-size:.85rem;color:#6b7280}
+.decision dl{display:grid;grid-template-columns:max-content 1fr;gap:.15rem .75rem;margin:.35rem 0}
+.decision dt{color:#6b7280}.decision dd{margin:0;overflow-wrap:anywhere}
+.scores{display:flex;flex-wrap:wrap;gap:.25rem;margin:0;padding:0;list-style:none}
+.scores li{padding:.05rem .4rem;border-radius:4px;background:#f3f4f6;font-size:.85rem}
+.scores li.chosen{background:#dbeafe;font-weight:600}
+code{overflow-wrap:anywhere}
 @media (max-width:640px){
   .id-table thead{display:none}
   .id-table tr{display:block;border-bottom:1px solid #e5e7eb;padding:.5rem 0}
@@ -50,7 +65,7 @@ dl.state dt{color:#6b7280}dl.state dd{margin:0}
 }
 `;
 
-function layout(title: string, body: string, script = false): string {
+export function layout(title: string, body: string, script = false): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(title)}</title><style>${STYLE}</style></head><body>${body}
@@ -192,6 +207,7 @@ ${select(
   v.wakeMode,
   data,
 )}
+<button type="button" data-action="advance" ${data}${v.currentSpeaker ? '' : ' disabled'} title="Skip the current speaker now">Skip speaker</button>
 </div>
 <p class="error" role="alert" id="err-ch-${id}"></p>
 <dl class="state">
@@ -224,7 +240,7 @@ ${guilds || '<p class="muted">The moderator bot is in no guild.</p>'}
 <div class="legend" aria-label="Timeline legend">${legend}</div></section>`;
 }
 
-/** The dead-letter list (swapped after a re-drive). */
+/** The dead-letter list (swapped after a re-drive or a discard). */
 export function deadLetterRows(letters: readonly DeadLetter[]): string {
   if (!letters.length) return `<tr><td colspan="5" class="muted">No dead letters.</td></tr>`;
   return letters
@@ -233,7 +249,7 @@ export function deadLetterRows(letters: readonly DeadLetter[]): string {
         d,
       ) => `<tr><td>${d.seq}</td><td><code>${esc(d.subject)}</code><br><span class="muted">${esc(d.durable)} · ${d.deliveries} deliveries</span></td>
 <td>${esc(d.error)}</td><td><details><summary>payload</summary><pre>${esc(d.payload.slice(0, 2000))}</pre></details></td>
-<td><button type="button" data-action="redrive" data-seq="${d.seq}">Re-drive #${d.seq}</button><p class="error" role="alert" id="err-dl-${d.seq}"></p></td></tr>`,
+<td><button type="button" data-action="redrive" data-seq="${d.seq}">Re-drive #${d.seq}</button> <button type="button" data-action="discard" data-seq="${d.seq}">Discard #${d.seq}</button><p class="error" role="alert" id="err-dl-${d.seq}"></p></td></tr>`,
     )
     .join('');
 }
@@ -248,13 +264,32 @@ export interface ControlPageModel {
 export const agentNames = (entries: readonly IdentityEntry[]) =>
   new Map(entries.map((e) => [e.agentId, e.agentName ?? e.agentId]));
 
+export const TABS = [
+  ['channels', 'Channels', '/dirigent'],
+  ['memory', 'Memory', '/dirigent?tab=memory'],
+  ['decisions', 'Decision log', '/dirigent?tab=decisions'],
+] as const;
+export type Tab = (typeof TABS)[number][0];
+
+export const pageHeader = () =>
+  `<header><h1>Dirigent</h1><form method="post" action="/dirigent/logout"><button type="submit">Sign out</button></form></header>`;
+
+/** Links between the page's tabs (plain links: every tab is rendered by the server). */
+export function tabsNav(active: Tab): string {
+  return `<nav class="tabs" aria-label="Control page">${TABS.map(
+    ([id, text, href]) =>
+      `<a href="${href}" id="tab-${id}"${id === active ? ' aria-current="page"' : ''}>${esc(text)}</a>`,
+  ).join('')}</nav>`;
+}
+
 /** The whole control page, server-rendered; `app.js` adds the live updates and the actions. */
 export function controlPage(m: ControlPageModel): string {
   const names = agentNames(m.identities);
   return layout(
     'Dirigent — control page',
-    `<header><h1>Dirigent</h1><form method="post" action="/dirigent/logout"><button type="submit">Sign out</button></form></header>
-<main>${identitySection(m.identities, m.egoDetected)}
+    `${pageHeader()}
+<main>${tabsNav('channels')}
+${identitySection(m.identities, m.egoDetected)}
 ${guildSection(m.guilds, names)}
 <section aria-labelledby="h-dl"><h2 id="h-dl">Dead letters</h2>
 <table><thead><tr><th scope="col">#</th><th scope="col">Subject</th><th scope="col">Error</th><th scope="col">Payload</th><th scope="col">Action</th></tr></thead>

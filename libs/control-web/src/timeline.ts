@@ -129,6 +129,9 @@ function toItem(
     case 'MultiMessageStarted':
     case 'MultiMessageEnded':
     case 'DiscussionArchived':
+    case 'TypingHoldStarted':
+    case 'TypingHoldEnded':
+    case 'GrantHeld':
       return null;
     default: {
       const never: never = e;

@@ -1,14 +1,28 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { z } from 'zod';
-import type { ServiceDefinition } from '@dirigent/service-kit';
+import { Transform } from 'class-transformer';
+import { IsOptional, MinLength } from 'class-validator';
+import type { BaseConfig, ServiceDefinition } from '@dirigent/service-kit';
 import { ControlWebModule } from './control-web.module';
 
-/** `DIRIGENT_CONTROL_TOKEN`: optional (the page is then disabled), at least 16 characters. */
-export const controlTokenSchema = z
-  .string()
-  .optional()
-  .transform((v) => (v && v.trim() !== '' ? v.trim() : undefined))
-  .refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters');
+/** What a service's config gains from {@link withControlPage}. */
+export interface ControlPageConfig {
+  /** Optional (the page is then disabled), at least 16 characters. */
+  DIRIGENT_CONTROL_TOKEN?: string;
+}
+
+/** The service's config class with `DIRIGENT_CONTROL_TOKEN` added. */
+export function withControlToken<C extends BaseConfig>(
+  Config: new () => C,
+): new () => C & ControlPageConfig {
+  class WithControlToken extends (Config as new () => BaseConfig) {
+    @IsOptional()
+    @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+    @MinLength(16, { message: '$property must be at least 16 characters' })
+    DIRIGENT_CONTROL_TOKEN?: string;
+  }
+  Object.defineProperty(WithControlToken, 'name', { value: `${Config.name}WithControlToken` });
+  return WithControlToken as new () => C & ControlPageConfig;
+}
 
 const WRAPPED = Symbol('withControlPage');
 
@@ -19,27 +33,27 @@ const WRAPPED = Symbol('withControlPage');
  * @example
  * export const TurnCoordinatorService = withControlPage({ name: 'turn-coordinator', ... });
  */
-export function withControlPage<S extends z.AnyZodObject>(def: ServiceDefinition<S>) {
+export function withControlPage<C extends BaseConfig>(
+  def: ServiceDefinition<C>,
+): ServiceDefinition<C & ControlPageConfig> {
   // Wrapping twice would mount the page twice: a wrapped definition is returned as is.
   if ((def as unknown as Record<symbol, unknown>)[WRAPPED]) {
-    return def as unknown as ServiceDefinition<ReturnType<typeof extend<S>>>;
+    return def as ServiceDefinition<C & ControlPageConfig>;
   }
-  const configSchema = extend(def.configSchema);
-  type Config = z.infer<typeof configSchema>;
-  const out: ServiceDefinition<typeof configSchema> = {
+  const out: ServiceDefinition<C & ControlPageConfig> = {
     ...def,
-    configSchema,
-    module: (config: Config): DynamicModule => {
+    config: withControlToken(def.config),
+    module: (config): DynamicModule => {
       @Module({})
       class WithControlPage {}
       Object.defineProperty(WithControlPage, 'name', { value: `${def.name}-with-control-page` });
-      const egoFile = (config as Record<string, unknown>).DIRIGENT_EGO_FILE;
+      const egoFile = (config as unknown as Record<string, unknown>).DIRIGENT_EGO_FILE;
       return {
         module: WithControlPage,
         imports: [
           def.module(config),
           ControlWebModule.forRoot({
-            token: config.DIRIGENT_CONTROL_TOKEN as string | undefined,
+            token: config.DIRIGENT_CONTROL_TOKEN,
             ...(typeof egoFile === 'string' ? { egoFile } : {}),
           }),
         ],
@@ -48,8 +62,4 @@ export function withControlPage<S extends z.AnyZodObject>(def: ServiceDefinition
   };
   Object.defineProperty(out, WRAPPED, { value: true });
   return out;
-}
-
-function extend<S extends z.AnyZodObject>(schema: S) {
-  return schema.extend({ DIRIGENT_CONTROL_TOKEN: controlTokenSchema });
 }

@@ -1,22 +1,19 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import {
-  baseConfigSchema,
-  loadConfig,
-  portSchema,
-  type ServiceDefinition,
-} from '@dirigent/service-kit';
+import { BaseConfig, EnvPort, loadConfig, type ServiceDefinition } from '@dirigent/service-kit';
 import { ControlWebModule } from './control-web.module';
 import { withControlPage } from './with-control-page';
 
 @Module({})
 class ServiceModule {}
 
-const schema = baseConfigSchema.extend({ X_PORT: portSchema(1) });
-const def: ServiceDefinition<typeof schema> = {
+class XConfig extends BaseConfig {
+  @EnvPort() X_PORT = 1;
+}
+const def: ServiceDefinition<XConfig> = {
   name: 'x',
   portEnv: 'X_PORT',
   defaultPort: 1,
-  configSchema: schema,
+  config: XConfig,
   streams: [],
   module: () => ServiceModule,
 };
@@ -26,22 +23,25 @@ describe('withControlPage', () => {
   const wrapped = withControlPage(def);
 
   it('adds DIRIGENT_CONTROL_TOKEN (optional, blank = unset, at least 16 characters)', () => {
-    expect(loadConfig(wrapped.configSchema, env).DIRIGENT_CONTROL_TOKEN).toBeUndefined();
+    expect(loadConfig(wrapped.config, env).DIRIGENT_CONTROL_TOKEN).toBeUndefined();
     expect(
-      loadConfig(wrapped.configSchema, { ...env, DIRIGENT_CONTROL_TOKEN: '  ' })
-        .DIRIGENT_CONTROL_TOKEN,
+      loadConfig(wrapped.config, { ...env, DIRIGENT_CONTROL_TOKEN: '  ' }).DIRIGENT_CONTROL_TOKEN,
     ).toBeUndefined();
-    expect(() =>
-      loadConfig(wrapped.configSchema, { ...env, DIRIGENT_CONTROL_TOKEN: 'short' }),
-    ).toThrow(/DIRIGENT_CONTROL_TOKEN must be at least 16 characters/);
+    expect(() => loadConfig(wrapped.config, { ...env, DIRIGENT_CONTROL_TOKEN: 'short' })).toThrow(
+      /DIRIGENT_CONTROL_TOKEN must be at least 16 characters/,
+    );
     const token = 'a-token-of-sixteen+';
-    expect(
-      loadConfig(wrapped.configSchema, { ...env, DIRIGENT_CONTROL_TOKEN: token }),
-    ).toMatchObject({ DIRIGENT_CONTROL_TOKEN: token, X_PORT: 1 });
+    expect(loadConfig(wrapped.config, { ...env, DIRIGENT_CONTROL_TOKEN: token })).toMatchObject({
+      DIRIGENT_CONTROL_TOKEN: token,
+      X_PORT: 1,
+    });
+    const padded = loadConfig(wrapped.config, { ...env, DIRIGENT_CONTROL_TOKEN: ` ${token} ` });
+    expect(padded.DIRIGENT_CONTROL_TOKEN).toBe(token);
+    expect(padded).toBeInstanceOf(XConfig);
   });
 
   it("imports the service's own module and the control page, keeping the rest", () => {
-    const config = loadConfig(wrapped.configSchema, env);
+    const config = loadConfig(wrapped.config, env);
     const mod = wrapped.module(config) as DynamicModule;
     expect(mod.imports?.[0]).toBe(ServiceModule);
     expect((mod.imports?.[1] as DynamicModule).module).toBe(ControlWebModule);

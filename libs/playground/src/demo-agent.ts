@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Subjects, type Reply } from '@dirigent/contracts';
+import { Subjects, type MemoryHit, type Reply } from '@dirigent/contracts';
 import type { FakeDiscord } from '@dirigent/discord-fake';
 import type { Messaging } from '@dirigent/messaging';
 import { RelayClient, type GrantSubscription, type GrantedEvent } from '@dirigent/relay-client';
@@ -17,13 +17,21 @@ export const NO_REPLY = 'NO_REPLY';
 export function demoAgentDecision(
   agentUserId: string,
   messages: readonly { id: string; authorId: string; authorIsBot: boolean; content: string }[],
-): { reply: false } | { reply: true; prompt: string } {
+): { reply: false } | { reply: true; prompt: string; messageId: string } {
   const lastHuman = [...messages].reverse().find((m) => !m.authorIsBot);
   if (!lastHuman) return { reply: false };
   const answered = messages.some(
     (m) => m.authorId === agentUserId && BigInt(m.id) > BigInt(lastHuman.id),
   );
-  return answered ? { reply: false } : { reply: true, prompt: lastHuman.content };
+  return answered
+    ? { reply: false }
+    : { reply: true, prompt: lastHuman.content, messageId: lastHuman.id };
+}
+
+/** The best memory hit that is not the message being answered, as a line for the prompt. */
+export function memoryRecall(hits: readonly MemoryHit[], answering: string): string | null {
+  const hit = hits.find((h) => h.messageId !== answering && h.text.trim() !== '');
+  return hit ? `(I remember: "${hit.text.trim().slice(0, 160)}")` : null;
 }
 
 /**
@@ -82,7 +90,10 @@ export class DemoAgent {
     }));
     const decision = demoAgentDecision(this.spec.userId, messages);
     let text = NO_REPLY;
-    if (decision.reply) text = await this.think(guildId, decision.prompt);
+    if (decision.reply) {
+      const recall = await this.recall(guildId, decision.prompt, decision.messageId);
+      text = await this.think(guildId, recall ? `${decision.prompt} ${recall}` : decision.prompt);
+    }
     if (text.trim() !== '' && text.trim() !== NO_REPLY) {
       if (this.deps.replyDelayMs) await new Promise((r) => setTimeout(r, this.deps.replyDelayMs));
       discord.postMessage({ channelId, authorId: this.spec.userId, content: text });
@@ -94,6 +105,24 @@ export class DemoAgent {
       runId: randomUUID(),
       text,
     });
+  }
+
+  /** One memory hit on the question through `Subjects.memory.search`; none when memory is away. */
+  private async recall(guildId: string, query: string, answering: string): Promise<string | null> {
+    const reply: Reply<{ hits: MemoryHit[] }> = await this.deps.messaging
+      .request<{
+        hits: MemoryHit[];
+      }>(
+        Subjects.memory.search,
+        { guildId, query: query.slice(0, 2000), k: 3, layers: ['archive', 'highlights'] },
+        2000,
+      )
+      .catch((e: Error) => ({ ok: false, error: { code: 'UNAVAILABLE', message: e.message } }));
+    if (!reply.ok) {
+      this.deps.log(`${this.spec.agentId}: memory search failed (${reply.error.message})`);
+      return null;
+    }
+    return memoryRecall(reply.data.hits, answering);
   }
 
   private async think(guildId: string, prompt: string): Promise<string> {

@@ -27,6 +27,9 @@ button.primary{background:#4338ca;color:#fff;border-color:#4338ca}
 .error{color:#b91c1c;font-size:.9rem;min-height:1em;margin:0}
 .timeline-wrap{overflow-x:auto;margin-top:.5rem}
 fieldset{border:1px solid #e5e7eb;border-radius:4px}
+ol.decisions{list-style:none;margin:0;padding:0;font-size:.85rem;max-height:360px;overflow-y:auto}
+ol.decisions li{border-top:1px solid #f3f4f6;padding:.35rem 0;overflow-wrap:anywhere}
+ol.decisions .meta{color:#6b7280}
 @media (max-width:900px){.layout{grid-template-columns:1fr}.messages{height:300px}}
 `;
 
@@ -68,7 +71,10 @@ export function playgroundPage(): string {
 <div class="timeline-wrap" id="timeline" aria-label="Turn timeline"></div>
 </main>
 <aside class="panel" aria-labelledby="h-agents"><h2 id="h-agents">Agents</h2><div id="agents"></div>
-<p class="muted" style="font-size:.85rem">Each demo agent joins through the relay client, answers each new human message once through the model gateway's offline model, then passes with NO_REPLY, so the channel goes dormant until you write again.</p>
+<p class="muted" style="font-size:.85rem">Each demo agent joins through the relay client, answers each new human message once through the model gateway's offline model (with one thing it found through <code>dirigent.memory.search</code>), then passes with NO_REPLY, so the channel goes dormant until you write again. Dit is Dirigent's own agent (the router): it takes turns like the others and speaks when you call it by name.</p>
+<h2 id="h-decisions" style="margin-top:1rem">Dit's decisions</h2>
+<p id="control-link" style="font-size:.85rem"></p>
+<ol class="decisions" id="decisions" aria-labelledby="h-decisions"></ol>
 </aside></div>
 <script src="/playground/app.js" defer></script></body></html>`;
 }
@@ -129,14 +135,16 @@ export const PLAYGROUND_CLIENT_JS = String.raw`'use strict';
     var nc = $('nc-agents'); nc.innerHTML = '';
     state.agents.forEach(function (a) {
       var id = 'agent-' + a.userId;
+      var label = a.name + (a.builtin ? ' (Dirigent) in the guild' : ' in the guild');
       var row = el('div', { class: 'row' });
       var cb = el('input', { type: 'checkbox', id: id });
       cb.checked = a.inGuild;
       cb.addEventListener('change', function () {
         post('/playground/api/agents/' + a.userId, { inGuild: cb.checked }).then(load);
       });
-      row.appendChild(cb); row.appendChild(el('label', { for: id }, a.name + ' in the guild'));
+      row.appendChild(cb); row.appendChild(el('label', { for: id }, label));
       box.appendChild(row);
+      if (a.builtin) return;
       var nid = 'nc-' + a.userId;
       var r2 = el('div', { class: 'row' });
       var c2 = el('input', { type: 'checkbox', id: nid, value: a.userId });
@@ -145,18 +153,42 @@ export const PLAYGROUND_CLIENT_JS = String.raw`'use strict';
       nc.appendChild(r2);
     });
   }
+  function renderDecisions() {
+    var ol = $('decisions'); ol.innerHTML = '';
+    if (!state.decisions.length) ol.appendChild(el('li', { class: 'meta' }, 'No decisions yet.'));
+    state.decisions.forEach(function (d) {
+      var li = el('li', { 'data-chosen': d.chosen, 'data-trigger': d.trigger });
+      li.appendChild(el('b', {}, d.chosen));
+      li.appendChild(el('span', { class: 'meta' }, ' · ' + d.trigger + ' · ' + d.latencyMs + ' ms' + (d.models.length ? ' · ' + d.models.join(', ') : '')));
+      li.appendChild(el('div', { class: 'meta' }, 'scores: ' + d.scores.map(function (c) { return c.dispositionId + ' ' + c.score.toFixed(3); }).join(', ')));
+      li.appendChild(el('div', { class: 'meta' }, 'seed ' + d.seed));
+      if (d.said) li.appendChild(el('div', {}, d.said));
+      ol.appendChild(li);
+    });
+    var link = $('control-link'); link.innerHTML = '';
+    if (state.controlUrl) link.appendChild(el('a', { href: state.controlUrl, target: '_blank', rel: 'noopener' }, 'Full decision log on the control page'));
+  }
   function render() { renderChannels(); renderState(); renderMessages(); }
 
+  // One state read at a time: a burst of messages in a channel the page does not know yet
+  // would otherwise start a read each, and a pile of them holds the browser's connections
+  // to this host, so a click's request waits behind them. Later callers share one re-read.
+  var loading = null, reloadAfter = null;
   function load() {
-    return fetch('/playground/api/state').then(function (r) {
+    if (loading) {
+      if (!reloadAfter) reloadAfter = loading.then(function () { reloadAfter = null; return load(); });
+      return reloadAfter;
+    }
+    loading = fetch('/playground/api/state').then(function (r) {
       if (!r.ok) { setTimeout(load, 1000); return; }
       return r.json().then(function (s) {
         state = s;
         if (!current || !channel(current)) current = s.channels[0] && s.channels[0].id;
         $('guild-name').textContent = '· ' + s.guild.name;
-        renderAgents(); render();
+        renderAgents(); renderDecisions(); render();
       });
-    });
+    }).catch(function () { setTimeout(load, 1000); }).then(function () { loading = null; });
+    return loading;
   }
 
   $('composer').addEventListener('submit', function (ev) {
@@ -203,6 +235,12 @@ export const PLAYGROUND_CLIENT_JS = String.raw`'use strict';
     if (!state.messages[m.channelId]) { load(); return; }
     state.messages[m.channelId].push(m);
     if (m.channelId === current) { var ol = $('messages'); ol.appendChild(messageItem(m)); ol.scrollTop = ol.scrollHeight; }
+  });
+  source.addEventListener('decision', function (ev) {
+    if (!state) return;
+    state.decisions.unshift(JSON.parse(ev.data));
+    state.decisions = state.decisions.slice(0, 20);
+    renderDecisions();
   });
   source.addEventListener('message-deleted', function (ev) {
     var d = JSON.parse(ev.data);

@@ -1,21 +1,34 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { MikroORM } from '@mikro-orm/postgresql';
 import type { Subscription } from '@nats-io/nats-core';
-import { Subjects, subject, type Reply } from '@dirigent/contracts';
-import { ControlData, renderTimelineSvg } from '@dirigent/control-web';
+import { Subjects, subject, type Reply, type RouterDecision } from '@dirigent/contracts';
+import {
+  ChannelReadModel,
+  ControlData,
+  KeyedCoalescer,
+  renderTimelineSvg,
+} from '@dirigent/control-web';
 import { FakeDiscord, type FakeMessage } from '@dirigent/discord-fake';
-import { defaultLlmConfig } from '@dirigent/llm';
+import { EventStore } from '@dirigent/event-store';
 import { Messaging, NatsClient } from '@dirigent/messaging';
+import { ormConfig, turnCoordinatorEntities } from '@dirigent/persistence';
 import { DemoAgent, type DemoAgentSpec } from './demo-agent';
+import { decisionJson, latestDecisions, writeRouterConfig } from './dit';
 import { serveFakeGuilds } from './fake-guilds';
+import { HttpError, readBody, str, type Json } from './http';
+import { writeLlmConfig } from './llm-config';
 import { PLAYGROUND_CLIENT_JS, playgroundPage } from './page';
+import { seedWorld } from './seed-world';
 
 export interface PlaygroundOptions {
   natsUrl: string;
+  /** Where the coordinator's read model is (channel states, timelines): its DATABASE_URL. */
+  databaseUrl: string;
   /** Port of the playground page; 0 picks a free one. Default `PLAYGROUND_PORT` or 3000. */
   port?: number;
   /** Default 127.0.0.1: the page lets anyone on it act in the local Discord. */
@@ -29,82 +42,10 @@ export interface PlaygroundOptions {
   replyDelayMs?: number;
   /** The environment the services will get; decides which defaults the playground adds. */
   baseEnv?: NodeJS.ProcessEnv;
+  /** Where the generated configuration files go (`<dataDir>/playground`); default a temp dir. */
+  dataDir?: string;
   log?: (line: string) => void;
 }
-
-const FIXED = {
-  guild: '1100000000000000001',
-  chat: '1100000000000000002',
-  human: '1100000000000000010',
-  agents: ['1100000000000000011', '1100000000000000012', '1100000000000000013'],
-};
-
-const AGENT_NAMES = [
-  ['ada', 'Ada'],
-  ['basil', 'Basil'],
-  ['clio', 'Clio'],
-] as const;
-
-/**
- * Writes a model-gateway configuration: the gateway's built-in one (every purpose answers
- * `no-reply`), plus the offline echo model for the `agent` purpose.
- */
-function writeLlmConfig(): string {
-  const base = defaultLlmConfig();
-  const config = {
-    ...base,
-    models: [
-      ...base.models,
-      {
-        id: 'offline',
-        provider: 'offline',
-        upstream: 'echo',
-        inputUsdPerMTok: 0,
-        outputUsdPerMTok: 0,
-      },
-    ],
-    purposes: { ...base.purposes, agent: { model: 'offline' } },
-  };
-  const path = join(mkdtempSync(join(tmpdir(), 'dirigent-playground-')), 'llm.json');
-  writeFileSync(path, JSON.stringify(config));
-  return path;
-}
-
-type Json = Record<string, unknown>;
-
-async function readBody(req: IncomingMessage): Promise<Json> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const c of req) {
-    size += (c as Buffer).length;
-    if (size > 64_000) throw new HttpError(413, 'body too large');
-    chunks.push(c as Buffer);
-  }
-  if (!chunks.length) return {};
-  try {
-    const v = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error();
-    return v as Json;
-  } catch {
-    throw new HttpError(400, 'body must be a JSON object');
-  }
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const str = (v: unknown, field: string, max = 2000): string => {
-  if (typeof v !== 'string' || v.trim() === '' || v.length > max) {
-    throw new HttpError(400, `${field} must be a non-empty string of at most ${max} characters`);
-  }
-  return v;
-};
 
 /**
  * The playground: a local Discord with a seeded guild (a human, the moderator bot, three
@@ -124,7 +65,10 @@ export class Playground {
   private readonly agents: DemoAgent[] = [];
   private readonly clients = new Set<ServerResponse>();
   private readonly subs: Subscription[] = [];
-  private readonly pending = new Map<string, NodeJS.Timeout>();
+  private readonly live = new KeyedCoalescer((channelId) =>
+    this.channelState(channelId).then((s) => this.send('channel', s)),
+  );
+  private orm?: MikroORM;
   private data?: ControlData;
   private port = 0;
   readonly env: Record<string, string>;
@@ -132,38 +76,36 @@ export class Playground {
   readonly chatChannelId: string;
   readonly humanId: string;
   readonly agentSpecs: DemoAgentSpec[];
+  readonly dit: DemoAgentSpec;
+  /** The control page's decision log, once known (shown on the playground page). */
+  private controlUrl: string | null = null;
 
   private constructor(
     readonly discord: FakeDiscord,
     private readonly opts: PlaygroundOptions,
   ) {
-    const unique = opts.unique ?? false;
-    const id = () => discord.ids.next();
-    const suffix = unique ? `-${randomBytes(3).toString('hex')}` : '';
-    this.guildId = unique ? id() : FIXED.guild;
-    this.humanId = unique ? id() : FIXED.human;
-    this.agentSpecs = AGENT_NAMES.map(([agentId, name], i) => ({
-      agentId: `${agentId}${suffix}`,
-      name,
-      userId: unique ? id() : FIXED.agents[i],
-    }));
-    discord.createUser({ id: this.humanId, username: 'you', globalName: 'You (human)' });
-    for (const a of this.agentSpecs)
-      discord.createUser({ id: a.userId, username: a.name, bot: true });
-    discord.createGuild({ id: this.guildId, name: 'Demo guild', ownerId: this.humanId });
-    discord.addMember(this.guildId, this.humanId, { manageChannels: true });
-    for (const a of this.agentSpecs) discord.addMember(this.guildId, a.userId);
-    this.chatChannelId = discord.createChannel(this.guildId, {
-      id: unique ? id() : FIXED.chat,
-      name: 'agents-chat',
-      topic: 'Three demo agents and you',
-    }).id;
+    const world = seedWorld(discord, opts.unique ?? false);
+    this.guildId = world.guildId;
+    this.chatChannelId = world.chatChannelId;
+    this.humanId = world.humanId;
+    this.agentSpecs = world.agentSpecs;
+    this.dit = world.dit;
     const base = opts.baseEnv ?? {};
+    const dir = opts.dataDir
+      ? resolve(opts.dataDir, 'playground')
+      : mkdtempSync(join(tmpdir(), 'dirigent-playground-'));
+    mkdirSync(dir, { recursive: true });
     this.env = {
       DISCORD_TOKEN: discord.token,
       DISCORD_API_URL: discord.apiUrl,
       DIRIGENT_MODERATOR_USER_ID: discord.bot.id,
-      ...(base.DIRIGENT_LLM_CONFIG ? {} : { DIRIGENT_LLM_CONFIG: writeLlmConfig() }),
+      ...(base.DIRIGENT_LLM_CONFIG ? {} : { DIRIGENT_LLM_CONFIG: writeLlmConfig(dir) }),
+      ...(base.DIRIGENT_ROUTER_CONFIG
+        ? {}
+        : { DIRIGENT_ROUTER_CONFIG: writeRouterConfig(this.dit, dir) }),
+      // Dit speaks through a webhook, whose message the coordinator cannot tie to Dit's
+      // account: its turn ends at the delivery timeout, kept short here.
+      ...(base.DIRIGENT_DELIVERY_TIMEOUT_MS ? {} : { DIRIGENT_DELIVERY_TIMEOUT_MS: '3000' }),
       ...(base.DIRIGENT_CONTROL_TOKEN
         ? {}
         : { DIRIGENT_CONTROL_TOKEN: `playground-${randomBytes(12).toString('hex')}` }),
@@ -211,7 +153,8 @@ export class Playground {
    * Once the services are up: registers the demo agents, puts the seeded channel in chat
    * mode, answers the guild query for the control page, and starts the agents.
    */
-  async startAgents(): Promise<void> {
+  async startAgents(opts: { controlUrl?: string } = {}): Promise<void> {
+    this.controlUrl = opts.controlUrl ?? null;
     const client = await NatsClient.connect({ url: this.opts.natsUrl, name: 'playground' });
     const quiet = () => undefined;
     this.messaging = new Messaging(client, 'playground', {
@@ -219,9 +162,12 @@ export class Playground {
       warn: quiet,
       error: quiet,
     });
-    this.data = new ControlData(this.messaging);
+    this.orm = await MikroORM.init(ormConfig(this.opts.databaseUrl, turnCoordinatorEntities));
+    const reads = new ChannelReadModel(this.orm.em, new EventStore(this.messaging));
+    this.data = new ControlData(this.messaging, reads);
     serveFakeGuilds(this.messaging, this.discord);
-    for (const a of this.agentSpecs) {
+    // The router registers Dit too when it starts; here it is sure to be there before set-mode.
+    for (const a of [...this.agentSpecs, this.dit]) {
       await this.call(Subjects.admin.identityUpsert, {
         discordUserId: a.userId,
         agentId: a.agentId,
@@ -236,6 +182,10 @@ export class Playground {
     this.subs.push(
       nc.subscribe(subject.aggregate('channel', '>'), {
         callback: (_e, msg) => this.later(msg.subject.slice(prefix.length)),
+      }),
+      nc.subscribe(subject.routerEvent(this.guildId, '*', 'decision'), {
+        callback: (_e, msg) =>
+          this.send('decision', decisionJson(msg.json<{ data: RouterDecision }>().data)),
       }),
     );
     for (const spec of this.agentSpecs) {
@@ -257,13 +207,14 @@ export class Playground {
     // A world with unique ids is thrown away: so are its agents' durable consumers.
     for (const a of this.agents.splice(0)) await a.stop(this.opts.unique).catch(() => undefined);
     for (const s of this.subs.splice(0)) s.unsubscribe();
-    for (const t of this.pending.values()) clearTimeout(t);
+    this.live.clear();
     for (const c of this.clients) c.end();
     this.clients.clear();
     if (this.messaging) {
       await this.messaging.close();
       await this.messaging.client.close();
     }
+    await this.orm?.close(true);
     const server = this.server;
     this.server = undefined;
     if (server) {
@@ -304,7 +255,7 @@ export class Playground {
         channelId: this.chatChannelId,
       });
     const members = this.discord.guilds.get(this.guildId)!.members;
-    const expected = this.agentSpecs.filter((a) => members.has(a.userId)).length;
+    const expected = [...this.agentSpecs, this.dit].filter((a) => members.has(a.userId)).length;
     const view = await get();
     if (view.mode !== 'none' && view.mode !== 'chat') return;
     if (view.mode === 'chat' && view.speakers.length >= expected) return;
@@ -328,7 +279,8 @@ export class Playground {
       id: m.id,
       authorId: m.authorId,
       author: m.webhookUsername ?? author?.globalName ?? author?.username ?? m.authorId,
-      kind: isModerator ? 'moderator' : author?.bot ? 'agent' : 'human',
+      // Dit speaks through a webhook the moderator bot made.
+      kind: m.webhookId ? 'agent' : isModerator ? 'moderator' : author?.bot ? 'agent' : 'human',
       content: m.content,
       at: m.createdAt,
     };
@@ -337,7 +289,7 @@ export class Playground {
   private async channelState(channelId: string) {
     const c = this.discord.channels.get(channelId);
     const folded = await this.data!.channel(channelId);
-    const names = new Map(this.agentSpecs.map((a) => [a.agentId, a.name]));
+    const names = new Map([...this.agentSpecs, this.dit].map((a) => [a.agentId, a.name]));
     return {
       id: channelId,
       name: c?.name ?? channelId,
@@ -346,21 +298,13 @@ export class Playground {
       currentSpeaker: folded.view.currentSpeaker
         ? (names.get(folded.view.currentSpeaker) ?? folded.view.currentSpeaker)
         : null,
-      timelineSvg: renderTimelineSvg(folded.timeline.slice(-40), `#${c?.name ?? channelId}`, names),
+      timelineSvg: renderTimelineSvg(folded.timeline.slice(-60), `#${c?.name ?? channelId}`, names),
     };
   }
 
+  /** A stored commit of the channel: its state is pushed once the read model holds it. */
   private later(channelId: string): void {
-    if (!this.clients.size || this.pending.has(channelId)) return;
-    this.pending.set(
-      channelId,
-      setTimeout(() => {
-        this.pending.delete(channelId);
-        this.channelState(channelId)
-          .then((s) => this.send('channel', s))
-          .catch(() => undefined);
-      }, 60),
-    );
+    if (this.clients.size) this.live.announce(channelId);
   }
 
   private send(event: string, data: unknown): void {
@@ -378,7 +322,13 @@ export class Playground {
     return {
       guild: { id: g.id, name: g.name },
       human: { id: this.humanId, name: 'You' },
-      agents: this.agentSpecs.map((a) => ({ ...a, inGuild: g.members.has(a.userId) })),
+      agents: [...this.agentSpecs, this.dit].map((a) => ({
+        ...a,
+        builtin: a === this.dit,
+        inGuild: g.members.has(a.userId),
+      })),
+      decisions: await latestDecisions(this.messaging!, this.guildId),
+      controlUrl: this.controlUrl ? `${this.controlUrl}?tab=decisions&guild=${this.guildId}` : null,
       channels,
       messages: Object.fromEntries(
         channels.map((c) => [
@@ -454,7 +404,7 @@ export class Playground {
       }
       if (m === 'POST' && (match = /^\/playground\/api\/agents\/(\d{1,20})$/.exec(path))) {
         const body = await readBody(req);
-        const agent = this.agentSpecs.find((a) => a.userId === match![1]);
+        const agent = [...this.agentSpecs, this.dit].find((a) => a.userId === match![1]);
         if (!agent) throw new HttpError(404, 'no such agent');
         const inGuild = this.discord.guilds.get(this.guildId)!.members.has(agent.userId);
         if (body.inGuild === true && !inGuild) this.discord.addMember(this.guildId, agent.userId);

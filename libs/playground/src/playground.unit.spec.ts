@@ -1,4 +1,4 @@
-import { demoAgentDecision } from './demo-agent';
+import { demoAgentDecision, memoryRecall } from './demo-agent';
 
 const msg = (id: string, authorId: string, authorIsBot: boolean, content = 'x') => ({
   id,
@@ -10,10 +10,15 @@ const msg = (id: string, authorId: string, authorIsBot: boolean, content = 'x') 
 describe('demo agent decision', () => {
   it('answers the latest human message once, then passes', () => {
     const human = msg('100', '1', false, 'hi all');
-    expect(demoAgentDecision('7', [human])).toEqual({ reply: true, prompt: 'hi all' });
+    expect(demoAgentDecision('7', [human])).toEqual({
+      reply: true,
+      prompt: 'hi all',
+      messageId: '100',
+    });
     expect(demoAgentDecision('7', [human, msg('101', '8', true)])).toEqual({
       reply: true,
       prompt: 'hi all',
+      messageId: '100',
     });
     expect(demoAgentDecision('7', [human, msg('102', '7', true)])).toEqual({ reply: false });
     expect(
@@ -21,11 +26,27 @@ describe('demo agent decision', () => {
     ).toEqual({
       reply: true,
       prompt: 'again',
+      messageId: '103',
     });
   });
 
   it('passes when no human spoke', () => {
     expect(demoAgentDecision('7', [msg('5', '8', true)])).toEqual({ reply: false });
     expect(demoAgentDecision('7', [])).toEqual({ reply: false });
+  });
+
+  it('recalls the best memory hit that is not the message being answered', () => {
+    const hit = (messageId: string, text: string) => ({
+      layer: 'archive' as const,
+      id: messageId,
+      messageId,
+      text,
+      at: '2026-01-01T00:00:00.000Z',
+      score: 1,
+    });
+    expect(memoryRecall([hit('9', 'the question'), hit('4', 'tea at five')], '9')).toBe(
+      '(I remember: "tea at five")',
+    );
+    expect(memoryRecall([hit('9', 'the question')], '9')).toBeNull();
   });
 });

@@ -1,0 +1,191 @@
+import type { INestApplication } from '@nestjs/common';
+import { MikroORM } from '@mikro-orm/postgresql';
+import {
+  subject,
+  Subjects,
+  type MemorySearchResult,
+  type MessageCreated,
+} from '@dirigent/contracts';
+import { contentWords } from '@dirigent/memory-domain';
+import { migrate } from '@dirigent/persistence';
+import { startServiceApp } from '@dirigent/service-kit';
+import {
+  closeMessaging,
+  snowflake,
+  testDatabaseUrl,
+  testMessaging,
+  testNatsUrl,
+  waitFor,
+} from '@dirigent/testing';
+import { MemoryService } from '../services/memory/memory.module';
+import { FACTS, filler, MOVES, NAMES, prng } from './memory/corpus';
+import { msSince, percentile, round, type BenchResult } from './stats';
+
+const MESSAGES = 10_000;
+const CHANNELS = 20;
+const QUERIES = 200;
+const DAY = 86_400_000;
+
+interface Planned {
+  data: MessageCreated;
+  fact?: number;
+}
+
+/** The guild's 10,000 messages over 30 days, planted facts and moves among them. */
+function corpus(guildId: string): { messages: Planned[]; movers: string[] } {
+  const rand = prng(42);
+  // Distinct by construction (random snowflakes made within one millisecond can collide).
+  const base = BigInt(Date.now()) * 100_000n;
+  const id = (n: number) => String(base + BigInt(n));
+  const channels = Array.from({ length: CHANNELS }, (_, i) => id(MESSAGES + i));
+  const authors = NAMES.map((name, i) => ({ id: id(MESSAGES + CHANNELS + i), name }));
+  const start = Date.now() - 30 * DAY;
+  const step = (30 * DAY) / MESSAGES;
+  const specials = new Map<number, { text: string; author: number; fact?: number }>();
+  FACTS.forEach((f, i) => specials.set(97 + i * 193, { text: f.text, author: i, fact: i }));
+  MOVES.forEach((m, i) => {
+    specials.set(151 + i * 37, { text: `I live in ${m.old} these days`, author: 100 + i });
+    specials.set(8_501 + i * 53, { text: `I just moved to ${m.current}!`, author: 100 + i });
+  });
+  const messages: Planned[] = [];
+  for (let n = 0; n < MESSAGES; n++) {
+    const s = specials.get(n);
+    const author = authors[s?.author ?? Math.floor(rand() * authors.length)];
+    messages.push({
+      fact: s?.fact,
+      data: {
+        guildId,
+        channelId: channels[Math.floor(rand() * CHANNELS)],
+        messageId: id(n),
+        authorId: author.id,
+        authorName: author.name,
+        authorIsBot: false,
+        content: s?.text ?? filler(rand),
+        createdAt: new Date(start + n * step).toISOString(),
+      },
+    });
+  }
+  return { messages, movers: MOVES.map((_, i) => authors[100 + i].name) };
+}
+
+/**
+ * Memory at 10,000 messages (20 channels, 200 authors): ingest through JetStream into
+ * Postgres (msg/s), `memory.search` p50/p95 over 200 queries, keyword recall@5, recall@5 of
+ * paraphrased questions sharing no content word with the fact (what the vectors add),
+ * and how often the current value of a changed fact ranks above the superseded one.
+ * Embeds with the offline hashed embedder unless DIRIGENT_MEMORY_EMBEDDER=gateway.
+ */
+export async function benchMemory(): Promise<BenchResult> {
+  const databaseUrl = testDatabaseUrl();
+  await migrate(databaseUrl);
+  const embedder = process.env.DIRIGENT_MEMORY_EMBEDDER ?? 'local';
+  let app: INestApplication | undefined;
+  const messaging = await testMessaging('memory-bench');
+  try {
+    app = (
+      await startServiceApp(MemoryService, {
+        ...process.env,
+        NATS_URL: testNatsUrl(),
+        DATABASE_URL: databaseUrl,
+        MEMORY_PORT: '0',
+        LOG_LEVEL: 'error',
+        DIRIGENT_MEMORY_EMBEDDER: embedder,
+        // No epoch closes during the measurement.
+        DIRIGENT_EPOCH_GAP_MS: String(365 * DAY),
+      })
+    ).app;
+    const guildId = snowflake();
+    const { messages, movers } = corpus(guildId);
+
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < messages.length; i += 500) {
+      await Promise.all(
+        messages
+          .slice(i, i + 500)
+          .map(({ data }) =>
+            messaging.publishEvent(
+              subject.discordEvent(guildId, data.channelId, 'message.created'),
+              'message.created',
+              data,
+              { id: `discord:${data.messageId}` },
+            ),
+          ),
+      );
+    }
+    const connection = app.get(MikroORM).em.getConnection();
+    const stored = async () => {
+      const [row] = await connection.execute<{ count: string }[]>(
+        'select count(*) from memory_message where guild_id = ?',
+        [guildId],
+      );
+      return Number(row.count);
+    };
+    await waitFor(async () => (await stored()) >= MESSAGES, 600_000, 250, 'ingest');
+    const ingestSeconds = msSince(t0) / 1000;
+
+    const search = async (query: string, k = 8) => {
+      const r = await messaging.request<MemorySearchResult>(
+        Subjects.memory.search,
+        { guildId, query, k },
+        10_000,
+      );
+      if (!r.ok) throw new Error(`search failed: ${r.error.message}`);
+      return r.data.hits;
+    };
+    const factIds = new Map<number, string>();
+    for (const m of messages) if (m.fact !== undefined) factIds.set(m.fact, m.data.messageId);
+    const recall = async (pick: (f: (typeof FACTS)[number]) => string) => {
+      let found = 0;
+      for (let i = 0; i < FACTS.length; i++) {
+        const hits = await search(pick(FACTS[i]), 5);
+        if (hits.some((h) => h.messageId === factIds.get(i))) found++;
+      }
+      return found / FACTS.length;
+    };
+    const keywordRecall = await recall((f) => f.keyword);
+    const paraphraseRecall = await recall((f) => f.paraphrase);
+    const overlapping = FACTS.filter((f) => {
+      const words = new Set(contentWords(f.text));
+      return contentWords(f.paraphrase).some((w) => words.has(w));
+    }).length;
+
+    let currentFirst = 0;
+    for (let i = 0; i < MOVES.length; i++) {
+      const hits = await search(`where does ${movers[i]} live`, 10);
+      const first = hits.find(
+        (h) => h.text.includes(MOVES[i].old) || h.text.includes(MOVES[i].current),
+      );
+      if (first?.text.includes(MOVES[i].current)) currentFirst++;
+    }
+
+    const rand = prng(7);
+    const queries = Array.from({ length: QUERIES }, (_, i) =>
+      i % 4 === 0
+        ? FACTS[i % FACTS.length].keyword
+        : i % 4 === 1
+          ? FACTS[i % FACTS.length].paraphrase
+          : filler(rand),
+    );
+    const latencies: number[] = [];
+    for (const q of queries) {
+      const t = process.hrtime.bigint();
+      await search(q);
+      latencies.push(msSince(t));
+    }
+
+    return {
+      embedder: embedder === 'local' ? 'offline hashed n-grams' : 'gateway (purpose embed)',
+      messages: MESSAGES,
+      ingest_msgs_per_s: Math.round(MESSAGES / ingestSeconds),
+      search_p50_ms: round(percentile(latencies, 50), 1),
+      search_p95_ms: round(percentile(latencies, 95), 1),
+      keyword_recall_at_5: round(keywordRecall, 2),
+      paraphrase_recall_at_5: round(paraphraseRecall, 2),
+      paraphrases_sharing_a_content_word: overlapping,
+      current_over_superseded_pct: Math.round((100 * currentFirst) / MOVES.length),
+    };
+  } finally {
+    await app?.close();
+    await closeMessaging(messaging);
+  }
+}
