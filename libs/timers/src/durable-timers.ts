@@ -9,6 +9,8 @@ export interface TimerCommand<T = unknown> {
   subject: string;
   type: string;
   data: T;
+  /** What scheduled the timer (the envelope's `causationId`), e.g. the reactor job that armed it. */
+  causationId?: string;
 }
 
 interface StoredTimer {
@@ -62,18 +64,35 @@ export class DurableTimers {
     private readonly messaging: Messaging,
     private readonly owner: string,
     private readonly now: () => number,
+    private readonly fires: (command: { subject: string; data: unknown }) => boolean,
   ) {}
 
-  /** `owner` namespaces the keys, so each service fires only its own timers. */
+  /**
+   * `owner` namespaces the keys, so each service fires only its own timers. `fires` narrows
+   * them further, for a service whose replicas divide the work (e.g. by channel partition):
+   * a timer it declines stays in the bucket for the instance that takes it; call
+   * {@link rearm} when the answer may have changed.
+   */
   static async open(
     messaging: Messaging,
     owner: string,
-    opts: { bucket?: string; now?: () => number } = {},
+    opts: {
+      bucket?: string;
+      now?: () => number;
+      fires?: (command: { subject: string; data: unknown }) => boolean;
+    } = {},
   ): Promise<DurableTimers> {
     if (!/^[A-Za-z0-9_-]+$/.test(owner)) throw new Error(`invalid timer owner "${owner}"`);
     const bucket = opts.bucket ?? Buckets.timers;
     const kv = await new Kvm(messaging.client.js).create(bucket, { history: 1 });
-    return new DurableTimers(kv, bucket, messaging, owner, opts.now ?? Date.now);
+    return new DurableTimers(
+      kv,
+      bucket,
+      messaging,
+      owner,
+      opts.now ?? Date.now,
+      opts.fires ?? (() => true),
+    );
   }
 
   private storageKey(key: string): string {
@@ -86,7 +105,9 @@ export class DurableTimers {
       key,
       dueAt: dueAt.getTime(),
       subject: command.subject,
-      envelope: envelope(command.type, this.messaging.source, command.data),
+      envelope: envelope(command.type, this.messaging.source, command.data, {
+        causationId: command.causationId,
+      }),
     };
     await this.kv.put(this.storageKey(key), JSON.stringify(stored));
   }
@@ -155,11 +176,20 @@ export class DurableTimers {
     this.watcher?.stop();
   }
 
+  /** Looks again at which pending timers this instance fires (see `fires` of {@link open}). */
+  rearm(): void {
+    this.arm();
+  }
+
+  private mine(t: StoredTimer): boolean {
+    return this.fires({ subject: t.subject, data: t.envelope.data });
+  }
+
   private arm(): void {
     if (this.stopped) return;
     if (this.alarm) clearTimeout(this.alarm);
     let next = Infinity;
-    for (const t of this.pending.values()) next = Math.min(next, t.dueAt);
+    for (const t of this.pending.values()) if (this.mine(t)) next = Math.min(next, t.dueAt);
     if (next === Infinity) return;
     const delay = Math.min(Math.max(next - this.now(), 0), MAX_DELAY);
     this.alarm = setTimeout(() => void this.fireDue(), delay);
@@ -171,7 +201,7 @@ export class DurableTimers {
     try {
       const now = this.now();
       for (const [storageKey, t] of [...this.pending]) {
-        if (t.dueAt > now) continue;
+        if (t.dueAt > now || !this.mine(t)) continue;
         try {
           await this.messaging.publish(t.subject, t.envelope);
           // Fails when the timer was rescheduled meanwhile: the new one stays.
