@@ -63,6 +63,11 @@ export class GatewayIngest {
   private readonly log = new Logger('gateway-ingest');
   private catchingUp: Promise<void> = Promise.resolve();
   private gate: { promise: Promise<void>; open: () => void } | null = null;
+  /**
+   * Reactions carry no id: their event id holds the receipt time, so two receipts never share
+   * a millisecond (an add, remove and add again within one ms are three events, not two).
+   */
+  private lastReceiptMs = 0;
 
   constructor(
     private readonly publisher: DiscordEventPublisher,
@@ -165,9 +170,14 @@ export class GatewayIngest {
         userId: u.id,
         emojiName: r.emoji.name,
         emojiId: r.emoji.id,
-        receivedAt: new Date(),
+        receivedAt: this.nextReceipt(),
       }),
     );
+  }
+
+  private nextReceipt(): Date {
+    this.lastReceiptMs = Math.max(Date.now(), this.lastReceiptMs + 1);
+    return new Date(this.lastReceiptMs);
   }
 
   private async onMember(
