@@ -6,12 +6,12 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
-import { DurableTimers } from '@dirigent/timers';
+import { Reactor } from '@dirigent/reactor';
 import { Agents } from './application/agents';
 import { DispositionStore, TurnCoordination } from './application/ports';
 import type { RouterConfig } from './config';
 
-/** At start: the configuration's disposition upserts, the durable timers, the agents' identities. */
+/** At start: the configuration's disposition upserts, the reactor's durable timers, the agents' identities. */
 @Injectable()
 export class RouterLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly log = new Logger('router');
@@ -19,14 +19,14 @@ export class RouterLifecycle implements OnApplicationBootstrap, OnApplicationShu
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
     private readonly dispositions: DispositionStore,
-    private readonly timers: DurableTimers,
+    private readonly reactor: Reactor,
     private readonly agents: Agents,
     private readonly coordination: TurnCoordination,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     for (const d of this.config.file.dispositions) await this.dispositions.upsert(d);
-    await this.timers.start();
+    await this.reactor.start();
     // Agents with their own account are identities like any other: in channels whose
     // turns are managed they speak when granted. Not waited for: the coordinator may start later.
     for (const a of this.agents.all) {
@@ -42,6 +42,6 @@ export class RouterLifecycle implements OnApplicationBootstrap, OnApplicationShu
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.timers.stop();
+    await this.reactor.stop();
   }
 }

@@ -1,8 +1,9 @@
-import { Module } from '@nestjs/common';
+import { Logger, Module } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { StreamSpecs } from '@dirigent/contracts';
 import { KeyedQueue, Messaging } from '@dirigent/messaging';
 import { SERVICE_CONFIG, type ServiceDefinition } from '@dirigent/service-kit';
+import { Reactor } from '@dirigent/reactor';
 import { DurableTimers } from '@dirigent/timers';
 import { NatsTurnCoordination } from './adapters/coordinator.client';
 import { routerEntities } from './adapters/entities';
@@ -82,9 +83,16 @@ const nats = (factory: (m: Messaging, c: RouterConfig) => unknown) => ({
     { provide: Clock, useValue: { now: () => Date.now() } },
     { provide: KeyedQueue, useValue: new KeyedQueue() },
     {
-      provide: DurableTimers,
-      inject: [Messaging],
-      useFactory: (m: Messaging) => DurableTimers.open(m, ROUTER_SERVICE),
+      provide: Reactor,
+      inject: [Messaging, KeyedQueue],
+      useFactory: async (m: Messaging, lanes: KeyedQueue) => {
+        const log = new Logger('router:reactor');
+        return new Reactor({
+          timers: await DurableTimers.open(m, ROUTER_SERVICE),
+          lanes,
+          log: (o) => log.debug?.(o, o.fired ? 'job fired' : 'job not due'),
+        });
+      },
     },
     Agents,
     ChannelActivity,

@@ -192,11 +192,25 @@ export interface RouterDecision {
   reaction?: string;
   followup?: { followupId: string; bias: string; dueAt: string };
   interrupted?: { atBeat: number; action: 'abort' | 'fold' | 'continue' };
+  /** Why it ran (additive): the reactor job, its trigger, the event or timer that caused it, the run that scheduled it. */
+  lineage?: RouterDecisionLineage;
   latencyMs: number;
   costUsd: number;
   models: string[];
   /** ISO-8601 */
   at: string;
+}
+
+/** A decision's lineage (`@dirigent/reactor`'s `Lineage`). */
+export interface RouterDecisionLineage {
+  job: string;
+  trigger: 'timer' | 'event' | 'predicate' | 'all' | 'any';
+  /** The envelope id of the event or timer firing. */
+  causeId: string;
+  /** The decision (or other job run) that scheduled this one. */
+  parentId?: string;
+  /** A composite trigger's members that held. */
+  via?: string[];
 }
 
 /** `dirigent.router.evt.<g>.<c>.followup`. */

@@ -87,6 +87,15 @@ ${
   );
 }
 
+/** "Why did this run": the reactor job, its trigger (and a composite's members), cause and parent. */
+function lineage(l: NonNullable<RouterDecision['lineage']>): string {
+  const via = l.via ? ` (${esc(l.via.join(', '))})` : '';
+  const parent = l.parentId
+    ? ` · scheduled by <a href="#decision-${esc(l.parentId)}"><code>${esc(l.parentId)}</code></a>`
+    : '';
+  return `<dt>Why</dt><dd data-field="lineage">${esc(l.job)} · ${esc(l.trigger)}${via} · cause <code>${esc(l.causeId)}</code>${parent}</dd>`;
+}
+
 function decisionCard(d: RouterDecision, guilds: readonly GuildView[]): string {
   const scores = [...d.candidates]
     .sort((a, b) => b.score - a.score)
@@ -104,6 +113,7 @@ function decisionCard(d: RouterDecision, guilds: readonly GuildView[]): string {
 <div class="meta">${time(d.at)} · ${esc(channelName(guilds, d.channelId))} · agent <code>${esc(d.agentId)}</code></div>
 <dl><dt>Chosen</dt><dd data-field="chosen"><strong>${esc(d.chosen)}</strong> <span class="muted">(${esc(d.dimensions.outputShape)}, ${esc(d.dimensions.voice)}, ${esc(d.dimensions.contextStrategy)})</span></dd>
 <dt>Trigger</dt><dd data-field="trigger">${esc(d.trigger)}${d.interrupted ? ` · interrupted at beat ${d.interrupted.atBeat} (${esc(d.interrupted.action)})` : ''}</dd>
+${d.lineage ? lineage(d.lineage) : ''}
 <dt>Seed</dt><dd data-field="seed"><code>${esc(d.seed)}</code></dd>
 <dt>Scores</dt><dd><ul class="scores" data-field="scores">${scores}</ul></dd>
 <dt>Latency</dt><dd data-field="latency">${d.latencyMs} ms</dd>

@@ -71,6 +71,27 @@ describe('memory and decision-log tabs', () => {
     expect(html).toContain('<code>123:dit</code>');
     expect(html).toContain('&lt;b&gt;hi&lt;/b&gt;');
     expect(html).toContain('<option value="reactive" selected>');
+    expect(html).not.toContain('data-field="lineage"');
+    const why = decisionsPage(guilds, {
+      filter: { guildId: '7' },
+      error: null,
+      decisions: [
+        {
+          ...d,
+          trigger: 'speculative',
+          lineage: {
+            job: 'speculative-turn',
+            trigger: 'all',
+            causeId: 'timer-1',
+            parentId: 'd-0',
+            via: ['timer', 'quiet'],
+          },
+        },
+      ],
+    });
+    expect(why).toContain(
+      'speculative-turn · all (timer, quiet) · cause <code>timer-1</code> · scheduled by <a href="#decision-d-0">',
+    );
     expect(
       decisionsPage(guilds, { filter: { guildId: '7' }, error: 'x', decisions: [] }),
     ).toContain('The router did not answer (x)');

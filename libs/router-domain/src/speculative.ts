@@ -1,3 +1,4 @@
+import { all, evaluate, predicate, type Trigger } from '@dirigent/reactor';
 import { seededRandom } from './seeded';
 
 export interface SpeculativeSettings {
@@ -48,22 +49,59 @@ export type SpeculativeVerdict =
       reason: 'disabled' | 'not-quiet' | 'bot-spoke' | 'inactive' | 'budget' | 'chance';
     };
 
+/** What the speculative conditions read when the channel's timer fires. */
+export interface SpeculativeSnapshot {
+  activity: ChannelActivity;
+  now: number;
+  budgetFraction: number | undefined;
+  seed: string;
+}
+
+/**
+ * The composite's conditions, in order: enabled, quiet, no recent bot turn, a recent human,
+ * budget, then the seeded chance. The router adds the durable timer that is re-armed by
+ * every message (`speculativeCheckAt`).
+ */
+export function speculativeConditions(s: SpeculativeSettings): Trigger<SpeculativeSnapshot> {
+  return all<SpeculativeSnapshot>(
+    predicate('enabled', () => s.enabled),
+    predicate('quiet', ({ activity: a, now }) => {
+      const last = a.lastMessageAt ?? a.lastHumanAt;
+      return last === undefined || now - last >= s.quietMs;
+    }),
+    predicate(
+      'no-bot-turn',
+      ({ activity: a, now }) =>
+        a.lastBotTurnAt === undefined || now - a.lastBotTurnAt >= s.minSinceBotTurnMs,
+    ),
+    predicate(
+      'human-within',
+      ({ activity: a, now }) =>
+        a.lastHumanAt !== undefined && now - a.lastHumanAt <= s.activeWithinMs,
+    ),
+    predicate(
+      'budget',
+      ({ budgetFraction }) => budgetFraction !== undefined && budgetFraction >= s.minBudgetFraction,
+    ),
+    predicate('chance', ({ seed }) => seededRandom(seed, 'speculative')() < s.chance),
+  );
+}
+
+const UNMET = {
+  enabled: 'disabled',
+  quiet: 'not-quiet',
+  'no-bot-turn': 'bot-spoke',
+  'human-within': 'inactive',
+  budget: 'budget',
+  chance: 'chance',
+} as const;
+
 /** The composite predicate: quiet, no recent bot turn, a recent human, budget, then chance. */
 export function speculativeDue(
   a: ChannelActivity,
   s: SpeculativeSettings,
   ctx: { now: number; budgetFraction: number | undefined; seed: string },
 ): SpeculativeVerdict {
-  if (!s.enabled) return { fire: false, reason: 'disabled' };
-  const last = a.lastMessageAt ?? a.lastHumanAt;
-  if (last !== undefined && ctx.now - last < s.quietMs) return { fire: false, reason: 'not-quiet' };
-  if (a.lastBotTurnAt !== undefined && ctx.now - a.lastBotTurnAt < s.minSinceBotTurnMs)
-    return { fire: false, reason: 'bot-spoke' };
-  if (a.lastHumanAt === undefined || ctx.now - a.lastHumanAt > s.activeWithinMs)
-    return { fire: false, reason: 'inactive' };
-  if (ctx.budgetFraction === undefined || ctx.budgetFraction < s.minBudgetFraction)
-    return { fire: false, reason: 'budget' };
-  if (!(seededRandom(ctx.seed, 'speculative')() < s.chance))
-    return { fire: false, reason: 'chance' };
-  return { fire: true };
+  const v = evaluate(speculativeConditions(s), { activity: a, ...ctx });
+  return v.fire ? { fire: true } : { fire: false, reason: UNMET[v.reason as keyof typeof UNMET] };
 }

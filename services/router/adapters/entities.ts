@@ -1,4 +1,5 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import type { RouterDecisionLineage } from '@dirigent/contracts';
 import type { SelfFollowupHint } from '@dirigent/router-domain';
 
 // Tables of Migration20261123160000_router.
@@ -47,6 +48,8 @@ export class DecisionRow {
     atBeat: number;
     action: 'abort' | 'fold' | 'continue';
   } | null = null;
+  /** Migration20261123190000_decision_lineage. */
+  @Property({ type: 'json', nullable: true }) lineage: RouterDecisionLineage | null = null;
   @Property() latencyMs: number;
   @Property({ type: 'double' }) costUsd = 0;
   @Property({ type: 'json' }) models: string[] = [];

@@ -111,6 +111,7 @@ function toDecision(r: DecisionRow): RouterDecision {
     ...(r.reaction ? { reaction: r.reaction } : {}),
     ...(r.followup ? { followup: r.followup } : {}),
     ...(r.interrupted ? { interrupted: r.interrupted } : {}),
+    ...(r.lineage ? { lineage: r.lineage } : {}),
     latencyMs: r.latencyMs,
     costUsd: r.costUsd,
     models: r.models,
@@ -134,6 +135,7 @@ export class PostgresDecisionLog extends DecisionLog {
       reaction: d.reaction ?? null,
       followup: d.followup ?? null,
       interrupted: d.interrupted ?? null,
+      lineage: d.lineage ?? null,
       dimensions: { ...d.dimensions },
       at: new Date(d.at),
     });

@@ -8,6 +8,8 @@ export interface SeenMessage extends LaterMessage {
   content: string;
   webhookId?: string;
   authorName?: string;
+  /** The envelope id of its `message.created`, when it came from the stream. */
+  eventId?: string;
 }
 
 interface Waiter {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { RouterDecision, RouterTrigger } from '@dirigent/contracts';
+import type { Lineage } from '@dirigent/reactor';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
   dimensionsOf,
@@ -42,6 +43,8 @@ export interface TurnRequest {
   /** An interruption: the parent's disposition, beats already sent and those withheld. */
   interruption?: { parentDispositionId: string; atBeat: number; withheld: string[] };
   previous?: string;
+  /** Why the turn runs (the reactor job, the event or timer, the run that scheduled it). */
+  lineage?: Lineage;
 }
 
 interface Dispatched {
@@ -125,6 +128,7 @@ export class ExecuteTurn {
         ? { followup: { followupId, bias: plan.bias, dueAt: new Date(plan.dueAt).toISOString() } }
         : {}),
       ...(interrupted ? { interrupted } : {}),
+      ...(r.lineage ? { lineage: r.lineage } : {}),
       latencyMs: Math.round(this.clock.now() - started),
       costUsd: (composed?.costUsd ?? 0) + (classified?.costUsd ?? 0),
       models: [
@@ -320,6 +324,12 @@ export class ExecuteTurn {
       inbound: m,
       mentioned: isMentioned(r.agent, m),
       seed: `${m.messageId}:${r.agent.id}`,
+      lineage: {
+        job: withheld.length ? 'interruption' : 'reactive-turn',
+        trigger: 'event',
+        causeId: m.eventId ?? m.messageId,
+        parentId: parent.decisionId,
+      },
       ...(withheld.length
         ? {
             parentDecisionId: parent.decisionId,

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { FollowupDue } from '@dirigent/contracts';
+import { FollowupDue } from '@dirigent/contracts';
 import { KeyedQueue } from '@dirigent/messaging';
+import { Reactor, type Lineage } from '@dirigent/reactor';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { followupAbortReason, type FollowupBias } from '@dirigent/router-domain';
 import type { RouterConfig } from '../config';
@@ -8,11 +9,13 @@ import { Agents } from './agents';
 import { ChannelActivity } from './channel-activity';
 import { ExecuteTurn } from './execute-turn';
 import { Clock, DecisionLog, FollowupStore, RouterOutbox, TurnCoordination } from './ports';
+import { FOLLOWUP_DUE } from './schedule-followup';
 
 /**
- * A due self-follow-up: aborted when a human replied to the bot, the conversation moved
- * on or someone is mid-thought; otherwise routed again with its bias. It settles before
- * it speaks, so it fires at most once whatever the redeliveries.
+ * The reactor job `self-followup`, on the durable timer its decision armed. A due
+ * follow-up is aborted when a human replied to the bot, the conversation moved on or
+ * someone is mid-thought; otherwise routed again with its bias. It settles before it
+ * speaks, so it fires at most once whatever the redeliveries.
  */
 @Injectable()
 export class FireFollowup {
@@ -27,9 +30,17 @@ export class FireFollowup {
     private readonly execute: ExecuteTurn,
     private readonly outbox: RouterOutbox,
     private readonly clock: Clock,
-  ) {}
+    reactor: Reactor,
+  ) {
+    reactor.job({
+      name: 'self-followup',
+      trigger: FOLLOWUP_DUE,
+      parse: FollowupDue.create,
+      run: (due, { lineage }) => this.run(due, lineage),
+    });
+  }
 
-  async run(due: FollowupDue): Promise<void> {
+  async run(due: FollowupDue, lineage?: Lineage): Promise<void> {
     const f = await this.store.get(due.followupId);
     if (!f || f.status !== 'scheduled') return;
     const event = {
@@ -75,6 +86,7 @@ export class FireFollowup {
         parentDecisionId: f.parentDecisionId,
         followupId: f.followupId,
         previous: parent?.beats.map((b) => b.text).join('\n\n') || parent?.reaction,
+        lineage,
       });
     });
   }

@@ -22,7 +22,8 @@ export class OnGrant {
     private readonly execute: ExecuteTurn,
   ) {}
 
-  async run(g: TurnGranted): Promise<void> {
+  /** `eventId`: the grant's envelope id, the cause in the decision's lineage. */
+  async run(g: TurnGranted, eventId?: string): Promise<void> {
     const agent = this.agents.get(g.agentId);
     if (!agent || agent.orchestrator) return;
     await this.lanes.run(g.channelId, async () => {
@@ -41,6 +42,7 @@ export class OnGrant {
         mentioned: inbound ? isMentioned(agent, inbound) : false,
         seed: `${g.turnId}:${agent.id}`,
         grant: { turnId: g.turnId },
+        lineage: { job: 'granted-turn', trigger: 'event', causeId: eventId ?? g.turnId },
       });
     });
   }

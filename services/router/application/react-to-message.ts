@@ -45,9 +45,12 @@ export class ReactToMessage {
     @Optional() private readonly orchestrator?: OrchestrateInDiscord,
   ) {}
 
-  /** Returns at once: the lane runs the turns (the consumer must keep delivering beats). */
-  observe(m: MessageCreated): void {
-    const seen = seenMessage(m);
+  /**
+   * Returns at once: the lane runs the turns (the consumer must keep delivering beats).
+   * `eventId` (the envelope id) is the cause in the decisions' lineage.
+   */
+  observe(m: MessageCreated, eventId?: string): void {
+    const seen = { ...seenMessage(m), ...(eventId ? { eventId } : {}) };
     if (this.activity.observe(seen, this.agents.userIds) !== 'new') return;
     for (const agent of this.agents.all) {
       this.lanes
@@ -78,7 +81,7 @@ export class ReactToMessage {
     if (channel.managed && channel.speakers.includes(agent.id)) return;
     const verdict = preflight(agent, seen, { managedChannel: channel.managed });
     if (!verdict.proceed) return;
-    await this.execute.run({
+    const decision = await this.execute.run({
       guildId: m.guildId,
       channelId: m.channelId,
       agent,
@@ -86,7 +89,9 @@ export class ReactToMessage {
       inbound: seen,
       mentioned: verdict.mentioned,
       seed: `${m.messageId}:${agent.id}`,
+      lineage: { job: 'reactive-turn', trigger: 'event', causeId: seen.eventId ?? m.messageId },
     });
-    if (!m.authorIsBot) await this.speculative.arm(agent, m.guildId, m.channelId);
+    if (!m.authorIsBot)
+      await this.speculative.arm(agent, m.guildId, m.channelId, decision.decisionId);
   }
 }

@@ -1,18 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import { RouterEventTypes, subject, type RouterDecision } from '@dirigent/contracts';
-import { DurableTimers } from '@dirigent/timers';
+import { Reactor, timer } from '@dirigent/reactor';
 import { FollowupStore, RouterOutbox, Clock } from './ports';
 
 export const ROUTER_SERVICE = 'router';
-export const FOLLOWUP_TIMER = 'followup';
-export const SPECULATIVE_TIMER = 'speculative';
+/** The router's durable timers (`dirigent.timer.fired.router.<name>`), triggers of its reactor jobs. */
+export const FOLLOWUP_DUE = timer({
+  subject: subject.timerFired(ROUTER_SERVICE, 'followup'),
+  type: RouterEventTypes.followupDue,
+});
+export const SPECULATIVE_DUE = timer({
+  subject: subject.timerFired(ROUTER_SERVICE, 'speculative'),
+  type: RouterEventTypes.speculativeDue,
+});
 
-/** Stores a rolled follow-up and arms its durable timer (it survives restarts). */
+/**
+ * Stores a rolled follow-up and arms its durable timer (it survives restarts), naming the
+ * decision that scheduled it as the timer's cause: the follow-up's decision shows it.
+ */
 @Injectable()
 export class ScheduleFollowup {
   constructor(
     private readonly store: FollowupStore,
-    private readonly timers: DurableTimers,
+    private readonly reactor: Reactor,
     private readonly outbox: RouterOutbox,
     private readonly clock: Clock,
   ) {}
@@ -34,11 +44,13 @@ export class ScheduleFollowup {
       botMessageIds,
       createdAt: new Date(this.clock.now()),
     });
-    await this.timers.schedule(`followup:${f.followupId}`, new Date(f.dueAt), {
-      subject: subject.timerFired(ROUTER_SERVICE, FOLLOWUP_TIMER),
-      type: RouterEventTypes.followupDue,
-      data: { followupId: f.followupId, guildId: d.guildId, channelId: d.channelId },
-    });
+    await this.reactor.arm(
+      FOLLOWUP_DUE,
+      `followup:${f.followupId}`,
+      new Date(f.dueAt),
+      { followupId: f.followupId, guildId: d.guildId, channelId: d.channelId },
+      d.decisionId,
+    );
     await this.outbox.followup(d.guildId, d.channelId, {
       followupId: f.followupId,
       parentDecisionId: d.decisionId,

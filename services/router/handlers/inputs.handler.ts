@@ -2,22 +2,18 @@ import { Controller, Logger } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import {
   Durables,
-  FollowupDue,
   MessageCreated,
   MessageDeleted,
-  RouterEventTypes,
-  SpeculativeDue,
   Streams,
   Subjects,
   TurnGranted,
   TypingStarted,
 } from '@dirigent/contracts';
 import { JetStreamContext, PermanentError, type DurableEventOptions } from '@dirigent/messaging';
-import { FireFollowup } from '../application/fire-followup';
+import { occurrence, Reactor } from '@dirigent/reactor';
 import { OnGrant } from '../application/on-grant';
 import { ReactToMessage } from '../application/react-to-message';
 import { ROUTER_SERVICE } from '../application/schedule-followup';
-import { SpeculativeTurns } from '../application/speculative';
 
 const DISCORD_EVT_TOKENS = Subjects.discord.evtPrefix.split('.').length;
 
@@ -26,7 +22,8 @@ const fromNow = { deliverPolicy: 'new' as const };
 
 /**
  * The router's JetStream inputs: Discord events (parallel; each channel's turns run in
- * its lane), grants of the coordinator for its agents, and its own timers.
+ * its lane), grants of the coordinator for its agents, and its own timers (handed to its
+ * reactor: self-follow-ups and speculative turns).
  */
 @Controller()
 export class InputsHandler {
@@ -35,8 +32,7 @@ export class InputsHandler {
   constructor(
     private readonly messages: ReactToMessage,
     private readonly grants: OnGrant,
-    private readonly followups: FireFollowup,
-    private readonly speculative: SpeculativeTurns,
+    private readonly reactor: Reactor,
   ) {}
 
   @EventPattern(Subjects.discord.evtAll, {
@@ -50,7 +46,8 @@ export class InputsHandler {
   discordEvent(@Payload() data: Record<string, unknown>, @Ctx() ctx: JetStreamContext) {
     const tokens = ctx.subject.split('.');
     const kind = tokens.slice(DISCORD_EVT_TOKENS + 2).join('.');
-    if (kind === 'message.created') this.messages.observe(MessageCreated.create(data));
+    if (kind === 'message.created')
+      this.messages.observe(MessageCreated.create(data), ctx.envelope.id);
     else if (kind === 'typing.started') this.messages.typing(TypingStarted.create(data));
     else if (kind === 'message.deleted')
       this.messages.deleted(MessageDeleted.create(data).messageId);
@@ -64,8 +61,8 @@ export class InputsHandler {
     concurrency: 16,
     ...fromNow,
   } satisfies DurableEventOptions)
-  granted(@Payload() g: TurnGranted) {
-    return this.grants.run(g);
+  granted(@Payload() g: TurnGranted, @Ctx() ctx: JetStreamContext) {
+    return this.grants.run(g, ctx.envelope.id);
   }
 
   @EventPattern(`${Subjects.timer.firedPrefix}.${ROUTER_SERVICE}.>`, {
@@ -75,14 +72,8 @@ export class InputsHandler {
     ackWaitMs: 300_000,
     concurrency: 16,
   } satisfies DurableEventOptions)
-  timer(@Payload() data: Record<string, unknown>, @Ctx() ctx: JetStreamContext) {
-    switch (ctx.envelope.type) {
-      case RouterEventTypes.followupDue:
-        return this.followups.run(FollowupDue.create(data));
-      case RouterEventTypes.speculativeDue:
-        return this.speculative.fire(SpeculativeDue.create(data));
-      default:
-        throw new PermanentError(`unknown router timer ${ctx.envelope.type}`);
-    }
+  async timer(@Ctx() ctx: JetStreamContext) {
+    const outcomes = await this.reactor.offer(occurrence('timer', ctx.subject, ctx.envelope));
+    if (!outcomes.length) throw new PermanentError(`unknown router timer ${ctx.envelope.type}`);
   }
 }

@@ -122,6 +122,12 @@ describe('router: a self-follow-up survives SIGKILL', () => {
       10_000,
     );
     expect(decision.data.followupId).toBe(scheduled.data.followupId);
+    // The timer armed before the SIGKILL still names the decision that armed it.
+    expect(decision.data.lineage).toMatchObject({
+      job: 'self-followup',
+      trigger: 'timer',
+      parentId: scheduled.data.parentDecisionId,
+    });
     await waitFor(
       () => discord.sent(channel).some((c) => c.data.content === 'the deeper take'),
       10_000,

@@ -144,6 +144,15 @@ describe('router reactor: fan-out, grants, self-follow-ups, speculative turns', 
       parentDecisionId: fired.parentDecisionId,
     });
     expect(child.followup).toBeUndefined();
+    // Why it ran: the reactor job on the timer its parent decision armed.
+    expect(child.lineage).toEqual({
+      job: 'self-followup',
+      trigger: 'timer',
+      causeId: expect.any(String),
+      parentId: fired.parentDecisionId,
+    });
+    const parent = s.decisions(channel).find((d) => d.decisionId === fired.parentDecisionId)!;
+    expect(parent.lineage).toMatchObject({ job: 'reactive-turn', trigger: 'event' });
     await new Promise((r) => setTimeout(r, 500));
     expect(followupEvents(channel).filter((f) => f.status === 'fired')).toHaveLength(1);
   });
@@ -203,6 +212,30 @@ describe('router reactor: fan-out, grants, self-follow-ups, speculative turns', 
     );
     expect(spec.chosen).toBe('observation-drop');
     expect(spec.inboundMessageId).toBeUndefined();
+    const reactive = s.decisions(channel).find((d) => d.trigger === 'reactive')!;
+    expect(spec.lineage).toEqual({
+      job: 'speculative-turn',
+      trigger: 'all',
+      causeId: expect.any(String),
+      parentId: reactive.decisionId,
+      via: [
+        'timer',
+        'unmanaged',
+        'enabled',
+        'quiet',
+        'no-bot-turn',
+        'human-within',
+        'budget',
+        'chance',
+      ],
+    });
+    const listed = await s.request(Subjects.router.decisionsList, {
+      guildId: guild,
+      channelId: channel,
+    });
+    expect(listed.data.decisions.find((d: any) => d.trigger === 'speculative').lineage).toEqual(
+      spec.lineage,
+    );
     await waitFor(() =>
       s.discord.sent(channel).some((c) => c.data.content === 'funny how quiet it got'),
     );

@@ -6,6 +6,7 @@ import { Migration20261122150000_llm_reservation_holders } from './Migration2026
 import { Migration20261123120000_memory } from './Migration20261123120000_memory';
 import { Migration20261123160000_router } from './Migration20261123160000_router';
 import { Migration20261123170000_orchestrator_runs } from './Migration20261123170000_orchestrator_runs';
+import { Migration20261123190000_decision_lineage } from './Migration20261123190000_decision_lineage';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -27,5 +28,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261123170000_orchestrator_runs',
     class: Migration20261123170000_orchestrator_runs,
+  },
+  {
+    name: 'Migration20261123190000_decision_lineage',
+    class: Migration20261123190000_decision_lineage,
   },
 ];
