@@ -2,7 +2,9 @@ import { Logger, Module, type Provider } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { StreamSpecs } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
+import { Reactor } from '@dirigent/reactor';
 import { SERVICE_CONFIG, type ServiceDefinition } from '@dirigent/service-kit';
+import { DurableTimers } from '@dirigent/timers';
 import { ArrayVectorStore, EmbeddingRepository } from './adapters/embedding.repository';
 import {
   MemoryDossierRow,
@@ -105,6 +107,17 @@ const repository = (
         new GatewaySummarizer(messaging, config.DIRIGENT_MEMORY_GATEWAY_TIMEOUT_MS),
     },
     { provide: CLOCK, useValue: () => Date.now() },
+    {
+      provide: Reactor,
+      inject: [Messaging],
+      useFactory: async (m: Messaging) => {
+        const log = new Logger('memory:reactor');
+        return new Reactor({
+          timers: await DurableTimers.open(m, 'memory'),
+          log: (o) => (o.fired ? log.log(o, 'job fired') : log.debug?.(o, 'job not due')),
+        });
+      },
+    },
     EpochTimer,
     Indexer,
     SearchMemory,

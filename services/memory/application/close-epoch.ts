@@ -1,11 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
-import {
-  MemoryEventTypes,
-  subject,
-  type EpochCloseDue,
-  type EpochClosed,
-} from '@dirigent/contracts';
+import { EpochCloseDue, MemoryEventTypes, subject, type EpochClosed } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
 import {
   epochCloseDue,
@@ -14,8 +9,9 @@ import {
   outlineEpoch,
   type EpochMessage,
 } from '@dirigent/memory-domain';
+import { Reactor } from '@dirigent/reactor';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
-import { EpochTimer } from '../adapters/epoch-timer';
+import { EPOCH_CLOSE, EpochTimer } from '../adapters/epoch-timer';
 import { EpochRepository, epochView } from '../adapters/epoch.repository';
 import { LoreRepository } from '../adapters/lore.repository';
 import { MessageRepository } from '../adapters/message.repository';
@@ -28,7 +24,8 @@ const SYSTEM = `Summarise one finished conversation of a Discord channel. Answer
 {"summary": "<2-4 sentences>", "topics": ["<1-3 word tag>", ...], "lore": ["<a recurring pattern of this group, if any>"]}`;
 
 /**
- * Closes a channel's epoch once it has been silent for the gap. The epoch's id comes from
+ * The reactor job `epoch-close`, on the channel's durable timer (re-armed by every
+ * message): closes a channel's epoch once it has been silent for the gap. The epoch's id comes from
  * its first message, the row and the messages' assignment commit together, and the event
  * is published with the epoch id as `Nats-Msg-Id` and marked published afterwards: a crash
  * at any point (a SIGKILL while the timer is pending, between commit and publish) neither
@@ -47,7 +44,15 @@ export class CloseEpoch {
     @Inject(SUMMARIZER) private readonly model: Summarizer,
     @Inject(CLOCK) private readonly now: Clock,
     @Inject(SERVICE_CONFIG) private readonly config: MemoryConfig,
-  ) {}
+    reactor: Reactor,
+  ) {
+    reactor.job({
+      name: 'epoch-close',
+      trigger: EPOCH_CLOSE,
+      parse: EpochCloseDue.create,
+      run: (due) => this.run(due),
+    });
+  }
 
   async run({ guildId, channelId }: EpochCloseDue): Promise<void> {
     await this.publishPending(guildId, channelId);

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { shouldConsolidate } from '@dirigent/memory-domain';
+import { shouldConsolidate, type ConsolidationState } from '@dirigent/memory-domain';
+import { all, event, predicate, Reactor } from '@dirigent/reactor';
 import { DossierRepository } from '../adapters/dossier.repository';
 import { MessageRepository } from '../adapters/message.repository';
 import type { Row } from '../adapters/sql';
@@ -9,7 +10,20 @@ const SYSTEM = `You maintain a short dossier about one member of a Discord commu
 Answer with JSON only: {"body": "<at most 80 words: stable facts, declared preferences, how they relate to others>",
 "signals": {"topics": ["..."], "tone": "..."}}. Use only what the messages say.`;
 
-/** The dossier's curated body comes from the model (purpose `extract`) when enough new material accumulated. */
+/** In process: a user's messages were counted in their dossier (never on the wire). */
+const COUNTED = 'memory.dossier-counted';
+
+interface Counted {
+  guildId: string;
+  userId: string;
+  counters: Row;
+}
+
+/**
+ * The reactor job `dossier-consolidation`: when messages are counted AND enough new
+ * material accumulated (`shouldConsolidate` over the counters), the dossier's curated body
+ * comes from the model (purpose `extract`).
+ */
 @Injectable()
 export class ConsolidateDossier {
   private readonly log = new Logger('memory:dossier');
@@ -19,18 +33,40 @@ export class ConsolidateDossier {
     private readonly messages: MessageRepository,
     @Inject(SUMMARIZER) private readonly model: Summarizer,
     @Inject(CLOCK) private readonly now: Clock,
-  ) {}
-
-  async maybe(guildId: string, userId: string, counters: Row): Promise<void> {
-    const due = shouldConsolidate({
-      messagesSince: counters.messages_since,
-      charsSince: counters.chars_since,
-      lastConsolidatedAt: counters.last_consolidated_at
-        ? new Date(counters.last_consolidated_at).getTime()
-        : undefined,
-      now: this.now(),
+    private readonly reactor: Reactor,
+  ) {
+    reactor.job<Counted, ConsolidationState>({
+      name: 'dossier-consolidation',
+      trigger: all<ConsolidationState>(
+        event({ type: COUNTED }),
+        predicate('enough-new-material', (s) => shouldConsolidate(s)),
+      ),
+      snapshot: ({ counters }) => ({
+        messagesSince: counters.messages_since,
+        charsSince: counters.chars_since,
+        lastConsolidatedAt: counters.last_consolidated_at
+          ? new Date(counters.last_consolidated_at).getTime()
+          : undefined,
+        now: this.now(),
+      }),
+      run: ({ guildId, userId }) =>
+        this.run(guildId, userId).catch((e: Error) => this.log.warn(e.message)),
     });
-    if (due) await this.run(guildId, userId).catch((e: Error) => this.log.warn(e.message));
+  }
+
+  /**
+   * Offers the counted messages to the reactor. `causeId` names them in the job's lineage
+   * (default: the user and their count since the last consolidation).
+   */
+  async maybe(guildId: string, userId: string, counters: Row, causeId?: string): Promise<void> {
+    const data: Counted = { guildId, userId, counters };
+    await this.reactor.offer({
+      kind: 'event',
+      id: causeId ?? `${guildId}:${userId}:${counters.messages_since}`,
+      subject: COUNTED,
+      type: COUNTED,
+      data,
+    });
   }
 
   async run(guildId: string, userId: string): Promise<void> {

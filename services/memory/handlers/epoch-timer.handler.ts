@@ -1,13 +1,18 @@
 import { Controller } from '@nestjs/common';
-import { EventPattern, Payload } from '@nestjs/microservices';
-import { Durables, EpochCloseDue, Streams } from '@dirigent/contracts';
-import type { DurableEventOptions } from '@dirigent/messaging';
+import { Ctx, EventPattern } from '@nestjs/microservices';
+import { Durables, Streams } from '@dirigent/contracts';
+import {
+  PermanentError,
+  type DurableEventOptions,
+  type JetStreamContext,
+} from '@dirigent/messaging';
+import { occurrence, Reactor } from '@dirigent/reactor';
 import { EPOCH_CLOSE_SUBJECT } from '../adapters/epoch-timer';
-import { CloseEpoch } from '../application/close-epoch';
 
+/** Memory's timers, handed to its reactor (the job `epoch-close`, in `CloseEpoch`). */
 @Controller()
 export class EpochTimerHandlers {
-  constructor(private readonly closeEpoch: CloseEpoch) {}
+  constructor(private readonly reactor: Reactor) {}
 
   @EventPattern(EPOCH_CLOSE_SUBJECT, {
     stream: Streams.timerFired,
@@ -18,7 +23,8 @@ export class EpochTimerHandlers {
     backoffMs: [1000, 5000, 15000, 60000],
     concurrency: 4,
   } satisfies DurableEventOptions)
-  close(@Payload() e: EpochCloseDue) {
-    return this.closeEpoch.run(e);
+  async close(@Ctx() ctx: JetStreamContext) {
+    const outcomes = await this.reactor.offer(occurrence('timer', ctx.subject, ctx.envelope));
+    if (!outcomes.length) throw new PermanentError(`unknown memory timer ${ctx.envelope.type}`);
   }
 }
