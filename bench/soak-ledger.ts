@@ -22,6 +22,8 @@ export class SoakLedger {
   /** Per kill: the first grant in any channel afterwards (the new instance is up). */
   readonly firstGrantAfterKill: number[] = [];
   private lastKillAt: number | null = null;
+  /** The channels the last kill took away (all when not known). */
+  private lastKillChannels: ReadonlySet<string> | null = null;
 
   constructor(private readonly stuckAfterMs: number) {}
 
@@ -45,7 +47,7 @@ export class SoakLedger {
     }
     this.open.set(channelId, turnId);
     this.lastGrantAt.set(channelId, now);
-    if (this.lastKillAt !== null) {
+    if (this.lastKillAt !== null && (this.lastKillChannels?.has(channelId) ?? true)) {
       this.firstGrantAfterKill.push(now - this.lastKillAt);
       this.lastKillAt = null;
     }
@@ -75,10 +77,15 @@ export class SoakLedger {
     return this.open.get(channelId) === turnId;
   }
 
-  /** The coordinator was killed: channels waiting for their next grant time the takeover. */
-  killed(now: number): void {
+  /**
+   * The coordinator was killed: channels waiting for their next grant time the takeover.
+   * With several replicas, `channels` are those the killed one served (the others go on).
+   */
+  killed(now: number, channels?: ReadonlySet<string>): void {
     this.lastKillAt = now;
+    this.lastKillChannels = channels ?? null;
     for (const [channelId, turnId] of this.open) {
+      if (channels && !channels.has(channelId)) continue;
       if (turnId === null && !this.waitingSinceKill.has(channelId)) {
         this.waitingSinceKill.set(channelId, now);
       }

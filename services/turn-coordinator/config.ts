@@ -34,6 +34,21 @@ export class TurnCoordinatorConfig extends BaseConfig {
   @EnvInt({ min: 0 }) DIRIGENT_DISCORD_RPC_TIMEOUT_MS = 5000;
   /** Discord events and turn completions handled at once (order is kept per channel). */
   @EnvInt({ min: 1, max: 256 }) DIRIGENT_COORDINATOR_CONCURRENCY = 16;
+  /**
+   * Partitions the channels are divided into among coordinator replicas, each leased by one
+   * replica at a time (the same number on every replica); 0 = not partitioned: one replica
+   * consumes every channel on the shared durables.
+   */
+  @EnvInt({ min: 0, max: 256 }) DIRIGENT_COORDINATOR_PARTITIONS = 0;
+  /**
+   * This replica's name in the partition leases (one process at a time: a replica restarted
+   * under the same id takes its leases back at once); unset = a new random id per process.
+   */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: '$property must match [A-Za-z0-9_-]{1,64}' })
+  DIRIGENT_COORDINATOR_REPLICA_ID?: string;
+  /** A partition lease not renewed this long expires and another replica takes it. */
+  @EnvInt({ min: 600, max: 60000 }) DIRIGENT_COORDINATOR_LEASE_MS = 3000;
 }
 
 /** The deciders' configuration out of the service's environment. */

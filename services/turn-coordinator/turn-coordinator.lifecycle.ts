@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import {
   Inject,
   Injectable,
   Logger,
+  Optional,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
@@ -14,16 +16,21 @@ import { CacheCoherence } from './adapters/cache-coherence';
 import { Identities } from './application/identities';
 import type { TurnCoordinatorConfig } from './config';
 import { channelProjection, identityProjection } from './adapters/projections/projections';
+import { PartitionLeases } from './partitions/partition-leases';
+import { PartitionedConsumers } from './partitions/partitioned-consumers';
 
 /**
  * What runs beside the handlers: identities are imported, caches kept coherent with other
  * replicas, durable timers armed and the read models fed. The handlers (reactor first) start
- * after this, when the app starts its microservice.
+ * after this, when the app starts its microservice. A partitioned replica
+ * (DIRIGENT_COORDINATOR_PARTITIONS > 0) then takes its share of the partition leases, whose
+ * channel consumers start as each lease is won.
  */
 @Injectable()
 export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly log = new Logger('turn-coordinator');
   private projections: Pick<ProjectionRunner, 'stop'>[] = [];
+  private leases?: PartitionLeases;
 
   constructor(
     private readonly messaging: Messaging,
@@ -32,6 +39,7 @@ export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicati
     private readonly coherence: CacheCoherence,
     private readonly timers: DurableTimers,
     @Inject(SERVICE_CONFIG) private readonly config: TurnCoordinatorConfig,
+    @Optional() private readonly partitioned?: PartitionedConsumers,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -55,11 +63,32 @@ export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicati
       await runProjection(this.messaging, this.orm.em, channelProjection, { log }),
       await runProjection(this.messaging, this.orm.em, identityProjection, { log }),
     ];
+    if (this.partitioned && this.config.DIRIGENT_COORDINATOR_PARTITIONS > 0) {
+      const replicaId = this.config.DIRIGENT_COORDINATOR_REPLICA_ID ?? `tc-${randomUUID()}`;
+      this.leases = await PartitionLeases.open(
+        this.messaging,
+        {
+          partitions: this.config.DIRIGENT_COORDINATOR_PARTITIONS,
+          replicaId,
+          leaseMs: this.config.DIRIGENT_COORDINATOR_LEASE_MS,
+          log: {
+            log: (o) => this.log.log(o),
+            warn: (o) => this.log.warn(o),
+            error: (o) => this.log.error(o),
+          },
+        },
+        this.partitioned,
+      );
+      await this.leases.start();
+      this.log.log({ replicaId, owned: this.leases.owned, msg: 'partition leases started' });
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
     // Each step on its own: the NATS connection may already be draining.
     const steps: (() => Promise<unknown>)[] = [
+      // Leases first: the partitions stop and are handed to the other replicas at once.
+      async () => this.leases?.stop(),
       () => this.timers.stop(),
       () => this.coherence.stop(),
       () => Promise.all(this.projections.splice(0).map((p) => p.stop())),

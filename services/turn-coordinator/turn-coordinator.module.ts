@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Durables, StreamSpecs } from '@dirigent/contracts';
 import { ChannelReadModel, withControlPage } from '@dirigent/control-web';
@@ -31,10 +31,62 @@ import { ChannelCommitsHandler } from './handlers/channel-commits.handler';
 import { ChannelInputsHandler } from './handlers/channel-inputs.handler';
 import { ToolsHandler } from './handlers/tools.handler';
 import { TurnHandler } from './handlers/turn.handler';
+import { PartitionedConsumers, PartitionOwnership } from './partitions/partitioned-consumers';
 import { turnCoordinatorEntities } from './adapters/projections/entities';
 import { CoordinatorLifecycle } from './turn-coordinator.lifecycle';
 
 export { TurnCoordinatorConfig } from './config';
+
+const providers: Provider[] = [
+  {
+    provide: EventStore,
+    inject: [Messaging],
+    useFactory: (messaging: Messaging) => new EventStore(messaging),
+  },
+  {
+    provide: TURN_DOMAIN_CONFIG,
+    inject: [SERVICE_CONFIG],
+    useFactory: (config: TurnCoordinatorConfig) => domainConfig(config),
+  },
+  PartitionOwnership,
+  {
+    provide: DurableTimers,
+    inject: [Messaging, PartitionOwnership],
+    // A partitioned replica fires only the timers of the channels it serves.
+    useFactory: (messaging: Messaging, ownership: PartitionOwnership) =>
+      DurableTimers.open(messaging, SERVICE_NAME, {
+        fires: ({ data }) => ownership.ownsChannel((data as { channelId?: unknown }).channelId),
+      }),
+  },
+  { provide: DiscordPort, useClass: NatsDiscord },
+  {
+    provide: ChannelReadModel,
+    inject: [MikroORM, EventStore],
+    useFactory: (orm: MikroORM, store: EventStore) => new ChannelReadModel(orm.em, store),
+  },
+  Channels,
+  Identities,
+  ChannelInbox,
+  Members,
+  ModeratorSelf,
+  ObserveMessage,
+  MemberChanged,
+  CompleteTurn,
+  ChannelTimerFired,
+  ReactToCommit,
+  CheckTurn,
+  IdentityAdmin,
+  ChannelSettings,
+  CreateChannel,
+  Discussions,
+  RegisterAgent,
+  CacheCoherence,
+  CoordinatorLifecycle,
+];
+
+/** The channel consumers: durable `@EventPattern`s in one replica, leased partitions in several. */
+const channelConsumers: Type[] = [ChannelCommitsHandler, ChannelInputsHandler];
+const requestHandlers: Type[] = [TurnHandler, AdminHandler, ToolsHandler];
 
 /**
  * Turn-taking for Discord channels: the event-sourced channel aggregates and identity
@@ -44,56 +96,28 @@ export { TurnCoordinatorConfig } from './config';
 @Module({
   // The reactor first: on a restart, effects of already committed events go out before new
   // inputs are decided.
-  controllers: [
-    ChannelCommitsHandler,
-    ChannelInputsHandler,
-    TurnHandler,
-    AdminHandler,
-    ToolsHandler,
-  ],
-  providers: [
-    {
-      provide: EventStore,
-      inject: [Messaging],
-      useFactory: (messaging: Messaging) => new EventStore(messaging),
-    },
-    {
-      provide: TURN_DOMAIN_CONFIG,
-      inject: [SERVICE_CONFIG],
-      useFactory: (config: TurnCoordinatorConfig) => domainConfig(config),
-    },
-    {
-      provide: DurableTimers,
-      inject: [Messaging],
-      useFactory: (messaging: Messaging) => DurableTimers.open(messaging, SERVICE_NAME),
-    },
-    { provide: DiscordPort, useClass: NatsDiscord },
-    {
-      provide: ChannelReadModel,
-      inject: [MikroORM, EventStore],
-      useFactory: (orm: MikroORM, store: EventStore) => new ChannelReadModel(orm.em, store),
-    },
-    Channels,
-    Identities,
-    ChannelInbox,
-    Members,
-    ModeratorSelf,
-    ObserveMessage,
-    MemberChanged,
-    CompleteTurn,
-    ChannelTimerFired,
-    ReactToCommit,
-    CheckTurn,
-    IdentityAdmin,
-    ChannelSettings,
-    CreateChannel,
-    Discussions,
-    RegisterAgent,
-    CacheCoherence,
-    CoordinatorLifecycle,
-  ],
+  controllers: [...channelConsumers, ...requestHandlers],
+  providers,
 })
 export class TurnCoordinatorModule {}
+
+/**
+ * The coordinator as one of several replicas (DIRIGENT_COORDINATOR_PARTITIONS > 0): requests
+ * are answered by any replica, channel inputs and effects by the replica holding the lease on
+ * the channel's partition (`partitions/`).
+ */
+@Module({})
+export class PartitionedTurnCoordinatorModule {}
+
+/** The module for `config`: single-replica durables, or partitions leased among replicas. */
+export function turnCoordinatorModule(config: TurnCoordinatorConfig): Type | DynamicModule {
+  if (config.DIRIGENT_COORDINATOR_PARTITIONS === 0) return TurnCoordinatorModule;
+  return {
+    module: PartitionedTurnCoordinatorModule,
+    controllers: requestHandlers,
+    providers: [...providers, ...channelConsumers, PartitionedConsumers],
+  };
+}
 
 /** The coordinator without its control page (tests that do not need the page). */
 export const TurnCoordinatorBase: ServiceDefinition<TurnCoordinatorConfig> = {
@@ -111,7 +135,7 @@ export const TurnCoordinatorBase: ServiceDefinition<TurnCoordinatorConfig> = {
     StreamSpecs.deadLetter,
   ],
   entities: turnCoordinatorEntities,
-  module: () => TurnCoordinatorModule,
+  module: turnCoordinatorModule,
   consumers: (config) => {
     const n = config.DIRIGENT_COORDINATOR_CONCURRENCY;
     const parallel = { concurrency: n, maxAckPending: n * 4 };

@@ -34,6 +34,8 @@ interface Cached<S> {
  */
 export class CommandHandler<C, E extends DomainEvent, S> {
   private readonly cache = new Map<string, Cached<S>>();
+  /** Cached states that may be behind: caught up from their version on next use. */
+  private readonly stale = new Set<string>();
   private readonly queues = new Map<string, Promise<unknown>>();
 
   constructor(
@@ -53,23 +55,44 @@ export class CommandHandler<C, E extends DomainEvent, S> {
     }
   }
 
-  /** The aggregate's current state (from memory, or rebuilt from its events). */
+  /**
+   * The aggregate's current state: from memory, caught up with the commits after the cached
+   * version when it may be behind, or rebuilt from all its events.
+   */
   async state(subject: string): Promise<Cached<S>> {
     const cached = this.cache.get(subject);
-    if (cached) return cached;
-    const { version, events } = await this.store.load<E>(subject);
-    const rebuilt = {
-      state: events.reduce(this.decider.evolve, this.decider.initialState()),
-      version,
-    };
-    this.cache.set(subject, rebuilt);
-    return rebuilt;
+    if (cached && !this.stale.has(subject)) return cached;
+    this.stale.delete(subject);
+    const initial = { state: this.decider.initialState(), version: 0 };
+    let base = cached ?? initial;
+    let commits;
+    try {
+      // A store that lost commits (a reset stream) is read again from the start.
+      if (cached && (await this.store.version(subject)) < cached.version) base = initial;
+      commits = await this.store.loadCommits<E>(subject, base.version);
+    } catch (e) {
+      if (cached) this.stale.add(subject);
+      throw e;
+    }
+    let { state, version } = base;
+    for (const c of commits) {
+      state = c.envelope.data.events.reduce(this.decider.evolve, state);
+      version = c.seq;
+    }
+    const current = { state, version };
+    // Not if a newer state was cached meanwhile (a command of this process appended).
+    const now = this.cache.get(subject);
+    if (!now || now === cached || now.version < version) this.cache.set(subject, current);
+    return current;
   }
 
-  /** Forget the cached state (another process may have written). */
+  /** The cached state may be behind (another process may have written): catch up on next use. */
   invalidate(subject?: string): void {
-    if (subject) this.cache.delete(subject);
-    else this.cache.clear();
+    if (subject) {
+      if (this.cache.has(subject)) this.stale.add(subject);
+    } else {
+      for (const s of this.cache.keys()) this.stale.add(s);
+    }
   }
 
   private async attempt(
@@ -87,7 +110,8 @@ export class CommandHandler<C, E extends DomainEvent, S> {
         this.cache.set(subject, { state: newState, version: next });
         return { events, state: newState, version: next };
       } catch (e) {
-        this.cache.delete(subject);
+        if (e instanceof ConcurrencyError) this.stale.add(subject);
+        else this.cache.delete(subject);
         if (!(e instanceof ConcurrencyError) || attempt >= this.maxAttempts) throw e;
         await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, attempt * 5)));
       }

@@ -105,21 +105,59 @@ export class EventStore {
 
   /** The aggregate's current version without reading its events. */
   async version(subject: string): Promise<number> {
+    return (await this.lastCommit(subject))?.seq ?? 0;
+  }
+
+  /** The aggregate's last commit (undefined: it has none). */
+  private async lastCommit<E extends DomainEvent>(
+    subject: string,
+  ): Promise<StoredCommit<E> | undefined> {
+    return this.getCommit<E>({ last_by_subj: subject });
+  }
+
+  private async getCommit<E extends DomainEvent>(
+    query: { last_by_subj: string } | { seq: number },
+  ): Promise<StoredCommit<E> | undefined> {
     try {
-      const sm = await this.messaging.client.jsm.streams.getMessage(this.stream, {
-        last_by_subj: subject,
-      });
-      return sm?.seq ?? 0;
+      const sm = await this.messaging.client.jsm.streams.getMessage(this.stream, query);
+      return sm ? { seq: sm.seq, envelope: sm.json<Envelope<Commit<E>>>() } : undefined;
     } catch (e) {
-      if (e instanceof JetStreamApiError && e.code === NO_MESSAGE_FOUND) return 0;
+      if (e instanceof JetStreamApiError && e.code === NO_MESSAGE_FOUND) return undefined;
       throw e;
     }
   }
 
+  /**
+   * The commits after `after` when they are few (a cache a commit or two behind, e.g. after
+   * another replica wrote): read backwards from the last one along `previousVersion`, one
+   * direct get each, instead of a consumer. Undefined when the chain is longer than
+   * `max` or a commit does not name its previous version.
+   */
+  private async recentCommits<E extends DomainEvent>(
+    last: StoredCommit<E>,
+    after: number,
+    max = 8,
+  ): Promise<StoredCommit<E>[] | undefined> {
+    const chain: StoredCommit<E>[] = [];
+    for (let c: StoredCommit<E> | undefined = last; c && chain.length < max; ) {
+      chain.unshift(c);
+      const previous: unknown = c.envelope.data?.previousVersion;
+      if (typeof previous !== 'number') return undefined;
+      if (previous <= after) return chain;
+      c = await this.getCommit<E>({ seq: previous });
+    }
+    return undefined;
+  }
+
   /** The aggregate's commits after version `after` (all of them from 0), in order. */
   async loadCommits<E extends DomainEvent>(subject: string, after = 0): Promise<StoredCommit<E>[]> {
-    const last = await this.version(subject);
-    if (last <= after) return [];
+    const lastCommit = await this.lastCommit<E>(subject);
+    const last = lastCommit?.seq ?? 0;
+    if (!lastCommit || last <= after) return [];
+    if (after > 0) {
+      const recent = await this.recentCommits(lastCommit, after);
+      if (recent) return recent;
+    }
     // An ephemeral consumer with a single filter subject (NATS 2.9 has no multi-filter
     // consumers, which the client's ordered consumer asks for); gone when we are done.
     const { jsm, js } = this.messaging.client;

@@ -1,0 +1,421 @@
+/**
+ * The soak's engine (`npm run soak`, and the replica figures of `npm run bench`): N channels
+ * of scripted relay-client agents talk through the built coordinator (child processes, one
+ * per replica) on a nats-server and a scratch database of its own, while a replica is
+ * SIGKILLed every K seconds and restarted at once (the replicas in turn), optionally with the
+ * nats-server restarted while it is down. Counts turns, double grants (a second grant while
+ * one is open), repeated grants, check-turn refusals of the granted speaker, stuck channels
+ * (no grant for more than 30 s) and the takeover time after a kill (kill → the next grant of
+ * a channel of the killed replica that was waiting for one).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { connect } from '@nats-io/transport-node';
+import { Subjects, subject, type Envelope, type TurnGranted } from '@dirigent/contracts';
+import { Messaging, NatsClient } from '@dirigent/messaging';
+import { migrate } from '@dirigent/persistence';
+import { RelayClient, type GrantedEvent } from '@dirigent/relay-client';
+import { snowflake, testDatabaseUrl, waitFor } from '@dirigent/testing';
+import { createScratchDatabase, natsServerBinary } from '../libs/testing/src/private-services';
+import { FakeIngest } from '../services/turn-coordinator/test/fake-ingest';
+import { LEASE_BUCKET } from '../services/turn-coordinator/partitions/partition-leases';
+import { partitionOf } from '../services/turn-coordinator/partitions/partition-of';
+import { SoakLedger } from './soak-ledger';
+
+const MAIN = resolve(__dirname, '../services/turn-coordinator/main.js');
+const STUCK_AFTER_MS = 30_000;
+const AGENTS_PER_CHANNEL = 3;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const soakLog = (msg: string) =>
+  process.stderr.write(`[soak ${new Date().toISOString()}] ${msg}\n`);
+const log = soakLog;
+
+/** Retries a request while the coordinator is down (it answers UNAVAILABLE or TIMEOUT). */
+async function patiently<T>(what: string, call: () => Promise<T>, untilMs: number): Promise<T> {
+  for (;;) {
+    try {
+      return await call();
+    } catch (e) {
+      if (Date.now() > untilMs) throw new Error(`${what}: ${(e as Error).message}`);
+      await sleep(200);
+    }
+  }
+}
+
+/** A free loopback port (the nats-server must come back on the same one after a restart). */
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => res(port));
+    });
+  });
+}
+
+/** The soak's own nats-server, restartable on the same port and JetStream store. */
+class SoakNats {
+  private child?: ChildProcess;
+  private readonly dir = mkdtempSync(join(tmpdir(), 'dirigent-soak-nats-'));
+  restarts = 0;
+
+  private constructor(readonly port: number) {}
+
+  get url(): string {
+    return `nats://127.0.0.1:${this.port}`;
+  }
+
+  static async start(): Promise<SoakNats> {
+    const nats = new SoakNats(await freePort());
+    await nats.up();
+    return nats;
+  }
+
+  private async up(): Promise<void> {
+    const args = [
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(this.port),
+      '-js',
+      '-sd',
+      join(this.dir, 'store'),
+    ];
+    this.child = spawn(natsServerBinary(), args, { stdio: 'ignore' });
+    await waitFor(
+      async () => {
+        const nc = await connect({ servers: this.url, reconnect: false, timeout: 1000 });
+        try {
+          return !!(await (await jetstreamManager(nc)).getAccountInfo());
+        } finally {
+          await nc.close();
+        }
+      },
+      20_000,
+      50,
+      'the soak nats-server',
+    );
+  }
+
+  private async down(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((res) => {
+      child.once('exit', () => res());
+      child.kill('SIGTERM');
+    });
+  }
+
+  /** Stops the server (clean shutdown, the store is kept) and starts it again. */
+  async restart(): Promise<void> {
+    await this.down();
+    await this.up();
+    this.restarts++;
+  }
+
+  async stop(): Promise<void> {
+    await this.down();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+class Coordinator {
+  private child?: ChildProcess;
+  kills = 0;
+  private output = '';
+
+  constructor(
+    private readonly env: Record<string, string>,
+    private readonly logFile?: string,
+    /** The replica id in the partition leases (a fresh one per start when `freshIds`). */
+    public replicaId = 'soak-r0',
+  ) {}
+
+  start(replicaId = this.replicaId): void {
+    this.replicaId = replicaId;
+    const child = spawn(process.execPath, [MAIN], {
+      env: { ...process.env, ...this.env, DIRIGENT_COORDINATOR_REPLICA_ID: replicaId },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const keep = (d: Buffer) => {
+      this.output = (this.output + d.toString()).slice(-20_000);
+      if (this.logFile) appendFileSync(this.logFile, d);
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    this.child = child;
+  }
+
+  async kill(signal: NodeJS.Signals): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((res) => {
+      child.once('exit', () => res());
+      child.kill(signal);
+    });
+    if (signal === 'SIGKILL') this.kills++;
+  }
+
+  tail(): string {
+    return this.output.split('\n').slice(-15).join('\n');
+  }
+}
+
+export interface SoakOptions {
+  channels: number;
+  /** 0: no kills (a throughput run). */
+  killEveryS: number;
+  durationS: number;
+  /** Coordinator replicas (child processes). */
+  replicas: number;
+  /** DIRIGENT_COORDINATOR_PARTITIONS of every replica (0: not partitioned). */
+  partitions: number;
+  /** Restart the soak's nats-server, while the killed replica is down, every this many kills. */
+  natsRestartEveryKills: number;
+  /** A killed replica comes back under a new id, so that only another replica takes over. */
+  freshIds: boolean;
+  /** Use NATS_URL instead of a nats-server of the soak's own (no NATS restarts then). */
+  keepNatsUrl: boolean;
+}
+
+/** What a soak run counted; `failed` when any correctness figure is not zero. */
+export type SoakReport = Record<string, number | string> & { failed: number };
+
+export async function runSoak(o: SoakOptions): Promise<SoakReport> {
+  const { channels: channelCount, killEveryS, durationS } = o;
+  const nats = o.keepNatsUrl ? null : await SoakNats.start();
+  const natsUrl = nats?.url ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+  const db = await createScratchDatabase(testDatabaseUrl());
+  await migrate(db.url);
+  log(`nats ${natsUrl}, database ${db.name}`);
+
+  const client = await NatsClient.connect({ url: natsUrl, name: 'soak' });
+  const quiet = () => undefined;
+  const messaging = new Messaging(client, 'soak', { info: quiet, warn: quiet, error: quiet });
+  const fake = new FakeIngest(messaging, snowflake());
+  await fake.start();
+  const relay = await RelayClient.using(client.nc, { name: 'soak-agents', requestTimeoutMs: 3000 });
+  const env = (): Record<string, string> => ({
+    NATS_URL: natsUrl,
+    DATABASE_URL: db.url,
+    TURN_COORDINATOR_PORT: '0',
+    LOG_LEVEL: process.env.SOAK_LOG_LEVEL ?? 'error',
+    DIRIGENT_MODERATOR_USER_ID: fake.moderatorId,
+    DIRIGENT_DISCORD_RPC_TIMEOUT_MS: '1000',
+    // Scripted agents talk without people: the loop breaker would park channels between
+    // the occasional human messages, and a parked channel is not a stuck one.
+    DIRIGENT_MAX_CYCLES_WITHOUT_HUMAN: process.env.SOAK_MAX_CYCLES_WITHOUT_HUMAN ?? '0',
+    DIRIGENT_WORKSPACE: resolve('.dirigent/soak-workspace'),
+    DIRIGENT_COORDINATOR_PARTITIONS: String(o.partitions),
+  });
+  const coordinators = Array.from(
+    { length: o.replicas },
+    (_, i) => new Coordinator(env(), process.env.SOAK_LOG_FILE, `soak-r${i}`),
+  );
+  const coordinator = coordinators[0];
+  let restarts = 0;
+  const ledger = new SoakLedger(STUCK_AFTER_MS);
+  let running = true;
+  const cleanups: (() => Promise<unknown>)[] = [];
+  /** The channels whose partition `replicaId` holds a lease on (all when not partitioned). */
+  const channelsOf = async (replicaId: string, channels: string[]) => {
+    if (o.partitions === 0) return undefined;
+    // The replicas created the bucket (with its TTL) long before the first kill.
+    const kv = await new Kvm(client.js).open(LEASE_BUCKET);
+    const held = new Set<number>();
+    for (let k = 0; k < o.partitions; k++) {
+      const e = await kv.get(`p${o.partitions}.${k}`).catch(() => null);
+      if (e?.operation === 'PUT' && e.json<{ replica: string }>().replica === replicaId)
+        held.add(k);
+    }
+    return new Set(channels.filter((c) => held.has(partitionOf(c, o.partitions))));
+  };
+  let result: SoakReport = { failed: 1 };
+  try {
+    for (const c of coordinators) c.start();
+    const guildId = snowflake();
+    fake.guilds.add(guildId);
+    const setupUntil = Date.now() + 120_000;
+    const agents = Array.from({ length: channelCount * AGENTS_PER_CHANNEL }, (_, i) => ({
+      agentId: `soak${i}-${randomUUID().slice(0, 8)}`,
+      userId: snowflake(),
+    }));
+    const byAgent = new Map(agents.map((a) => [a.agentId, a]));
+    for (const a of agents) {
+      await patiently(
+        'identity upsert',
+        async () => {
+          const r = await messaging.request(Subjects.admin.identityUpsert, {
+            discordUserId: a.userId,
+            agentId: a.agentId,
+            agentName: a.agentId,
+          });
+          if (!r.ok) throw new Error(r.error.message);
+        },
+        setupUntil,
+      );
+    }
+    const channels: string[] = [];
+    for (let c = 0; c < channelCount; c++) {
+      const members = agents.slice(c * AGENTS_PER_CHANNEL, (c + 1) * AGENTS_PER_CHANNEL);
+      const channelId = await patiently(
+        'create-chat-channel',
+        async () => {
+          const r = await messaging.request<{ channelId: string }>(
+            subject.tool('create-chat-channel'),
+            {
+              callerAgentId: members[0].agentId,
+              guildId,
+              name: `soak-${c}`,
+              participants: members.slice(1).map((m) => m.userId),
+            },
+            10_000,
+          );
+          if (!r.ok) throw new Error(r.error.message);
+          return r.data.channelId;
+        },
+        setupUntil,
+      );
+      channels.push(channelId);
+      ledger.watch(channelId, Date.now());
+    }
+
+    // Every grant as any core-NATS subscriber sees it.
+    const grants = client.nc.subscribe(Subjects.turn.grantedAll, {
+      callback: (_e, m) => {
+        const g = m.json<Envelope<TurnGranted>>().data;
+        ledger.granted(g.channelId, g.turnId, Date.now());
+      },
+    });
+    cleanups.push(async () => grants.unsubscribe());
+
+    // The agents: check the turn, answer in "Discord", complete with the grant's turn id.
+    let replies = 0;
+    const act = async (g: GrantedEvent) => {
+      const agent = byAgent.get(g.agentId);
+      if (!agent) return;
+      const until = Date.now() + 20_000;
+      const check = await patiently(
+        'check-turn',
+        () => relay.checkTurn({ guildId: g.guildId, channelId: g.channelId, agentId: g.agentId }),
+        until,
+      ).catch(() => null);
+      if (!check) return;
+      if (!check.allowed) {
+        ledger.refused(g.channelId, g.turnId);
+        return;
+      }
+      await sleep(Math.random() * 50);
+      const text = `Reply ${++replies} from ${agent.agentId}: ${randomUUID()}`;
+      const post = () => fake.post(g.guildId, g.channelId, agent.userId, text, true);
+      if (g.cycle % 2 === 0) await post();
+      ledger.completing(g.channelId, g.turnId);
+      await patiently(
+        'turn-complete',
+        () =>
+          relay.completeTurn({
+            guildId: g.guildId,
+            channelId: g.channelId,
+            agentId: g.agentId,
+            runId: randomUUID(),
+            text,
+            turnId: g.turnId,
+          }),
+        until,
+      ).catch(() => undefined);
+      if (g.cycle % 2 === 1) await post();
+    };
+    const durable = `soak-agents-${randomUUID().slice(0, 8)}`;
+    const sub = await relay.onGranted({
+      durable,
+      handler: (g) => {
+        void act(g).catch((e) => log(`agent failed: ${(e as Error).message}`));
+      },
+    });
+    cleanups.push(async () => {
+      await sub.stop();
+      await relay.deleteDurable(durable);
+    });
+
+    // People: each channel hears from a human every few seconds (waking it when dormant).
+    const humans = (async () => {
+      const human = snowflake();
+      while (running) {
+        const channelId = channels[Math.floor(Math.random() * channels.length)];
+        await fake.post(guildId, channelId, human, `a person says ${randomUUID()}`, false);
+        await sleep(4000 / channels.length);
+      }
+    })();
+    cleanups.push(() => humans);
+    const ticker = setInterval(() => ledger.tick(Date.now()), 1000);
+    cleanups.push(async () => clearInterval(ticker));
+
+    const what = killEveryS > 0 ? `SIGKILL every ${killEveryS} s` : 'no kills';
+    log(
+      `${channelCount} channels, ${o.replicas} replica(s), ${o.partitions} partition(s), ${what} for ${durationS} s`,
+    );
+    const turnsAtStart = ledger.turns;
+    const startedAt = Date.now();
+    const end = startedAt + durationS * 1000;
+    let kills = 0;
+    let natsRestarts = 0;
+    while (Date.now() < end) {
+      await sleep(Math.min(killEveryS > 0 ? killEveryS * 1000 : Infinity, end - Date.now()));
+      if (Date.now() >= end) break;
+      const victim = coordinators[kills % coordinators.length];
+      const affected = await channelsOf(victim.replicaId, channels);
+      await victim.kill('SIGKILL');
+      kills++;
+      ledger.killed(Date.now(), affected);
+      if (nats && o.natsRestartEveryKills > 0 && kills % o.natsRestartEveryKills === 0) {
+        await nats.restart();
+        natsRestarts++;
+      }
+      victim.start(o.freshIds ? `soak-r${kills % coordinators.length}-${++restarts}` : undefined);
+      log(`kill ${kills} (${victim.replicaId}): ${ledger.turns} turns so far`);
+    }
+    const turnsPerS = (ledger.turns - turnsAtStart) / ((Date.now() - startedAt) / 1000);
+    // A last look with the coordinators left alone.
+    await sleep(5000);
+    ledger.tick(Date.now());
+    running = false;
+    const counts = ledger.report(Date.now());
+    const bad =
+      counts.doubleGrants + counts.repeatedGrants + counts.refusals + counts.stuckChannels;
+    result = {
+      channels: channelCount,
+      replicas: o.replicas,
+      partitions: o.partitions,
+      killEveryS,
+      durationS,
+      kills,
+      natsRestarts,
+      turnsPerS: Math.round(turnsPerS * 10) / 10,
+      ...counts,
+      firstGrantAfterKillMs: ledger.firstGrantAfterKill.join(' '),
+      examples: ledger.examples.join(' | '),
+      failed: bad > 0 ? 1 : 0,
+    };
+  } catch (e) {
+    log(`soak failed: ${(e as Error).message}\n${coordinator.tail()}`);
+    result = { failed: 1, error: (e as Error).message };
+  } finally {
+    running = false;
+    for (const fn of cleanups.reverse()) await fn().catch(() => undefined);
+    for (const c of coordinators) await c.kill('SIGKILL');
+    await fake.stop().catch(() => undefined);
+    await relay.close().catch(() => undefined);
+    await messaging.close().catch(() => undefined);
+    await db.drop().catch(() => undefined);
+    await nats?.stop();
+  }
+  return result;
+}
