@@ -15,8 +15,10 @@ import { PostgresBudgetLimits } from './adapters/postgres-budget-limits';
 import { PostgresBudgets } from './adapters/postgres-budgets';
 import { PostgresLedger } from './adapters/postgres-ledger';
 import { llmGatewayEntities } from './adapters/postgres/entities';
+import { BatchedReservations, type SqlClient } from './adapters/postgres/reservation-batch';
 import { ReservationHolders } from './adapters/reservation-holders';
-import { WriteBehind } from './adapters/write-behind';
+import { LedgerConsumer } from './adapters/ledger-consumer';
+import { UsagePublisher } from './adapters/usage-publisher';
 import { CompleteChat } from './application/complete-chat';
 import { CreateEmbeddings } from './application/create-embeddings';
 import { GetPolicy } from './application/get-policy';
@@ -33,23 +35,34 @@ import { SetPurposeRoute } from './application/set-purpose-route';
 import { LlmGatewayConfig } from './config';
 import { AdminController } from './handlers/admin.controller';
 import { BodyParsing } from './handlers/body-parsing';
+import { ChatRoute } from './handlers/chat.route';
 import { LlmHandlers } from './handlers/llm.handlers';
 import { OpenAiController } from './handlers/openai.controller';
 
-/** Settles and records what is in flight before NATS and Postgres close. */
+/**
+ * Starts the ledger consumer; at shutdown publishes and writes what is in flight before
+ * NATS and Postgres close.
+ */
 @Injectable()
 class Drain implements BeforeApplicationShutdown, OnModuleInit {
   constructor(
     private readonly gateway: LlmGateway,
-    private readonly writes: WriteBehind,
+    private readonly usage: UsagePublisher,
+    private readonly ledger: LedgerConsumer,
     private readonly holders: ReservationHolders,
+    private readonly reservations: BatchedReservations,
   ) {}
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     reportCooldowns(this.gateway);
+    await this.ledger.start();
   }
   async beforeApplicationShutdown(): Promise<void> {
     await this.gateway.drain();
-    await this.writes.drain(true);
+    await this.usage.drain();
+    await this.ledger.stop();
+    await this.reservations.close();
+    // Give back what this instance still holds only when its ledger is written: a record
+    // still in the stream is settled by another replica or at the next start.
     await this.holders.stop().catch(() => undefined);
   }
 }
@@ -58,6 +71,7 @@ class Drain implements BeforeApplicationShutdown, OnModuleInit {
 @Module({
   controllers: [OpenAiController, AdminController, LlmHandlers, BudgetHandler],
   providers: [
+    ChatRoute,
     BodyParsing,
     {
       provide: ReservationHolders,
@@ -70,16 +84,37 @@ class Drain implements BeforeApplicationShutdown, OnModuleInit {
         ),
     },
     {
-      provide: WriteBehind,
-      inject: [EntityManager, Messaging, ReservationHolders],
-      useFactory: (em: EntityManager, messaging: Messaging, holders: ReservationHolders) =>
-        new WriteBehind(new PostgresLedger(em, holders.instanceId), messaging),
+      provide: UsagePublisher,
+      inject: [Messaging, ReservationHolders],
+      useFactory: (messaging: Messaging, holders: ReservationHolders) =>
+        new UsagePublisher(messaging, holders.instanceId),
+    },
+    {
+      provide: LedgerConsumer,
+      inject: [EntityManager, Messaging],
+      useFactory: (em: EntityManager, messaging: Messaging) =>
+        new LedgerConsumer(messaging.client, new PostgresLedger(em)),
+    },
+    {
+      provide: BatchedReservations,
+      inject: [EntityManager, ReservationHolders],
+      useFactory: (em: EntityManager, holders: ReservationHolders) => {
+        // A connection of the ORM's pool, kept for the reservation statements.
+        const client = em.getConnection().getKnex().client as {
+          acquireConnection(): Promise<SqlClient>;
+          releaseConnection(c: SqlClient): Promise<unknown>;
+        };
+        return new BatchedReservations(
+          () => client.acquireConnection(),
+          (c) => void client.releaseConnection(c),
+          holders.instanceId,
+        );
+      },
     },
     {
       provide: PostgresBudgets,
-      inject: [EntityManager, WriteBehind, ReservationHolders],
-      useFactory: (em: EntityManager, writes: WriteBehind, holders: ReservationHolders) =>
-        new PostgresBudgets(em, writes, holders),
+      inject: [EntityManager, BatchedReservations],
+      useFactory: (em: EntityManager, batch: BatchedReservations) => new PostgresBudgets(em, batch),
     },
     { provide: SpendReports, useExisting: PostgresBudgets },
     {
@@ -95,12 +130,12 @@ class Drain implements BeforeApplicationShutdown, OnModuleInit {
     { provide: PurposeRoutes, useExisting: PolicyStore },
     {
       provide: LlmGateway,
-      inject: [SERVICE_CONFIG, PostgresBudgets, PolicyStore, WriteBehind],
+      inject: [SERVICE_CONFIG, PostgresBudgets, PolicyStore, UsagePublisher],
       useFactory: (
         config: LlmGatewayConfig,
         budgets: PostgresBudgets,
         policy: PolicyStore,
-        usage: WriteBehind,
+        usage: UsagePublisher,
       ) =>
         new LlmGateway({
           config: config.llm,

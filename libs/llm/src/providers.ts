@@ -7,6 +7,7 @@ import type { ModelConfig, ProviderConfig } from './config';
 import { UnsupportedError } from './failures';
 import { offlineChunks, offlineCompletion, offlineEmbeddings } from './offline';
 import type { ChatRequest, EmbeddingsRequest } from './request';
+import { UpstreamHttp } from './upstream-http';
 
 /** One upstream call: the model, its output cap and the signal that cancels it. */
 export interface CallContext {
@@ -46,6 +47,8 @@ function upstreamChatBody(req: ChatRequest, ctx: CallContext): Record<string, un
 export class OpenAiProvider implements Provider {
   readonly kind = 'openai' as const;
   private readonly client: OpenAI;
+  /** Plain completions, the hot path, go through a lean keep-alive client; the rest through the SDK. */
+  private readonly http: UpstreamHttp;
 
   constructor(
     readonly id: string,
@@ -57,14 +60,12 @@ export class OpenAiProvider implements Provider {
       maxRetries: 0,
       timeout: SDK_TIMEOUT_MS,
     });
+    this.http = new UpstreamHttp(this.client.baseURL, opts.apiKey ?? 'not-needed');
   }
 
   async chat(req: ChatRequest, ctx: CallContext): Promise<ChatCompletion> {
     const body = { ...upstreamChatBody(req, ctx), stream: false };
-    const res = (await this.client.chat.completions.create(
-      body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming,
-      { signal: ctx.signal },
-    )) as ChatCompletion;
+    const res = (await this.http.postJson('/chat/completions', body, ctx.signal)) as ChatCompletion;
     return { ...res, model: ctx.model.id };
   }
 

@@ -139,7 +139,48 @@ function chatShape(body: Record<string, unknown>): ChatRequest {
  * // r.ok === false; r.problem.field === 'messages'
  */
 export function parseChatRequest(body: unknown): Parsed<ChatRequest> {
+  if (isPlainChat(body)) return { ok: true, value: chatShape(body) };
   return parseWith(ChatRequestBody, body, chatShape);
+}
+
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isPosInt = (v: unknown) => Number.isInteger(v) && (v as number) > 0;
+
+/** The top-level fields of a plain chat and the one check each must pass (null: see below). */
+const PLAIN_FIELDS = new Map<string, (v: unknown) => boolean>([
+  ['model', (v) => typeof v === 'string' && v.length >= 1 && v.length <= 200],
+  ['messages', (v) => Array.isArray(v) && v.length > 0 && v.every(isPlainMessage)],
+  ['stream', (v) => typeof v === 'boolean'],
+  ['max_tokens', isPosInt],
+  ['max_completion_tokens', isPosInt],
+  ['temperature', (v) => isNum(v) && v >= 0 && v <= 2],
+  ['top_p', (v) => isNum(v) && v >= 0 && v <= 1],
+  ['n', (v) => v === 1],
+  ['user', (v) => typeof v === 'string'],
+]);
+
+const PLAIN_ROLES = new Set(['system', 'developer', 'user', 'assistant']);
+
+function isPlainMessage(m: unknown): boolean {
+  if (!isRecord(m) || typeof m.role !== 'string' || !PLAIN_ROLES.has(m.role)) return false;
+  if (typeof m.content !== 'string') return false;
+  for (const k in m) if (k !== 'role' && k !== 'content' && k !== 'name') return false;
+  return m.name === undefined || typeof m.name === 'string';
+}
+
+/**
+ * The common request — text messages and the usual sampling fields, each present with a
+ * valid non-null value — checked directly. It is exactly what {@link ChatRequestBody}
+ * accepts for these fields; anything else (tools, parts, nulls, other fields, any doubt)
+ * takes the full validation, which also names the field of an error.
+ */
+function isPlainChat(body: unknown): body is Record<string, unknown> {
+  if (!isRecord(body) || body.model === undefined || body.messages === undefined) return false;
+  for (const k in body) {
+    const check = PLAIN_FIELDS.get(k);
+    if (!check || !check(body[k])) return false;
+  }
+  return true;
 }
 
 /** Validates an OpenAI embeddings request; a failure names the field. */

@@ -9,19 +9,17 @@ import {
 import { GuildBudget } from './postgres/guild-budget.entity';
 import { GuildSpend } from './postgres/guild-spend.entity';
 import { UsageEntry } from './postgres/usage-entry.entity';
-import type { ReservationHolders } from './reservation-holders';
-import type { WriteBehind } from './write-behind';
+import type { BatchedReservations } from './postgres/reservation-batch';
 
 /**
  * Budgets in Postgres, one row per guild and UTC day, reserved atomically across every
- * replica (see {@link GuildSpendRepository.reserve}); settlements go through the
- * write-behind batch.
+ * replica in group-committed batches (see {@link BatchedReservations}). Settlements are
+ * carried by the usage records and written with the ledger (see `LedgerConsumer`).
  */
 export class PostgresBudgets implements BudgetStore, SpendReports {
   constructor(
     private readonly em: EntityManager,
-    private readonly writes: WriteBehind,
-    private readonly holders: ReservationHolders,
+    private readonly batch: BatchedReservations,
   ) {}
 
   async reserve(
@@ -30,19 +28,16 @@ export class PostgresBudgets implements BudgetStore, SpendReports {
     micros: Micros,
     configured: ConfiguredLimits,
   ): Promise<ReserveResult> {
-    const em = this.em.fork();
-    const spend = em.getRepository(GuildSpend);
     const key = { guildId, day };
-    const instance = this.holders.instanceId;
-    let admitted = await spend.reserve(key, micros, instance, configured);
-    if (!admitted) {
-      // The day's row may not exist yet (or a concurrent request just created it): make
-      // sure it does, then decide on it.
-      await spend.ensure([key]);
-      admitted = await spend.reserve(key, micros, instance, configured);
+    let decision = await this.batch.reserve(key, micros, configured);
+    if (decision === 'missing') {
+      // The day's first request: create its row (concurrent creators are fine), then decide.
+      await this.em.fork().getRepository(GuildSpend).ensure([key]);
+      decision = await this.batch.reserve(key, micros, configured);
     }
-    if (admitted) return { ok: true };
-    const row = await spend.findOne(key, { refresh: true });
+    if (decision === 'admitted') return { ok: true };
+    const em = this.em.fork();
+    const row = await em.getRepository(GuildSpend).findOne(key, { refresh: true });
     return {
       ok: false,
       spentMicros: row?.spentMicros ?? 0,
@@ -51,9 +46,12 @@ export class PostgresBudgets implements BudgetStore, SpendReports {
     };
   }
 
-  /** Queued: settlements are written in batches by the {@link WriteBehind}. */
-  settle(guildId: string, day: string, reserved: Micros, actual: Micros): Promise<void> {
-    return this.writes.settle(guildId, day, reserved, actual);
+  /**
+   * Nothing to do here: a call's usage record carries its reservation and cost, and the
+   * ledger consumer settles both with the ledger row, exactly once.
+   */
+  settle(): Promise<void> {
+    return Promise.resolve();
   }
 
   async spend(guildId: string, days: number, configured: ConfiguredLimits): Promise<DaySpend[]> {

@@ -1,21 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { GatewayError } from '@dirigent/llm';
+import { BODY_LIMIT, bodyError } from './chat-endpoint';
+import { ChatRoute } from './chat.route';
 import { sendError } from './http-errors';
 
-/** Large prompts are normal here; Nest's default JSON limit (100 kB) is not. */
-const BODY_LIMIT = '32mb';
-
 /**
- * Parses JSON for the gateway's routes before Nest's own parser (which then skips the
- * already-read body), with OpenAI-shaped errors for unreadable bodies.
+ * Mounts {@link ChatRoute} first, then parses JSON for the gateway's other routes before
+ * Nest's own parser (which then skips the already-read body), with OpenAI-shaped errors
+ * for unreadable bodies.
  */
 @Injectable()
 export class BodyParsing {
-  constructor(host: HttpAdapterHost) {
+  constructor(host: HttpAdapterHost, chat: ChatRoute) {
     const app = host.httpAdapter?.getInstance<express.Express>();
     if (!app) return;
+    app.post('/v1/chat/completions', chat.handle);
     const parse = express.json({ limit: BODY_LIMIT, type: () => true });
     const onError = (
       err: Error & { status?: number; type?: string },
@@ -24,19 +24,7 @@ export class BodyParsing {
       next: NextFunction,
     ) => {
       if (!err) return next();
-      const tooLarge = err.type === 'entity.too.large';
-      sendError(
-        res,
-        new GatewayError(
-          tooLarge ? 413 : 400,
-          'invalid_request_error',
-          tooLarge ? 'body_too_large' : 'invalid_json',
-          tooLarge
-            ? `(body): larger than ${BODY_LIMIT}`
-            : `(body): not valid JSON (${err.message})`,
-          '(body)',
-        ),
-      );
+      sendError(res, bodyError(err.type === 'entity.too.large', err.message));
     };
     for (const path of ['/v1', '/admin/llm']) app.use(path, parse, onError);
   }

@@ -1,23 +1,13 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
-import { GatewayError, parseChatRequest, parseEmbeddingsRequest } from '@dirigent/llm';
+import { parseEmbeddingsRequest } from '@dirigent/llm';
 import { CompleteChat } from '../application/complete-chat';
 import { CreateEmbeddings } from '../application/create-embeddings';
 import { ListModels } from '../application/list-models';
 import type { LlmGatewayConfig } from '../config';
-import { authorized } from './auth';
+import { checkBearer, invalid, serveChat } from './chat-endpoint';
 import { requestMeta, routingHeaders, sendError } from './http-errors';
-
-function invalid(problem: { field: string; message: string }): GatewayError {
-  return new GatewayError(
-    400,
-    'invalid_request_error',
-    'invalid_request',
-    problem.message,
-    problem.field,
-  );
-}
 
 /** The OpenAI-compatible API: `/v1/chat/completions` (plain and SSE), `/v1/embeddings`, `/v1/models`. */
 @Controller('v1')
@@ -30,15 +20,7 @@ export class OpenAiController {
   ) {}
 
   private check(req: Request): void {
-    if (!authorized(req, [this.config.DIRIGENT_GATEWAY_TOKEN]))
-      throw new GatewayError(
-        401,
-        'invalid_request_error',
-        'invalid_api_key',
-        this.config.DIRIGENT_GATEWAY_TOKEN
-          ? 'missing or wrong bearer token'
-          : 'DIRIGENT_GATEWAY_TOKEN is not set: only loopback callers are served',
-      );
+    checkBearer(req, this.config);
   }
 
   @Get('models')
@@ -61,36 +43,13 @@ export class OpenAiController {
     }
   }
 
+  /** Served by {@link ChatRoute} first; here when the body needs Express's parser. */
   @Post('chat/completions')
   @HttpCode(200)
   async chat(@Req() req: Request, @Res() res: Response): Promise<void> {
     try {
       this.check(req);
-      const parsed = parseChatRequest(req.body);
-      if (!parsed.ok) throw invalid(parsed.problem);
-      const meta = requestMeta(req, res);
-      if (!parsed.value.stream) {
-        const result = await this.chats.run(parsed.value, meta);
-        routingHeaders(res, result);
-        res.json(result.completion);
-        return;
-      }
-      const stream = await this.chats.stream(parsed.value, meta);
-      routingHeaders(res, stream);
-      res.status(200);
-      res.setHeader('content-type', 'text/event-stream; charset=utf-8');
-      res.setHeader('cache-control', 'no-cache');
-      res.setHeader('x-accel-buffering', 'no');
-      res.flushHeaders();
-      try {
-        for await (const chunk of stream.chunks) {
-          if (res.writableEnded || meta.signal.aborted) break;
-          res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-        }
-        if (!res.writableEnded) res.end('data: [DONE]\n\n');
-      } finally {
-        await stream.chunks.return();
-      }
+      await serveChat(this.chats, req.body, req, res);
     } catch (e) {
       sendError(res, e);
     }

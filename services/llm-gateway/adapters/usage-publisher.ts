@@ -1,0 +1,76 @@
+import { Logger } from '@nestjs/common';
+import { LLM_USAGE_EVENT, Subjects } from '@dirigent/contracts';
+import type { Messaging } from '@dirigent/messaging';
+import type { UsageRecord, UsageSink } from '@dirigent/llm';
+import { observeUsage } from './metrics';
+
+/** The header that names the gateway instance holding a call's reservation. */
+export const INSTANCE_HEADER = 'Dirigent-Gateway-Instance';
+
+const RETRY_MS = 1_000;
+const MAX_UNPUBLISHED = 100_000;
+
+/**
+ * The usage ledger's entry point: each call's usage record is published once, as the
+ * `llm.usage` event, the moment the call ends (JetStream stores it durably; its id is
+ * the `Nats-Msg-Id`, so a re-publish is de-duplicated). The ledger rows and the
+ * settlements are written from that stream by the {@link LedgerConsumer}, so a gateway
+ * killed after a call loses nothing of it. A record JetStream did not take (NATS away) is
+ * published again until it is, bounded.
+ */
+export class UsagePublisher implements UsageSink {
+  private readonly log = new Logger('llm-gateway:ledger');
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private unpublished: UsageRecord[] = [];
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly messaging: Pick<Messaging, 'publishEvent'>,
+    private readonly instanceId: string,
+  ) {}
+
+  record(u: UsageRecord): void {
+    observeUsage(u);
+    this.publish(u);
+  }
+
+  private publish(u: UsageRecord): void {
+    const p = this.messaging
+      .publishEvent(Subjects.llm.usage, LLM_USAGE_EVENT, u, {
+        id: `llm-usage:${u.id}`,
+        headers: { [INSTANCE_HEADER]: this.instanceId },
+      })
+      .catch((e: Error) => {
+        this.log.warn(`usage ${u.id} not published yet: ${e.message}`);
+        if (this.unpublished.length >= MAX_UNPUBLISHED) {
+          this.log.error(`usage ${u.id} dropped: ${MAX_UNPUBLISHED} records await NATS`);
+          return;
+        }
+        this.unpublished.push(u);
+        this.timer ??= setTimeout(() => this.retry(), RETRY_MS);
+      })
+      .finally(() => this.inFlight.delete(p));
+    this.inFlight.add(p);
+  }
+
+  private retry(): void {
+    this.timer = undefined;
+    const again = this.unpublished;
+    this.unpublished = [];
+    for (const u of again) this.publish(u);
+  }
+
+  /** Waits until every record is published (one more try for those that failed). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+    if (this.unpublished.length) {
+      clearTimeout(this.timer);
+      this.retry();
+      await Promise.allSettled([...this.inFlight]);
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      if (this.unpublished.length)
+        this.log.error(`${this.unpublished.length} usage records could not be published`);
+    }
+  }
+}
