@@ -1,11 +1,9 @@
 import { IsInt } from 'class-validator';
 import { subject as subjects } from '@dirigent/contracts';
 import { EventStore } from '@dirigent/event-store';
-import { Controller, type INestApplication } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { Test } from '@nestjs/testing';
-import { connectJetStreamTransport, type Messaging } from '@dirigent/messaging';
+import type { Messaging } from '@dirigent/messaging';
 import { closeMessaging, testMessaging, uid } from '@dirigent/testing';
+import { nestEcho, rawEcho } from './anchors';
 import { msSince, percentile, round, type BenchResult } from './stats';
 
 class Ping {
@@ -22,46 +20,20 @@ async function timeRequests(n: number, once: (i: number) => Promise<unknown>): P
   return out;
 }
 
-/** A Nest app whose one @MessagePattern answers `subject`, served by the JetStream transport. */
-async function nestResponder(m: Messaging, subject: string): Promise<INestApplication> {
-  @Controller()
-  class PingHandler {
-    @MessagePattern(subject)
-    ping(@Payload() p: Ping) {
-      return { n: p.n };
-    }
-  }
-  const moduleRef = await Test.createTestingModule({ controllers: [PingHandler] }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
-  const quiet = () => undefined;
-  connectJetStreamTransport(app, {
-    client: m.client,
-    source: 'bench',
-    log: { info: quiet, warn: quiet, error: quiet },
-  });
-  await app.init();
-  await app.startAllMicroservices();
-  return app;
-}
-
 /**
  * Request/reply through the services' path (Nest, the JetStream transport, the contract's
- * validation pipe, the reply-envelope filter, the metrics interceptor) vs raw @nats-io on the
- * same server, with the same client (`Messaging.request`).
+ * validation pipe, the reply-envelope filter, the handler metrics) vs a raw @nats-io echo on
+ * the same server and connection (bench/anchors.ts), both answering JSON.
  */
 async function benchRpc(m: Messaging): Promise<BenchResult> {
   const nc = m.client.nc;
   const rawSubject = `bench.${uid('raw')}`;
   const libSubject = `bench.${uid('lib')}`;
-  nc.subscribe(rawSubject, {
-    callback: (_e, msg) => {
-      const body = msg.json<{ n: number }>();
-      msg.respond(JSON.stringify({ ok: true, data: { n: body.n } }));
-    },
-  });
-  const app = await nestResponder(m, libSubject);
+  rawEcho(nc, rawSubject, (body) => ({ n: body.n }));
+  const app = await nestEcho(m.client, libSubject, Ping, (p) => ({ n: p.n }));
   await nc.flush();
-  const raw = (i: number) => nc.request(rawSubject, JSON.stringify({ n: i }), { timeout: 5000 });
+  const raw = (i: number) =>
+    nc.request(rawSubject, JSON.stringify({ n: i }), { timeout: 5000 }).then((r) => r.json());
   const lib = (i: number) => m.request(libSubject, { n: i });
   await timeRequests(500, raw);
   await timeRequests(500, lib);

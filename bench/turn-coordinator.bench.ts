@@ -1,6 +1,7 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import {
   Aggregates,
+  CheckTurnRequest,
   Durables,
   Streams,
   Subjects,
@@ -16,6 +17,8 @@ import { snowflake, testDatabaseUrl, testNatsUrl, uid, waitFor } from '@dirigent
 import type { TurnGranted } from '@dirigent/contracts';
 import { TurnCoordinatorService } from '../services/turn-coordinator/turn-coordinator.module';
 import { FakeIngest } from '../services/turn-coordinator/test/fake-ingest';
+import { nestEcho, rawEcho } from './anchors';
+import { profilePhase } from './profile';
 import { msSince, percentile, round, type BenchResult } from './stats';
 
 const CHANNELS = 1000;
@@ -25,6 +28,26 @@ const GRANT_RATE = 100;
 const SETUP_CONCURRENCY = 25;
 const TIMEOUT_MS = 60_000;
 const SETTLE_MS = 30_000;
+
+const TARGETS = ['raw', 'messaging', 'check'] as const;
+type Target = (typeof TARGETS)[number];
+
+/** p50/p99 of the three targets at one rate, and their ratios to the raw echo. */
+function sideBySide(rate: string, samples: Record<Target, number[]>): BenchResult {
+  const p = (t: Target, q: number) => percentile(samples[t], q);
+  return {
+    [`raw echo p50 ms ${rate}`]: round(p('raw', 50)),
+    [`raw echo p99 ms ${rate}`]: round(p('raw', 99)),
+    [`messaging echo p50 ms ${rate}`]: round(p('messaging', 50)),
+    [`messaging echo p99 ms ${rate}`]: round(p('messaging', 99)),
+    [`check-turn p50 ms ${rate}`]: round(p('check', 50)),
+    [`check-turn p99 ms ${rate}`]: round(p('check', 99)),
+    [`messaging/raw p50 ${rate}`]: round(p('messaging', 50) / p('raw', 50), 2),
+    [`messaging/raw p99 ${rate}`]: round(p('messaging', 99) / p('raw', 99), 2),
+    [`check-turn/raw p50 ${rate}`]: round(p('check', 50) / p('raw', 50), 2),
+    [`check-turn/raw p99 ${rate}`]: round(p('check', 99) / p('raw', 99), 2),
+  };
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -176,24 +199,63 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
       backlog += 1;
     });
 
-    const checkLatency = async (rate: number) => {
-      const sample: number[] = [];
-      let errors = 0;
-      await openLoop(rate, rate * CHECK_SECONDS, async (i) => {
-        const channelId = channels[(i * 7919) % channels.length];
-        const started = process.hrtime.bigint();
-        const r = await nats.request<CheckTurnResult>(Subjects.turn.check, {
-          guildId,
-          channelId,
-          agentId: agents[i % 2].agentId,
-        });
-        sample.push(msSince(started));
-        if (!r.ok) errors++;
-      });
-      return { sample, errors };
+    // check-turn next to its anchors (bench/anchors.ts): a raw @nats-io echo and the same
+    // echo through the messaging layer (Nest, the transport, the contract pipe), served from
+    // this process on a connection of their own, as the coordinator is. Rounds of one second
+    // per target at the same rate, in turn, so that drift on the machine hits all alike.
+    const echoClient = await NatsClient.connect({ url: natsUrl, name: 'bench-echo' });
+    const echoReply = (p: { agentId?: unknown }) => ({
+      allowed: false,
+      currentSpeaker: p.agentId,
+      tmState: 'active',
+      mode: 'chat',
+      dormant: false,
+      multiMessage: false,
+    });
+    const rawSubject = `bench.${uid('raw-echo')}`;
+    const libSubject = `bench.${uid('lib-echo')}`;
+    rawEcho(echoClient.nc, rawSubject, echoReply);
+    const echoApp = await nestEcho(echoClient, libSubject, CheckTurnRequest, echoReply);
+    await echoClient.nc.flush();
+    const body = (i: number) => ({
+      guildId,
+      channelId: channels[(i * 7919) % channels.length],
+      agentId: agents[i % 2].agentId,
+    });
+    const targets: Record<Target, (i: number) => Promise<boolean>> = {
+      raw: (i) =>
+        client.nc
+          .request(rawSubject, JSON.stringify(body(i)), { timeout: 5000 })
+          .then((m) => m.json<{ ok: boolean }>().ok),
+      messaging: (i) => nats.request(libSubject, body(i)).then((r) => r.ok),
+      check: (i) => nats.request<CheckTurnResult>(Subjects.turn.check, body(i)).then((r) => r.ok),
     };
-    const at200 = await checkLatency(200);
-    const at1000 = await checkLatency(1000);
+    const measure = async (rate: number) => {
+      const samples: Record<Target, number[]> = { raw: [], messaging: [], check: [] };
+      let errors = 0;
+      let fired = 0;
+      for (let round = 0; round < CHECK_SECONDS; round++) {
+        for (let k = 0; k < TARGETS.length; k++) {
+          const target = TARGETS[(round + k) % TARGETS.length];
+          await openLoop(rate, rate, async () => {
+            const i = fired++;
+            const started = process.hrtime.bigint();
+            const ok = await targets[target](i);
+            samples[target].push(msSince(started));
+            if (!ok) errors++;
+          });
+        }
+      }
+      return { samples, errors };
+    };
+    let at200: Awaited<ReturnType<typeof measure>> | undefined;
+    let at1000: Awaited<ReturnType<typeof measure>> | undefined;
+    await profilePhase('turn-check', async () => {
+      at200 = await measure(200);
+      at1000 = await measure(1000);
+    });
+    await echoApp.close();
+    await echoClient.close();
 
     // Empty turns: the speaker passes, the next one is granted.
     const grantSample: number[] = [];
@@ -227,11 +289,9 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
 
     return {
       channels: CHANNELS,
-      'check-turn p50 ms @200/s': round(percentile(at200.sample, 50)),
-      'check-turn p99 ms @200/s': round(percentile(at200.sample, 99)),
-      'check-turn p50 ms @1000/s': round(percentile(at1000.sample, 50)),
-      'check-turn p99 ms @1000/s': round(percentile(at1000.sample, 99)),
-      'check-turn errors': at200.errors + at1000.errors,
+      ...sideBySide('@200/s', at200!.samples),
+      ...sideBySide('@1000/s', at1000!.samples),
+      'check-turn errors': at200!.errors + at1000!.errors,
       'grant after empty turn p50 ms': round(percentile(grantSample, 50)),
       'grant after empty turn p99 ms': round(percentile(grantSample, 99)),
       'grant samples': grantSample.length,

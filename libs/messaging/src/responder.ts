@@ -7,13 +7,14 @@ import { nextSpan, parseTraceparent, withTrace } from './trace';
  * Answers one NATS request with the reply envelope: a body that is not a JSON object gets
  * `BAD_REQUEST`; `run` produces the reply; whatever it throws becomes a failure reply (a
  * DomainError its own code, anything else `INTERNAL`). Runs `run` in the caller's W3C trace.
+ * Resolves to the reply it sent.
  */
 export async function answerRequest(
   msg: Msg,
   subject: string,
   log: Logger,
   run: (body: object) => Promise<Reply<unknown>>,
-): Promise<void> {
+): Promise<Reply<unknown>> {
   const trace = nextSpan(parseTraceparent(msg.headers?.get('traceparent')));
   let reply: Reply<unknown>;
   try {
@@ -33,4 +34,5 @@ export async function answerRequest(
     reply = failureReply(e, log, subject);
   }
   if (msg.reply) msg.respond(JSON.stringify(reply));
+  return reply;
 }

@@ -51,6 +51,8 @@ type ChannelHandler = CommandHandler<ChannelCommand, ChannelEvent, ChannelState>
 export class Channels {
   private readonly handlers = new Map<string, ChannelHandler>();
   private readonly waiters = new Map<string, Set<() => void>>();
+  /** Grants published for a channel that its cached state has not been seen to hold. */
+  private readonly grantsHeard = new Map<string, string>();
 
   constructor(
     private readonly store: EventStore,
@@ -75,8 +77,32 @@ export class Channels {
     return h;
   }
 
+  /**
+   * The channel's state from memory, read again from the event store first when a grant was
+   * published for it that the cached state does not hold (another replica granted it), so a
+   * grant an agent has heard of is never answered with an older state.
+   */
   async state(channelId: string): Promise<ChannelState> {
-    return (await this.handler(channelId).state(channelSubject(channelId))).state;
+    const cached = (await this.handler(channelId).state(channelSubject(channelId))).state;
+    const heard = this.grantsHeard.get(channelId);
+    if (heard === undefined) return cached;
+    const state = cached.currentTurn?.turnId === heard ? cached : await this.freshState(channelId);
+    if (this.grantsHeard.get(channelId) === heard) this.grantsHeard.delete(channelId);
+    return state;
+  }
+
+  /**
+   * A grant of turn `turnId` was published (by this or another replica). Called for each
+   * `turn.granted` as it arrives, before any request that a holder of that grant can send:
+   * NATS delivers the grant to this process before the agent has it.
+   */
+  grantHeard(channelId: string, turnId: string): void {
+    if (this.handlers.has(channelId)) this.grantsHeard.set(channelId, turnId);
+  }
+
+  /** Every cached state may be behind (e.g. grants missed while disconnected from NATS). */
+  invalidateAll(): void {
+    for (const channelId of this.handlers.keys()) this.invalidate(channelId);
   }
 
   /**

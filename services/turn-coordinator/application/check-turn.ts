@@ -25,8 +25,11 @@ export class CheckTurn {
       ? await this.channels.stateAfter(r.channelId, r.messageId, this.config.DIRIGENT_CHECK_WAIT_MS)
       : await this.channels.state(r.channelId);
     // A refusal is only given on the latest state: with a second replica (a rolling deploy)
-    // the cache may be a moment behind a grant the agent has already heard of.
-    if (!evaluateCheckTurn(state, r.agentId).allowed) {
+    // the cache may be a moment behind a grant the agent has already heard of. `state()`
+    // catches up with every published grant the cache does not hold (see Channels.grantHeard);
+    // a channel that wakes its agents through Discord alone publishes none, so its refusals
+    // are checked against the event store.
+    if (state.wakeMode === 'discord' && !evaluateCheckTurn(state, r.agentId).allowed) {
       state = await this.channels.freshState(r.channelId);
     }
     const turn = state.currentTurn;

@@ -20,13 +20,26 @@ import {
   type TurnDomainConfig,
 } from '@dirigent/turn-domain';
 import { channelSubject } from './channels';
-import { isCurrent, isFenced, planEffects } from './effect-fence';
+import { isCurrent, isFenced, planEffects, type PlannedEffect } from './effect-fence';
 import { DiscordPort } from './ports';
 import { TURN_DOMAIN_CONFIG } from './tokens';
 
 export const SERVICE_NAME = 'turn-coordinator';
+
 export const TIMER_COMMAND = 'channel-command';
 export const CHANNEL_TOPIC = subject.aggregate(Aggregates.channel, '>');
+
+const isTimer = (p: PlannedEffect) => p.effect.kind === 'schedule' || p.effect.kind === 'cancel';
+
+/**
+ * The effects in the order they are performed: grants and messages as planned, then the
+ * timers (in their planned order). A timer's due time comes from the commit, not from when it
+ * is written, and each effect is idempotent and redone by a redelivery, so the order only
+ * decides what waits: the next speaker no longer waits for two or three timer writes.
+ */
+export function timersLast(effects: readonly PlannedEffect[]): PlannedEffect[] {
+  return [...effects.filter((p) => !isTimer(p)), ...effects.filter(isTimer)];
+}
 
 interface Folded {
   state: ChannelState;
@@ -127,24 +140,24 @@ export class ReactToCommit {
     const plan = planEffects(before.state, env.data.events, seq, this.config);
     const at = Date.parse(env.at);
     let latest: Folded | undefined;
-    for (const p of plan.effects) {
+    for (const p of timersLast(plan.effects)) {
       if (isFenced(p)) {
-        // A commit that is no longer the newest is checked again before each effect.
-        if (!latest || latest.seq > seq)
-          latest = await this.latest(subj, channelId, seq, plan.state);
+        const grant = p.effect.kind === 'publish-granted' ? p.effect.turnId : undefined;
+        // A commit that is no longer the newest is checked again before each effect. Any
+        // earlier delivery of this commit may have published its grant: one that a killed
+        // process left unacked, or one that waited past the ack wait in this process (a
+        // delivery count says nothing about the order copies are handled in). Both reads
+        // at once: they are most of the time between a commit and its grant.
+        const [fresh, published] = await Promise.all([
+          !latest || latest.seq > seq ? this.latest(subj, channelId, seq, plan.state) : latest,
+          grant !== undefined ? this.alreadyGranted(channelId, grant) : false,
+        ]);
+        latest = fresh;
         if (!isCurrent(p, latest.state.currentTurn?.turnId ?? null)) {
           this.log.debug({ channelId, seq, turnId: p.turnId, kind: p.effect.kind, msg: 'stale' });
           continue;
         }
-        // Any earlier delivery of this commit may have published it: one that a killed
-        // process left unacked, or one that waited past the ack wait in this process (a
-        // delivery count says nothing about the order copies are handled in).
-        if (
-          p.effect.kind === 'publish-granted' &&
-          (await this.alreadyGranted(channelId, p.effect.turnId))
-        ) {
-          continue;
-        }
+        if (published) continue;
       }
       await this.perform(p.effect, p.id, at);
     }

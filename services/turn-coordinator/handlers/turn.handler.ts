@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { CheckTurnRequest, Subjects } from '@dirigent/contracts';
+import type { RequestOptions } from '@dirigent/messaging';
 import { CheckTurn } from '../application/check-turn';
 
 /** `Subjects.turn.check`: may this agent speak now? */
@@ -8,7 +9,8 @@ import { CheckTurn } from '../application/check-turn';
 export class TurnHandler {
   constructor(private readonly checkTurn: CheckTurn) {}
 
-  @MessagePattern(Subjects.turn.check)
+  /** Answered from memory: no ORM request context (`around: false`), see RequestOptions. */
+  @MessagePattern(Subjects.turn.check, { around: false } satisfies RequestOptions)
   check(@Payload() r: CheckTurnRequest) {
     return this.checkTurn.run(r);
   }
