@@ -48,28 +48,49 @@ export function factItem(f: FactRow, userName: string | null): MemoryItem {
 
 /** Dossiers (counters, body, signals) and their facts with validity windows. */
 export class DossierRepository extends EntityRepository<MemoryDossierRow> {
-  /** Counts a message; returns the counters the consolidation predicate reads. */
-  async countMessage(
-    guildId: string,
-    userId: string,
-    userName: string | undefined,
-    chars: number,
-    at: Date,
-  ): Promise<Row> {
-    const [row] = await sql(
+  /**
+   * Counts messages per author (one row of counts per author); returns the counters the
+   * consolidation predicate reads, by `guildId:userId`.
+   */
+  async countMessages(
+    counts: {
+      guildId: string;
+      userId: string;
+      userName?: string;
+      messages: number;
+      chars: number;
+      lastSeenAt: Date;
+    }[],
+  ): Promise<Map<string, Row>> {
+    if (!counts.length) return new Map();
+    const rows = await sql(
       this.em,
       `insert into memory_dossier (guild_id, user_id, user_name, message_count, messages_since, chars_since, last_seen_at)
-       values (?, ?, ?, 1, 1, ?, ?)
+       select x.guild_id, x.user_id, x.user_name, x.messages, x.messages, x.chars, x.last_seen_at
+       from jsonb_to_recordset(?::jsonb) as x(guild_id varchar, user_id varchar, user_name varchar,
+         messages int, chars int, last_seen_at timestamptz)
+       order by x.guild_id, x.user_id
        on conflict (guild_id, user_id) do update set
          user_name = coalesce(excluded.user_name, memory_dossier.user_name),
-         message_count = memory_dossier.message_count + 1,
-         messages_since = memory_dossier.messages_since + 1,
+         message_count = memory_dossier.message_count + excluded.message_count,
+         messages_since = memory_dossier.messages_since + excluded.messages_since,
          chars_since = memory_dossier.chars_since + excluded.chars_since,
          last_seen_at = greatest(memory_dossier.last_seen_at, excluded.last_seen_at)
-       returning messages_since, chars_since, last_consolidated_at`,
-      [guildId, userId, userName ?? null, chars, at],
+       returning guild_id, user_id, messages_since, chars_since, last_consolidated_at`,
+      [
+        JSON.stringify(
+          counts.map((c) => ({
+            guild_id: c.guildId,
+            user_id: c.userId,
+            user_name: c.userName ?? null,
+            messages: c.messages,
+            chars: c.chars,
+            last_seen_at: c.lastSeenAt.toISOString(),
+          })),
+        ),
+      ],
     );
-    return row;
+    return new Map(rows.map((r) => [`${r.guild_id}:${r.user_id}`, r]));
   }
 
   async uncount(guildId: string, userId: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityRepository } from '@mikro-orm/postgresql';
-import type { SearchLayer } from '@dirigent/memory-domain';
+import { VectorIndex, type SearchLayer } from '@dirigent/memory-domain';
 import type { VectorStore } from '../application/ports';
 import type { MemoryEmbedding } from './entities';
 import { realArray, sql } from './sql';
@@ -12,14 +12,21 @@ export class EmbeddingRepository extends EntityRepository<MemoryEmbedding> {
     model: string,
     items: { layer: string; refId: string; vector: number[] }[],
   ): Promise<void> {
-    for (const it of items) {
-      await sql(
-        this.em,
-        `insert into memory_embedding (guild_id, layer, ref_id, model, vector) values (?, ?, ?, ?, ?::real[])
-         on conflict (guild_id, layer, ref_id, model) do nothing`,
-        [guildId, it.layer, it.refId, model, realArray(it.vector)],
-      );
-    }
+    if (!items.length) return;
+    await sql(
+      this.em,
+      `insert into memory_embedding (guild_id, layer, ref_id, model, vector)
+       select ?, x.layer, x.ref_id, ?, x.vector::real[]
+       from jsonb_to_recordset(?::jsonb) as x(layer varchar, ref_id varchar, vector text)
+       on conflict (guild_id, layer, ref_id, model) do nothing`,
+      [
+        guildId,
+        model,
+        JSON.stringify(
+          items.map((it) => ({ layer: it.layer, ref_id: it.refId, vector: realArray(it.vector) })),
+        ),
+      ],
+    );
   }
 
   async remove(guildId: string, layer: string, refIds: string[]): Promise<void> {
@@ -31,29 +38,72 @@ export class EmbeddingRepository extends EntityRepository<MemoryEmbedding> {
     );
   }
 
-  after(guildId: string, model: string, seq: string) {
-    return sql<{ seq: string; layer: SearchLayer; ref_id: string; vector: number[] }>(
+  /**
+   * Rows after `floor` (by sequence number) not among `known`: the new ones, and those a
+   * slower transaction committed after rows with higher numbers were read.
+   */
+  async unseen(guildId: string, model: string, floor: number, known: number[], limit: number) {
+    const rows = await sql<{ seq: string; layer: SearchLayer; ref_id: string; vector: Buffer }>(
       this.em,
-      `select seq, layer, ref_id, vector from memory_embedding
-       where guild_id = ? and model = ? and seq > ? order by seq limit 20000`,
-      [guildId, model, seq],
+      // Binary (array_send): parsing 100,000 × 512 floats from text takes the driver minutes.
+      `select seq, layer, ref_id, array_send(vector) as vector from memory_embedding
+       where guild_id = ? and model = ? and seq > ?
+       and seq not in (select jsonb_array_elements_text(?::jsonb)::bigint)
+       order by seq limit ?`,
+      [guildId, model, floor, JSON.stringify(known), limit],
     );
+    return rows.map((r) => ({ ...r, vector: float4Array(r.vector) }));
   }
 }
 
-interface Slot {
-  lastSeq: string;
-  layers: SearchLayer[];
-  refIds: string[];
-  vectors: Float32Array[];
-  removed: Set<string>;
+/** A one-dimensional `real[]` from Postgres's binary array format (`array_send`). */
+export function float4Array(b: Buffer): Float32Array {
+  const dims = b.readInt32BE(0);
+  if (dims === 0) return new Float32Array(0);
+  if (dims !== 1) throw new Error(`expected a one-dimensional array, got ${dims} dimensions`);
+  const n = b.readInt32BE(12);
+  const out = new Float32Array(n);
+  let o = 20;
+  for (let i = 0; i < n; i++) {
+    const len = b.readInt32BE(o);
+    o += 4;
+    if (len === 4) out[i] = b.readFloatBE(o);
+    if (len > 0) o += len;
+  }
+  return out;
 }
 
+/** One layer's vectors of one guild and model, and which item each slot holds. */
+interface LayerIndex {
+  index: VectorIndex;
+  refIds: string[];
+  slots: Map<string, number>;
+}
+
+interface Slot {
+  /** The highest sequence number loaded. */
+  lastSeq: number;
+  /** Sequence numbers loaded within LOOKBACK of lastSeq. */
+  recent: number[];
+  layers: Map<SearchLayer, LayerIndex>;
+  loading?: Promise<void>;
+}
+
+/** Rows read per query while catching up. */
+const PAGE = 20_000;
 /**
- * Vectors in a `real[]` column, scored in this process: each guild's vectors are loaded
- * once and then followed by sequence number, so a search reads only what is new. Deletions
- * by this process drop out at once; those by another replica are filtered when the hits
- * are read back from their tables.
+ * How far behind the newest row a late commit is still picked up: writers commit out of
+ * sequence order (concurrent batches), so each refresh looks this many numbers back.
+ */
+const LOOKBACK = 2_000;
+
+/**
+ * Vectors in a `real[]` column, searched in this process: each guild's vectors are loaded
+ * once into a {@link VectorIndex} per layer (inverted lists over each vector's strongest
+ * coordinates, candidates scored exactly), then followed by sequence number, so a search
+ * reads only what is new and scores a few thousand vectors, not all of them. Deletions by
+ * this process drop out at once; those by another replica are filtered when the hits are
+ * read back from their tables.
  */
 @Injectable()
 export class ArrayVectorStore implements VectorStore {
@@ -62,19 +112,23 @@ export class ArrayVectorStore implements VectorStore {
 
   constructor(private readonly rows: EmbeddingRepository) {}
 
-  private repo() {
-    return this.rows;
-  }
-
   async upsert(guildId: string, model: string, items: Parameters<VectorStore['upsert']>[2]) {
-    if (items.length) await this.repo().store(guildId, model, items);
+    if (items.length) await this.rows.store(guildId, model, items);
   }
 
   async remove(guildId: string, layer: SearchLayer, refIds: string[]) {
     if (!refIds.length) return;
-    await this.repo().remove(guildId, layer, refIds);
+    await this.rows.remove(guildId, layer, refIds);
     for (const [key, slot] of this.slots) {
-      if (key.startsWith(`${guildId}|`)) for (const r of refIds) slot.removed.add(`${layer}:${r}`);
+      if (!key.startsWith(`${guildId}|`)) continue;
+      const l = slot.layers.get(layer);
+      if (!l) continue;
+      for (const r of refIds) {
+        const at = l.slots.get(r);
+        if (at === undefined) continue;
+        l.index.remove(at);
+        l.slots.delete(r);
+      }
     }
   }
 
@@ -87,35 +141,47 @@ export class ArrayVectorStore implements VectorStore {
     const key = `${guildId}|${model}`;
     let slot = this.slots.get(key);
     if (!slot) {
-      slot = { lastSeq: '0', layers: [], refIds: [], vectors: [], removed: new Set() };
+      slot = { lastSeq: 0, recent: [], layers: new Map() };
       this.slots.set(key, slot);
     }
-    for (;;) {
-      const rows = await this.repo().after(guildId, model, slot.lastSeq);
-      for (const r of rows) {
-        slot.layers.push(r.layer);
-        slot.refIds.push(r.ref_id);
-        slot.vectors.push(Float32Array.from(r.vector));
-        slot.lastSeq = String(r.seq);
-      }
-      if (rows.length < 20000) break;
-    }
+    // One refresh at a time per slot; concurrent searches wait for it.
+    while (slot.loading) await slot.loading;
+    slot.loading = this.refresh(guildId, model, slot).finally(() => (slot.loading = undefined));
+    await slot.loading;
     const qv = Float32Array.from(vector);
-    const wanted = new Set(q.layers);
-    const top: { i: number; score: number }[] = [];
-    for (let i = 0; i < slot.vectors.length; i++) {
-      if (!wanted.has(slot.layers[i])) continue;
-      const v = slot.vectors[i];
-      if (v.length !== qv.length) continue;
-      let dot = 0;
-      for (let d = 0; d < v.length; d++) dot += v[d] * qv[d];
-      if (top.length < q.k || dot > top[top.length - 1].score) {
-        if (slot.removed.size && slot.removed.has(`${slot.layers[i]}:${slot.refIds[i]}`)) continue;
-        top.push({ i, score: dot });
-        top.sort((a, b) => b.score - a.score);
-        if (top.length > q.k) top.pop();
+    const hits: { layer: SearchLayer; refId: string; score: number }[] = [];
+    for (const layer of new Set(q.layers)) {
+      const l = slot.layers.get(layer);
+      if (!l || l.index.dimensions !== qv.length) continue;
+      for (const h of l.index.search(qv, q.k)) {
+        hits.push({ layer, refId: l.refIds[h.slot], score: h.score });
       }
     }
-    return top.map((t) => ({ layer: slot.layers[t.i], refId: slot.refIds[t.i], score: t.score }));
+    return hits.sort((a, b) => b.score - a.score).slice(0, q.k);
+  }
+
+  private async refresh(guildId: string, model: string, slot: Slot): Promise<void> {
+    for (;;) {
+      const floor = Math.max(0, slot.lastSeq - LOOKBACK);
+      slot.recent = slot.recent.filter((s) => s > floor);
+      const rows = await this.rows.unseen(guildId, model, floor, slot.recent, PAGE);
+      for (const r of rows) {
+        const seq = Number(r.seq);
+        slot.recent.push(seq);
+        slot.lastSeq = Math.max(slot.lastSeq, seq);
+        if (!r.vector.length) continue;
+        let l = slot.layers.get(r.layer);
+        if (!l) {
+          l = { index: new VectorIndex(r.vector.length), refIds: [], slots: new Map() };
+          slot.layers.set(r.layer, l);
+        }
+        if (r.vector.length === l.index.dimensions) {
+          const at = l.index.add(r.vector);
+          l.refIds[at] = r.ref_id;
+          l.slots.set(r.ref_id, at);
+        }
+      }
+      if (rows.length < PAGE) return;
+    }
   }
 }

@@ -3,6 +3,11 @@ import type { MemoryItem } from '@dirigent/memory-domain';
 import type { MemoryMessage } from './entities';
 import { archiveWhere, ms, orQuery, sql, type ArchiveFilter, type Row } from './sql';
 
+/** Matches of one full-text query ranked at most (the newest). */
+const RANKED = 1000;
+/** A lexeme in more than this fraction of messages is too common to search for alone. */
+const COMMON_LEXEME = 0.01;
+
 const COLUMNS = `m.message_id, m.channel_id, m.author_id, m.author_name, m.author_is_bot, m.content,
   m.created_at, m.reply_to_message_id, m.reaction_count, m.reply_count, m.quote_count`;
 
@@ -39,36 +44,47 @@ export interface NewMessage {
 /** The transcript archive (and the live window, its newest rows), reactions and tombstones. */
 export class MessageRepository extends EntityRepository<MemoryMessage> {
   /**
-   * Stores a message once (with the reactions that arrived before it); null for a duplicate
-   * or a message deleted before it arrived.
+   * Stores messages once each (with the reactions that arrived before them), in one
+   * statement; returns the rows stored, in input order. A duplicate, or a message deleted
+   * before it arrived, is left out.
    */
-  async insertIfNew(m: NewMessage): Promise<Row | null> {
-    await this.lockMessage(m.guildId, m.messageId);
-    const rows = await sql(
+  async insertManyIfNew(ms: NewMessage[]): Promise<Row[]> {
+    if (!ms.length) return [];
+    await this.lockMessages(ms.map((m) => [m.guildId, m.messageId]));
+    return sql(
       this.em,
       `insert into memory_message (guild_id, channel_id, message_id, author_id, author_name,
          author_is_bot, content, created_at, reply_to_message_id, mentions, reaction_count)
-       select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, (select count(distinct r.user_id)
-         from memory_reaction r where r.guild_id = t.guild_id and r.message_id = t.message_id)
-       from (select ?::varchar as guild_id, ?::varchar as message_id) t
-       where not exists (select 1 from memory_tombstone where guild_id = t.guild_id and message_id = t.message_id)
-       on conflict (guild_id, message_id) do nothing returning ${COLUMNS.replace(/m\./g, '')}`,
+       select x.guild_id, x.channel_id, x.message_id, x.author_id, x.author_name, x.author_is_bot,
+         x.content, x.created_at, x.reply_to_message_id, coalesce(x.mentions, '[]'),
+         (select count(distinct r.user_id) from memory_reaction r
+          where r.guild_id = x.guild_id and r.message_id = x.message_id)
+       from jsonb_to_recordset(?::jsonb) as x(ord int, guild_id varchar, channel_id varchar,
+         message_id varchar, author_id varchar, author_name varchar, author_is_bot boolean,
+         content text, created_at timestamptz, reply_to_message_id varchar, mentions jsonb)
+       where not exists (select 1 from memory_tombstone t
+         where t.guild_id = x.guild_id and t.message_id = x.message_id)
+       order by x.ord
+       on conflict (guild_id, message_id) do nothing
+       returning guild_id, ${COLUMNS.replace(/m\./g, '')}`,
       [
-        m.guildId,
-        m.channelId,
-        m.messageId,
-        m.authorId,
-        m.authorName ?? null,
-        m.authorIsBot,
-        m.content,
-        m.createdAt,
-        m.replyToMessageId ?? null,
-        JSON.stringify(m.mentions),
-        m.guildId,
-        m.messageId,
+        JSON.stringify(
+          ms.map((m, ord) => ({
+            ord,
+            guild_id: m.guildId,
+            channel_id: m.channelId,
+            message_id: m.messageId,
+            author_id: m.authorId,
+            author_name: m.authorName ?? null,
+            author_is_bot: m.authorIsBot,
+            content: m.content,
+            created_at: m.createdAt.toISOString(),
+            reply_to_message_id: m.replyToMessageId ?? null,
+            mentions: m.mentions,
+          })),
+        ),
       ],
     );
-    return rows[0] ?? null;
   }
 
   /**
@@ -77,9 +93,18 @@ export class MessageRepository extends EntityRepository<MemoryMessage> {
    * deliveries never miss each other's rows.
    */
   private async lockMessage(guildId: string, messageId: string): Promise<void> {
-    await sql(this.em, `select pg_advisory_xact_lock(hashtext(?))`, [
-      `memory:${guildId}:${messageId}`,
-    ]);
+    await this.lockMessages([[guildId, messageId]]);
+  }
+
+  /** The locks of several messages, taken in one order so that two batches never deadlock. */
+  private async lockMessages(keys: [guildId: string, messageId: string][]): Promise<void> {
+    const names = [...new Set(keys.map(([g, m]) => `memory:${g}:${m}`))].sort();
+    await sql(
+      this.em,
+      `select count(pg_advisory_xact_lock(hashtext(k)))
+       from (select k from jsonb_array_elements_text(?::jsonb) k order by k) s`,
+      [JSON.stringify(names)],
+    );
   }
 
   async bumpReplies(guildId: string, messageId: string): Promise<Row | null> {
@@ -214,16 +239,50 @@ export class MessageRepository extends EntityRepository<MemoryMessage> {
     return rows.map(messageItem);
   }
 
-  /** Full-text matches, best first (ts_rank_cd over an OR of the query's words). */
+  /**
+   * Full-text matches, best first: messages holding every word of the query, then those
+   * holding any of its uncommon words (in at most 1% of messages, by the planner's lexeme
+   * statistics: a common word alone says little and would make the query rank a large
+   * part of the archive). Each part ranks (ts_rank_cd) only the newest `RANKED` of its
+   * matches, so that its cost stays bounded however large the guild grows.
+   */
   async fullText(guildId: string, query: string, f: ArchiveFilter, limit: number) {
-    const q = orQuery(query);
-    if (!q) return [];
+    const any = orQuery(query);
+    if (!any) return [];
+    // Lexemes quoted for tsquery input: backslashes and quotes escaped.
+    const quoted = `'''' || replace(replace(l, '\\', '\\\\'), '''', '''''') || ''''`;
+    const [queries] = await sql<{ every: string | null; uncommon: string | null }>(
+      this.em,
+      `with lexemes as (select unnest(tsvector_to_array(to_tsvector('english', ?))) as l),
+       common as (select u.e from pg_stats st,
+           unnest(st.most_common_elems::text::text[], st.most_common_elem_freqs) as u(e, f)
+         where st.schemaname = current_schema() and st.tablename = 'memory_message'
+           and st.attname = 'tsv' and u.f > ${COMMON_LEXEME} and u.e is not null)
+       select nullif(to_tsquery('english', ?)::text, '') as every,
+         (select string_agg(${quoted}, ' | ') from lexemes
+          where l not in (select e from common)) as uncommon`,
+      [query, any.replace(/ \| /g, ' & ')],
+    );
+    // As literals, so that the planner weighs them by its lexeme statistics (and takes
+    // the GIN index for uncommon words).
+    const parts = [queries.every, queries.uncommon].flatMap((q, i) =>
+      q ? [{ q, stage: 1 - i }] : [],
+    );
+    if (!parts.length) return [];
     const { where, params } = archiveWhere(guildId, f);
     return sql(
       this.em,
-      `select m.message_id as id, m.created_at from memory_message m, to_tsquery('english', ?) q
-       where ${where} and m.tsv @@ q order by ts_rank_cd(m.tsv, q) desc, m.created_at desc limit ?`,
-      [q, ...params, limit],
+      `select id, created_at from (${parts
+        .map(
+          ({ stage }) =>
+            `(select s.message_id as id, s.created_at, ${stage} as stage, ts_rank_cd(s.tsv, s.q) as r
+              from (select m.message_id, m.created_at, m.tsv, q.q
+                    from memory_message m, (select ?::tsquery as q) q
+                    where ${where} and m.tsv @@ q.q order by m.created_at desc limit ${RANKED}) s
+              order by r desc, s.created_at desc limit ?)`,
+        )
+        .join(' union all ')}) hits order by stage desc, r desc, created_at desc`,
+      parts.flatMap(({ q }) => [q, ...params, limit]),
     );
   }
 

@@ -41,11 +41,16 @@ export class Indexer {
 
   /** One text's vector and model, or null when the embedder is unavailable. */
   async query(guildId: string, text: string) {
+    const found = await this.queryMany(guildId, [text]);
+    return found && { model: found.model, vector: found.vectors[0] };
+  }
+
+  /** Texts' vectors (in order) and model, or null when the embedder is unavailable. */
+  async queryMany(guildId: string, texts: string[]) {
     try {
-      const { model, vectors } = await this.embedder.embed(guildId, [text]);
-      return { model, vector: vectors[0] };
+      return await this.embedder.embed(guildId, texts);
     } catch (e) {
-      this.log.warn(`search without vectors: ${(e as Error).message}`);
+      this.log.warn(`without vectors: ${(e as Error).message}`);
       return null;
     }
   }

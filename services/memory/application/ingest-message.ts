@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { RequestContext } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { MessageCreated } from '@dirigent/contracts';
 import { detectMoment, disclosures, quotedPassages } from '@dirigent/memory-domain';
-import { DossierRepository } from '../adapters/dossier.repository';
+import { DossierRepository, type FactRow } from '../adapters/dossier.repository';
 import { HighlightRepository, highlightId } from '../adapters/highlight.repository';
 import { MessageRepository } from '../adapters/message.repository';
 import type { Row } from '../adapters/sql';
@@ -11,15 +12,33 @@ import { MemoryConfig } from '../config';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { ConsolidateDossier } from './consolidate-dossier';
 import { Indexer } from './indexer';
+import { WriteBehind } from './write-behind';
+
+/** Messages written per transaction at most, and transactions at once. */
+export const INGEST_BATCH = { maxBatch: 256, maxConcurrent: 2 };
+
+interface Outcome {
+  e: MessageCreated;
+  facts: FactRow[];
+  highlighted: { messageId: string; text: string }[];
+}
 
 /**
  * A Discord message enters memory: archived once (by Discord id), counted in its author's
  * dossier, its self-disclosures learned as facts, the messages it answers or quotes
  * credited (and kept as highlights when that makes them moments), then embedded, and the
- * channel's epoch timer re-armed.
+ * channel's epoch timer re-armed. Messages delivered together are written together (one
+ * transaction, a few multi-row statements); each delivery is acknowledged only after the
+ * commit.
  */
 @Injectable()
 export class IngestMessage {
+  // A batch is written outside any one delivery's request context: it gets its own.
+  private readonly buffer = new WriteBehind<MessageCreated>(
+    (es) => RequestContext.create(this.em, () => this.runBatch(es)),
+    INGEST_BATCH,
+  );
+
   constructor(
     private readonly em: EntityManager,
     private readonly messages: MessageRepository,
@@ -31,96 +50,162 @@ export class IngestMessage {
     @Inject(SERVICE_CONFIG) private readonly config: MemoryConfig,
   ) {}
 
-  async run(e: MessageCreated): Promise<void> {
-    const at = new Date(e.createdAt);
-    // Embedded first, stored with the message in one transaction.
-    const embedded = await this.indexer.query(e.guildId, e.content);
-    const outcome = await this.em.transactional(async () => {
-      const stored = await this.messages.insertIfNew({
-        guildId: e.guildId,
-        channelId: e.channelId,
-        messageId: e.messageId,
-        authorId: e.authorId,
-        authorName: e.authorName,
-        authorIsBot: e.authorIsBot,
-        content: e.content,
-        createdAt: at,
-        replyToMessageId: e.replyToMessageId,
-        mentions: e.mentions ?? [],
-      });
-      if (!stored) return null;
-      if (embedded) {
-        await this.indexer.store(e.guildId, embedded.model, [
-          { layer: 'archive', refId: e.messageId, vector: embedded.vector },
-        ]);
-      }
-      const counters = await this.dossiers.countMessage(
-        e.guildId,
-        e.authorId,
-        e.authorName,
-        e.content.length,
-        at,
-      );
-      const facts = e.authorIsBot
-        ? []
-        : await this.dossiers.learn(
-            {
-              guildId: e.guildId,
-              userId: e.authorId,
-              sourceMessageId: e.messageId,
-              channelId: e.channelId,
-              validFrom: at.getTime(),
-            },
-            disclosures(e.content),
-          );
-      const credited: Row[] = [];
-      if (e.replyToMessageId) {
-        const target = await this.messages.bumpReplies(e.guildId, e.replyToMessageId);
-        if (target) credited.push(target);
-      }
-      for (const passage of quotedPassages(e.content)) {
-        const quoted = await this.messages.bumpQuote(e.guildId, passage, at);
-        if (quoted) credited.push(quoted);
-      }
-      const highlighted: { messageId: string; text: string }[] = [];
-      const self: Row = {
-        message_id: e.messageId,
-        content: e.content,
-        author_is_bot: e.authorIsBot,
-      };
-      for (const r of [self, ...credited]) {
-        const moment = detectMoment({
-          content: r.content,
-          authorIsBot: r.author_is_bot,
-          reactionCount: r.reaction_count ?? 0,
-          replyCount: r.reply_count ?? 0,
-          quoteCount: r.quote_count ?? 0,
-        });
-        if (!moment) continue;
-        const h = await this.highlights.addFromMessage(
-          e.guildId,
-          r.message_id,
-          moment.kind,
-          moment.score,
-        );
-        if (h?.created) highlighted.push({ messageId: r.message_id, text: r.content });
-      }
-      return { counters, facts, highlighted };
-    });
-    await this.timer.arm(e.guildId, e.channelId, at.getTime() + this.config.DIRIGENT_EPOCH_GAP_MS);
-    if (!outcome) return;
-    await this.indexer.index(e.guildId, [
-      ...outcome.facts.map((f) => ({
-        layer: 'dossiers' as const,
-        refId: f.id,
-        text: `${e.authorName ?? ''} ${f.statement}`,
-      })),
-      ...outcome.highlighted.map((h) => ({
-        layer: 'highlights' as const,
-        refId: highlightId(h.messageId),
-        text: h.text,
-      })),
-    ]);
-    await this.consolidate.maybe(e.guildId, e.authorId, outcome.counters);
+  /** Resolves once the message is stored (with those delivered alongside it). */
+  run(e: MessageCreated): Promise<void> {
+    return this.buffer.add(e);
   }
+
+  async runBatch(events: MessageCreated[]): Promise<void> {
+    // Embedded first (one call for the batch), stored with the messages in one transaction.
+    const embedded = await this.embed(events);
+    const { outcomes, counters } = await this.em.transactional(async () => {
+      const stored = await this.messages.insertManyIfNew(
+        events.map((e) => ({
+          guildId: e.guildId,
+          channelId: e.channelId,
+          messageId: e.messageId,
+          authorId: e.authorId,
+          authorName: e.authorName,
+          authorIsBot: e.authorIsBot,
+          content: e.content,
+          createdAt: new Date(e.createdAt),
+          replyToMessageId: e.replyToMessageId,
+          mentions: e.mentions ?? [],
+        })),
+      );
+      const byKey = new Map(events.map((e) => [`${e.guildId}:${e.messageId}`, e]));
+      const news = stored.map((row) => ({
+        row,
+        e: byKey.get(`${row.guild_id}:${row.message_id}`)!,
+      }));
+      for (const [guildId, group] of groupBy(news, (n) => n.e.guildId)) {
+        const vectors = group.flatMap(({ e }) => {
+          const v = embedded?.vectors.get(e);
+          return v ? [{ layer: 'archive' as const, refId: e.messageId, vector: v }] : [];
+        });
+        if (vectors.length) await this.indexer.store(guildId, embedded!.model, vectors);
+      }
+      const counters = await this.dossiers.countMessages(
+        [...groupBy(news, (n) => `${n.e.guildId}:${n.e.authorId}`).values()].map((g) => ({
+          guildId: g[0].e.guildId,
+          userId: g[0].e.authorId,
+          userName: g.reduce<string | undefined>((name, n) => n.e.authorName ?? name, undefined),
+          messages: g.length,
+          chars: g.reduce((sum, n) => sum + n.e.content.length, 0),
+          lastSeenAt: new Date(Math.max(...g.map((n) => Date.parse(n.e.createdAt)))),
+        })),
+      );
+      const outcomes: Outcome[] = [];
+      for (const { row, e } of news) outcomes.push(await this.credit(e, row));
+      return { outcomes, counters };
+    });
+    await this.armTimers(events);
+    for (const [guildId, group] of groupBy(outcomes, (o) => o.e.guildId)) {
+      await this.indexer.index(
+        guildId,
+        group.flatMap(({ e, facts, highlighted }) => [
+          ...facts.map((f) => ({
+            layer: 'dossiers' as const,
+            refId: f.id,
+            text: `${e.authorName ?? ''} ${f.statement}`,
+          })),
+          ...highlighted.map((h) => ({
+            layer: 'highlights' as const,
+            refId: highlightId(h.messageId),
+            text: h.text,
+          })),
+        ]),
+      );
+    }
+    await Promise.all(
+      [...counters.values()].map((c) => this.consolidate.maybe(c.guild_id, c.user_id, c)),
+    );
+  }
+
+  /**
+   * What one stored message teaches and credits: its self-disclosures as facts, a reply or
+   * quote counted on the message it answers, and the moments that makes.
+   */
+  private async credit(e: MessageCreated, self: Row): Promise<Outcome> {
+    const at = new Date(e.createdAt);
+    const facts = e.authorIsBot
+      ? []
+      : await this.dossiers.learn(
+          {
+            guildId: e.guildId,
+            userId: e.authorId,
+            sourceMessageId: e.messageId,
+            channelId: e.channelId,
+            validFrom: at.getTime(),
+          },
+          disclosures(e.content),
+        );
+    const credited: Row[] = [];
+    if (e.replyToMessageId) {
+      const target = await this.messages.bumpReplies(e.guildId, e.replyToMessageId);
+      if (target) credited.push(target);
+    }
+    for (const passage of quotedPassages(e.content)) {
+      const quoted = await this.messages.bumpQuote(e.guildId, passage, at);
+      if (quoted) credited.push(quoted);
+    }
+    const highlighted: Outcome['highlighted'] = [];
+    for (const r of [self, ...credited]) {
+      const moment = detectMoment({
+        content: r.content,
+        authorIsBot: r.author_is_bot,
+        reactionCount: r.reaction_count ?? 0,
+        replyCount: r.reply_count ?? 0,
+        quoteCount: r.quote_count ?? 0,
+      });
+      if (!moment) continue;
+      const h = await this.highlights.addFromMessage(
+        e.guildId,
+        r.message_id,
+        moment.kind,
+        moment.score,
+      );
+      if (h?.created) highlighted.push({ messageId: r.message_id, text: r.content });
+    }
+    return { e, facts, highlighted };
+  }
+
+  /** Every message (stored or a duplicate) re-arms its channel's timer: the newest counts. */
+  private async armTimers(events: MessageCreated[]): Promise<void> {
+    await Promise.all(
+      [...groupBy(events, (e) => `${e.guildId}:${e.channelId}`).values()].map((group) =>
+        this.timer.arm(
+          group[0].guildId,
+          group[0].channelId,
+          Math.max(...group.map((e) => Date.parse(e.createdAt))) +
+            this.config.DIRIGENT_EPOCH_GAP_MS,
+        ),
+      ),
+    );
+  }
+
+  /** The batch's vectors (one embedder call per guild); null when the embedder is down. */
+  private async embed(events: MessageCreated[]) {
+    const vectors = new Map<MessageCreated, number[]>();
+    let model = '';
+    for (const [guildId, group] of groupBy(events, (e) => e.guildId)) {
+      const texts = group.map((e) => e.content);
+      const found = await this.indexer.queryMany(guildId, texts);
+      if (!found) continue;
+      model = found.model;
+      group.forEach((e, i) => vectors.set(e, found.vectors[i]));
+    }
+    return model ? { model, vectors } : null;
+  }
+}
+
+function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const it of items) {
+    const k = key(it);
+    const group = out.get(k);
+    if (group) group.push(it);
+    else out.set(k, [it]);
+  }
+  return out;
 }

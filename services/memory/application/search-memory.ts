@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MEMORY_SEARCH_K, type MemoryHit, type MemorySearchRequest } from '@dirigent/contracts';
 import {
+  contentWords,
   reciprocalRankFusion,
   SEARCH_LAYERS,
   validityFactor,
@@ -87,10 +88,12 @@ export class SearchMemory {
         this.nearest(guildId, query, [...layers]),
       ]);
     // Typos: near spellings only when the words themselves found little (a trigram scan
-    // costs more than the rest of the search).
+    // costs more than the rest of the search), and only of the content words (the
+    // trigrams of "the", "which" are in every other message).
+    const spelled = contentWords(query).join(' ');
     const archiveTrgm =
-      has('archive') && archiveFt.length < q.k
-        ? await this.messages.trigram(guildId, query, q, CANDIDATES)
+      has('archive') && archiveFt.length < q.k && spelled
+        ? await this.messages.trigram(guildId, spelled, q, CANDIDATES)
         : [];
     const lists = [
       ranked(archiveFt, 'archive'),

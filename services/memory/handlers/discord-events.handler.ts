@@ -20,8 +20,10 @@ export const DISCORD_EVENTS_CONSUMER: DurableEventOptions = {
   ackWaitMs: 30_000,
   maxDeliver: 10,
   backoffMs: [250, 1000, 5000, 15000],
-  concurrency: 16,
-  maxAckPending: 256,
+  // Many deliveries in flight so that message.created can be written in batches (see
+  // IngestMessage: each is acked only once its batch committed).
+  concurrency: 512,
+  maxAckPending: 1024,
 };
 
 @Controller()

@@ -7,6 +7,7 @@ import { Migration20261123120000_memory } from './Migration20261123120000_memory
 import { Migration20261123160000_router } from './Migration20261123160000_router';
 import { Migration20261123170000_orchestrator_runs } from './Migration20261123170000_orchestrator_runs';
 import { Migration20261123190000_decision_lineage } from './Migration20261123190000_decision_lineage';
+import { Migration20261123193000_memory_scale } from './Migration20261123193000_memory_scale';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -33,4 +34,5 @@ export const migrationsList: MigrationObject[] = [
     name: 'Migration20261123190000_decision_lineage',
     class: Migration20261123190000_decision_lineage,
   },
+  { name: 'Migration20261123193000_memory_scale', class: Migration20261123193000_memory_scale },
 ];

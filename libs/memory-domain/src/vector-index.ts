@@ -1,0 +1,221 @@
+export interface VectorIndexOptions {
+  /** Coordinates of each vector kept in the inverted lists: its largest by magnitude. */
+  perVector?: number;
+  /** Coordinates of the query whose lists are read: its largest by magnitude. */
+  perQuery?: number;
+  /** Candidates (best partial scores) scored exactly, at least; never fewer than 8·k. */
+  candidates?: number;
+  /** Below this many vectors every one is scored exactly. */
+  exactBelow?: number;
+}
+
+export interface VectorHit {
+  slot: number;
+  score: number;
+}
+
+const BLOCK = 1024;
+
+/** A growable list of (slot, value) pairs: one per dimension. */
+class Postings {
+  ids = new Int32Array(16);
+  values = new Float32Array(16);
+  length = 0;
+
+  push(id: number, value: number): void {
+    if (this.length === this.ids.length) {
+      const ids = new Int32Array(this.ids.length * 2);
+      ids.set(this.ids);
+      this.ids = ids;
+      const values = new Float32Array(this.values.length * 2);
+      values.set(this.values);
+      this.values = values;
+    }
+    this.ids[this.length] = id;
+    this.values[this.length++] = value;
+  }
+}
+
+/** Indices of the `n` largest |v[i]| (non-zero only), largest first. */
+function strongest(v: ArrayLike<number>, n: number): number[] {
+  const idx: number[] = [];
+  for (let i = 0; i < v.length; i++) if (v[i] !== 0) idx.push(i);
+  idx.sort((a, b) => Math.abs(v[b]) - Math.abs(v[a]) || a - b);
+  return idx.slice(0, n);
+}
+
+/**
+ * Nearest vectors by dot product (cosine for unit vectors), in process, without scoring
+ * every vector: each vector is filed under its `perVector` strongest coordinates (inverted
+ * lists, as a sparse retrieval index does); a query reads the lists of its `perQuery`
+ * strongest coordinates, sums the partial dot products, and scores the best `candidates`
+ * exactly against the full vectors. Exact whenever vectors have at most `perVector`
+ * non-zero coordinates and queries at most `perQuery` (the hashed n-gram embedder's
+ * short texts); for dense model vectors it is an approximation whose recall the memory
+ * bench measures against {@link exact}. Below `exactBelow` vectors it is exhaustive.
+ * Slots are never reused: a removed vector is only marked.
+ *
+ * @example
+ * const index = new VectorIndex(512);
+ * const slot = index.add(hashedEmbedding('moving to Berlin'));
+ * index.search(hashedEmbedding('she moved to berlin'), 5); // [{ slot, score: 0.6… }]
+ */
+export class VectorIndex {
+  private readonly blocks: Float32Array[] = [];
+  private readonly postings: Postings[];
+  private dead = new Uint8Array(BLOCK);
+  private count = 0;
+  private removed = 0;
+  private readonly perVector: number;
+  private readonly perQuery: number;
+  private readonly candidates: number;
+  private readonly exactBelow: number;
+  // Scratch space of a search, kept between searches.
+  private acc = new Float32Array(0);
+
+  constructor(
+    readonly dimensions: number,
+    opts: VectorIndexOptions = {},
+  ) {
+    if (!Number.isInteger(dimensions) || dimensions <= 0) {
+      throw new Error(`dimensions must be a positive integer, got ${dimensions}`);
+    }
+    this.perVector = opts.perVector ?? 64;
+    this.perQuery = opts.perQuery ?? 48;
+    this.candidates = opts.candidates ?? 1000;
+    this.exactBelow = opts.exactBelow ?? 4096;
+    this.postings = Array.from({ length: dimensions }, () => new Postings());
+  }
+
+  /** Vectors added (removed ones included). */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Vectors added and not removed. */
+  get live(): number {
+    return this.count - this.removed;
+  }
+
+  /** Adds a vector (of this index's dimensions) and returns its slot. */
+  add(vector: ArrayLike<number>): number {
+    if (vector.length !== this.dimensions) {
+      throw new Error(`vector has ${vector.length} dimensions, the index ${this.dimensions}`);
+    }
+    const slot = this.count++;
+    if (slot % BLOCK === 0) this.blocks.push(new Float32Array(BLOCK * this.dimensions));
+    if (slot >= this.dead.length) {
+      const dead = new Uint8Array(this.dead.length * 2);
+      dead.set(this.dead);
+      this.dead = dead;
+    }
+    this.blocks[this.blocks.length - 1].set(vector, (slot % BLOCK) * this.dimensions);
+    for (const d of strongest(vector, this.perVector)) this.postings[d].push(slot, vector[d]);
+    return slot;
+  }
+
+  remove(slot: number): void {
+    if (slot >= 0 && slot < this.count && !this.dead[slot]) {
+      this.dead[slot] = 1;
+      this.removed++;
+    }
+  }
+
+  /** Dot product of the query with the vector in `slot`. */
+  score(query: ArrayLike<number>, slot: number): number {
+    const block = this.blocks[Math.floor(slot / BLOCK)];
+    const offset = (slot % BLOCK) * this.dimensions;
+    let dot = 0;
+    for (let d = 0; d < this.dimensions; d++) dot += block[offset + d] * query[d];
+    return dot;
+  }
+
+  /** The `k` nearest live vectors that `accept` lets through, best first. */
+  search(query: ArrayLike<number>, k: number, accept?: (slot: number) => boolean): VectorHit[] {
+    if (query.length !== this.dimensions || k <= 0) return [];
+    if (this.count < this.exactBelow) return this.exact(query, k, accept);
+    const touched = this.partialScores(query);
+    const wanted = Math.max(this.candidates, 8 * k);
+    const threshold = touched.length > wanted ? this.cutoff(touched, wanted) : -Infinity;
+    const top = new TopK(k);
+    for (const slot of touched) {
+      const partial = this.acc[slot];
+      this.acc[slot] = 0;
+      if (partial < threshold || this.dead[slot] || (accept && !accept(slot))) continue;
+      top.offer(slot, this.score(query, slot));
+    }
+    return top.sorted();
+  }
+
+  /** Every live vector scored: the reference the approximate search is measured against. */
+  exact(query: ArrayLike<number>, k: number, accept?: (slot: number) => boolean): VectorHit[] {
+    if (query.length !== this.dimensions || k <= 0) return [];
+    const top = new TopK(k);
+    for (let slot = 0; slot < this.count; slot++) {
+      if (this.dead[slot] || (accept && !accept(slot))) continue;
+      top.offer(slot, this.score(query, slot));
+    }
+    return top.sorted();
+  }
+
+  /** Partial dot products over the query's strongest coordinates, into `acc`; the slots touched. */
+  private partialScores(query: ArrayLike<number>): number[] {
+    if (this.acc.length < this.count) this.acc = new Float32Array(this.dead.length);
+    const acc = this.acc;
+    const touched: number[] = [];
+    for (const d of strongest(query, this.perQuery)) {
+      const q = query[d];
+      const { ids, values, length } = this.postings[d];
+      for (let i = 0; i < length; i++) {
+        const slot = ids[i];
+        // A slot's sum starts at 0: first sight (a sum can only be 0 again by cancellation,
+        // which at worst lists the slot twice; the exact scoring sees it once).
+        if (acc[slot] === 0) touched.push(slot);
+        acc[slot] += q * values[i];
+      }
+    }
+    return touched;
+  }
+
+  /** The partial score above which about `wanted` of the touched slots lie (a histogram). */
+  private cutoff(touched: number[], wanted: number): number {
+    let min = Infinity;
+    let max = -Infinity;
+    for (const slot of touched) {
+      const s = this.acc[slot];
+      if (s < min) min = s;
+      if (s > max) max = s;
+    }
+    if (max <= min) return -Infinity;
+    const bins = new Uint32Array(1024);
+    const width = (max - min) / bins.length;
+    const bin = (s: number) => Math.min(bins.length - 1, Math.floor((s - min) / width));
+    for (const slot of touched) bins[bin(this.acc[slot])]++;
+    let above = 0;
+    for (let b = bins.length - 1; b >= 0; b--) {
+      above += bins[b];
+      if (above >= wanted) return min + b * width;
+    }
+    return -Infinity;
+  }
+}
+
+/** The k best (slot, score) pairs seen, kept sorted (k is small). */
+class TopK {
+  private readonly hits: VectorHit[] = [];
+
+  constructor(private readonly k: number) {}
+
+  offer(slot: number, score: number): void {
+    const hits = this.hits;
+    if (hits.length === this.k && score <= hits[hits.length - 1].score) return;
+    let i = hits.length;
+    while (i > 0 && hits[i - 1].score < score) i--;
+    hits.splice(i, 0, { slot, score });
+    if (hits.length > this.k) hits.pop();
+  }
+
+  sorted(): VectorHit[] {
+    return this.hits;
+  }
+}
