@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import { createInbox, type NatsConnection } from '@nats-io/nats-core';
 import { Streams, Subjects } from '@dirigent/contracts';
 import { ensureDurable, type NatsClient } from '@dirigent/messaging';
 import type { UsageRecord } from '@dirigent/llm';
@@ -46,80 +46,157 @@ export function ledgerEntry(body: unknown, instanceId: string | undefined): Ledg
   };
 }
 
+/** One delivered message of a pull, as the ledger consumer settles it. */
+export interface Delivery {
+  json(): unknown;
+  header(name: string): string | undefined;
+  ack(): void;
+  nak(delayMs: number): void;
+  term(): void;
+  /** For logs: the stream sequence (from the ack subject). */
+  readonly seq: string;
+}
+
+/** Asks for up to `batch` messages that are waiting now; resolves with them. */
+export type Pull = (batch: number) => Promise<Delivery[]>;
+
+const PULL_TIMEOUT_MS = 5_000;
+
+/**
+ * A pull that returns at once with what is waiting (`no_wait`), over one reply inbox:
+ * a batch arrives in a burst, so the request path is not woken once per message.
+ */
+export function noWaitPull(
+  nc: NatsConnection,
+  stream: string,
+  durable: string,
+): {
+  pull: Pull;
+  close(): void;
+} {
+  const inbox = createInbox();
+  let current: { got: Delivery[]; batch: number; done(): void } | undefined;
+  const sub = nc.subscribe(inbox, {
+    callback: (_err, m) => {
+      const c = current;
+      if (!c) return;
+      const code = m.headers?.code ?? 0;
+      if (!m.reply?.startsWith('$JS.ACK.')) {
+        // a status (404 no messages, 408 timeout, 409 …): the pull is over
+        if (code >= 300 || !m.data.length) c.done();
+        return;
+      }
+      const settle = (what: string) => m.respond(what);
+      c.got.push({
+        json: () => m.json(),
+        header: (name) => m.headers?.get(name) || undefined,
+        ack: () => settle('+ACK'),
+        nak: (ms) => settle(`-NAK ${JSON.stringify({ delay: ms * 1_000_000 })}`),
+        term: () => settle('+TERM'),
+        seq: m.reply.split('.')[5] ?? '?',
+      });
+      if (c.got.length >= c.batch) c.done();
+    },
+  });
+  const pull: Pull = (batch) =>
+    new Promise<Delivery[]>((resolve) => {
+      const got: Delivery[] = [];
+      const timer = setTimeout(() => done(), PULL_TIMEOUT_MS);
+      const done = () => {
+        clearTimeout(timer);
+        if (current?.got === got) current = undefined;
+        resolve(got);
+      };
+      current = { got, batch, done };
+      nc.publish(
+        `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`,
+        JSON.stringify({ batch, no_wait: true }),
+        { reply: inbox },
+      );
+    });
+  return { pull, close: () => sub.unsubscribe() };
+}
+
 /**
  * Writes the usage ledger behind the request path, from JetStream: every gateway replica
- * pulls from one durable consumer, collects what arrives for up to `flushMs` (or
- * `maxBatch` records) and applies it in one statement, then acks. Nothing is acked before
- * Postgres has it; a redelivery (a replica killed mid-batch, Postgres away) is skipped by
- * record id, so each call is booked exactly once. A batch that fails is applied record by
- * record, so one unstorable record cannot hold the rest back; Postgres refusing it as data
- * drops it (terminated, logged), anything else (Postgres away) retries it.
+ * pulls from one durable consumer, every `flushMs` (at once again after a full batch),
+ * what is waiting, applies it in one statement, then acks. Nothing is acked before
+ * Postgres has it durably; a redelivery (a replica killed mid-batch, Postgres away) is
+ * skipped by record id, so each call is booked exactly once. A batch that fails is applied
+ * record by record, so one unstorable record cannot hold the rest back; Postgres refusing
+ * it as data drops it (terminated, logged), anything else (Postgres away) retries it.
  */
 export class LedgerConsumer {
   private readonly log = new Logger('llm-gateway:ledger');
-  private messages?: ConsumerMessages;
-  private loop?: Promise<void>;
-  private batch: JsMsg[] = [];
   private timer?: NodeJS.Timeout;
-  private flushing: Promise<void> = Promise.resolve();
+  private running: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private closePull?: () => void;
+  private pull?: Pull;
 
   constructor(
-    private readonly client: Pick<NatsClient, 'js' | 'jsm'>,
+    private readonly client: Pick<NatsClient, 'nc' | 'jsm'>,
     private readonly ledger: LedgerStore,
     private readonly flushMs = 100,
     private readonly maxBatch = 1_000,
   ) {}
 
-  async start(): Promise<void> {
-    await ensureDurable(this.client.jsm, {
-      stream: Streams.llmUsage,
-      durable: LEDGER_DURABLE,
-      filterSubject: Subjects.llm.usage,
-      // redelivered until Postgres takes it; only an unstorable record is dropped
-      maxDeliver: 1_000_000,
-      ackWaitMs: 15_000,
-      maxAckPending: 20_000,
-      deliverPolicy: 'new',
-    });
-    const consumer = await this.client.js.consumers.get(Streams.llmUsage, LEDGER_DURABLE);
-    this.messages = await consumer.consume({ max_messages: 2 * this.maxBatch });
-    const messages = this.messages;
-    this.loop = (async () => {
-      for await (const m of messages) {
-        this.batch.push(m);
-        this.schedule(this.batch.length >= this.maxBatch ? 0 : this.flushMs);
-      }
-    })().catch((e: Error) => this.log.error(`ledger consumer stopped: ${e.message}`));
+  /** Creates the durable consumer and starts pulling (a `pull` replaces the NATS one in tests). */
+  async start(pull?: Pull): Promise<void> {
+    if (!pull) {
+      await ensureDurable(this.client.jsm, {
+        stream: Streams.llmUsage,
+        durable: LEDGER_DURABLE,
+        filterSubject: Subjects.llm.usage,
+        // redelivered until Postgres takes it; only an unstorable record is dropped
+        maxDeliver: 1_000_000,
+        ackWaitMs: 15_000,
+        maxAckPending: 20_000,
+        deliverPolicy: 'new',
+      });
+      const p = noWaitPull(this.client.nc, Streams.llmUsage, LEDGER_DURABLE);
+      this.closePull = p.close;
+      pull = p.pull;
+    }
+    this.pull = pull;
+    this.schedule(0);
   }
 
-  /** Writes what has arrived and stops pulling; the rest stays in the stream for the others. */
+  /** Writes what is waiting once more and stops; the rest stays in the stream for the others. */
   async stop(): Promise<void> {
-    await this.messages?.close().catch(() => undefined);
-    await this.loop;
+    this.stopped = true;
     clearTimeout(this.timer);
-    this.timer = undefined;
-    this.flushing = this.flushing.then(() => this.flush());
-    await this.flushing;
+    await this.running;
+    if (this.pull) await this.round();
+    this.closePull?.();
   }
 
   private schedule(ms: number): void {
-    if (this.timer && ms > 0) return;
-    clearTimeout(this.timer);
+    if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.flushing = this.flushing.then(() => this.flush());
+      this.running = this.round().then((full) => this.schedule(full ? 0 : this.flushMs));
     }, ms);
   }
 
-  private async flush(): Promise<void> {
-    const msgs = this.batch;
-    this.batch = [];
+  /** Pulls and writes one batch; true when it was full (more is waiting). */
+  private async round(): Promise<boolean> {
+    try {
+      const got = await this.pull!(this.maxBatch);
+      await this.flush(got);
+      return got.length >= this.maxBatch;
+    } catch (e) {
+      this.log.warn(`ledger pull failed: ${(e as Error).message}`);
+      return false;
+    }
+  }
+
+  private async flush(msgs: Delivery[]): Promise<void> {
     if (!msgs.length) return;
-    const good: { m: JsMsg; e: LedgerEntry }[] = [];
+    const good: { m: Delivery; e: LedgerEntry }[] = [];
     for (const m of msgs) {
       let e: LedgerEntry | string;
       try {
-        e = ledgerEntry(m.json(), m.headers?.get(INSTANCE_HEADER) || undefined);
+        e = ledgerEntry(m.json(), m.header(INSTANCE_HEADER));
       } catch {
         e = 'unreadable JSON';
       }
@@ -150,7 +227,7 @@ export class LedgerConsumer {
   }
 
   /** A record Postgres refuses as data (SQLSTATE class 22 or 23) is dropped; else retried. */
-  private failed(m: JsMsg, e: Error & { code?: unknown }): void {
+  private failed(m: Delivery, e: Error & { code?: unknown }): void {
     if (/^2[23]/.test(String(e.code ?? ''))) {
       this.log.error(`usage message ${m.seq} dropped, Postgres refuses it: ${e.message}`);
       m.term();

@@ -38,6 +38,13 @@ const latency = new Histogram({
   registers: [metricsRegistry],
 });
 
+/** Calls admitted from credit a replica reserved ahead (no round trip to Postgres). */
+export const creditAdmissions = new Counter({
+  name: 'dirigent_llm_budget_credit_admissions_total',
+  help: 'Calls admitted from budget credit reserved ahead for a busy guild day',
+  registers: [metricsRegistry],
+});
+
 /** Counts one usage record in the Prometheus metrics. */
 export function observeUsage(u: UsageRecord): void {
   const model = u.model ?? 'none';

@@ -12,8 +12,8 @@ const MAX_UNPUBLISHED = 100_000;
 
 /**
  * The usage ledger's entry point: each call's usage record is published once, as the
- * `llm.usage` event, the moment the call ends (JetStream stores it durably; its id is
- * the `Nats-Msg-Id`, so a re-publish is de-duplicated). The ledger rows and the
+ * `llm.usage` event, as soon as the call has answered (JetStream stores it durably; its
+ * id is the `Nats-Msg-Id`, so a re-publish is de-duplicated). The ledger rows and the
  * settlements are written from that stream by the {@link LedgerConsumer}, so a gateway
  * killed after a call loses nothing of it. A record JetStream did not take (NATS away) is
  * published again until it is, bounded.
@@ -22,6 +22,7 @@ export class UsagePublisher implements UsageSink {
   private readonly log = new Logger('llm-gateway:ledger');
   private readonly inFlight = new Set<Promise<unknown>>();
   private unpublished: UsageRecord[] = [];
+  private ended: UsageRecord[] = [];
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -31,8 +32,17 @@ export class UsagePublisher implements UsageSink {
 
   record(u: UsageRecord): void {
     observeUsage(u);
-    this.publish(u);
+    // Published right after the answer is written, in the same event-loop turn, together
+    // with the other calls that ended in it (one socket write to NATS for all of them).
+    if (!this.ended.length) setImmediate(this.publishEnded);
+    this.ended.push(u);
   }
+
+  private readonly publishEnded = () => {
+    const ended = this.ended;
+    this.ended = [];
+    for (const u of ended) this.publish(u);
+  };
 
   private publish(u: UsageRecord): void {
     const p = this.messaging
@@ -62,6 +72,7 @@ export class UsagePublisher implements UsageSink {
 
   /** Waits until every record is published (one more try for those that failed). */
   async drain(): Promise<void> {
+    this.publishEnded();
     await Promise.allSettled([...this.inFlight]);
     if (this.unpublished.length) {
       clearTimeout(this.timer);

@@ -2,20 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { BODY_LIMIT, bodyError } from './chat-endpoint';
-import { ChatRoute } from './chat.route';
 import { sendError } from './http-errors';
 
 /**
- * Mounts {@link ChatRoute} first, then parses JSON for the gateway's other routes before
- * Nest's own parser (which then skips the already-read body), with OpenAI-shaped errors
- * for unreadable bodies.
+ * Parses JSON for the gateway's routes before Nest's own parser (which then skips the
+ * already-read body), with OpenAI-shaped errors for unreadable bodies.
  */
 @Injectable()
 export class BodyParsing {
-  constructor(host: HttpAdapterHost, chat: ChatRoute) {
+  constructor(host: HttpAdapterHost) {
     const app = host.httpAdapter?.getInstance<express.Express>();
     if (!app) return;
-    app.post('/v1/chat/completions', chat.handle);
     const parse = express.json({ limit: BODY_LIMIT, type: () => true });
     const onError = (
       err: Error & { status?: number; type?: string },

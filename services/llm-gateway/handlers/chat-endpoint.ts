@@ -1,17 +1,16 @@
-import type { IncomingMessage } from 'node:http';
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, parseChatRequest } from '@dirigent/llm';
 import type { CompleteChat } from '../application/complete-chat';
 import type { LlmGatewayConfig } from '../config';
 import { authorized } from './auth';
-import { requestMeta, routingHeaders } from './http-errors';
+import { requestMeta, routingHeaders, sendJson } from './http-errors';
 
 /** Large prompts are normal here; Nest's default JSON limit (100 kB) is not. */
 export const BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 export const BODY_LIMIT = '32mb';
 
 /** 401 unless the caller may use `/v1/*` (see {@link authorized}). */
-export function checkBearer(req: Request, config: LlmGatewayConfig): void {
+export function checkBearer(req: IncomingMessage, config: LlmGatewayConfig): void {
   if (!authorized(req, [config.DIRIGENT_GATEWAY_TOKEN]))
     throw new GatewayError(
       401,
@@ -77,8 +76,8 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
 export async function serveChat(
   chats: CompleteChat,
   body: unknown,
-  req: Request,
-  res: Response,
+  req: IncomingMessage,
+  res: ServerResponse,
 ): Promise<void> {
   const parsed = parseChatRequest(body);
   if (!parsed.ok) throw invalid(parsed.problem);
@@ -86,14 +85,12 @@ export async function serveChat(
   if (!parsed.value.stream) {
     const result = await chats.run(parsed.value, meta);
     routingHeaders(res, result);
-    res.statusCode = 200;
-    res.setHeader('content-type', 'application/json; charset=utf-8');
-    res.end(JSON.stringify(result.completion));
+    sendJson(res, 200, result.completion);
     return;
   }
   const stream = await chats.stream(parsed.value, meta);
   routingHeaders(res, stream);
-  res.status(200);
+  res.statusCode = 200;
   res.setHeader('content-type', 'text/event-stream; charset=utf-8');
   res.setHeader('cache-control', 'no-cache');
   res.setHeader('x-accel-buffering', 'no');

@@ -1,35 +1,50 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { CompleteChat } from '../application/complete-chat';
 import type { LlmGatewayConfig } from '../config';
 import { checkBearer, readJsonBody, serveChat } from './chat-endpoint';
 import { sendError } from './http-errors';
 
+const PATH = '/v1/chat/completions';
+
 /**
- * `POST /v1/chat/completions`, the gateway's hot path, mounted on Express ahead of the
- * framework's per-request middleware (by {@link BodyParsing}): the access log line, the
- * ORM request context and the router cost more than the rest of a call together (see
- * docs/performance/gateway.md), and this route uses neither — every call is recorded in
- * the usage ledger instead. A body it does not read itself (compressed, another charset)
- * goes on to {@link OpenAiController}, which answers the same way.
+ * `POST /v1/chat/completions`, the gateway's hot path, answered by the HTTP server ahead
+ * of Express: Express's dispatch, the access log line, the ORM request context and JSON
+ * body parser cost more than the rest of a call together (see
+ * docs/performance/gateway.md), and this route needs none of them — every call is
+ * recorded in the usage ledger instead. Anything else, and a body this route does not
+ * read itself (compressed, another charset), goes on to Express: {@link OpenAiController}
+ * answers it the same way.
  */
 @Injectable()
-export class ChatRoute {
+export class ChatRoute implements OnApplicationBootstrap {
   constructor(
+    private readonly host: HttpAdapterHost,
     private readonly chats: CompleteChat,
     @Inject(SERVICE_CONFIG) private readonly config: LlmGatewayConfig,
   ) {}
 
-  readonly handle = (req: Request, res: Response, next: NextFunction): void => {
+  onApplicationBootstrap(): void {
+    const server = this.host.httpAdapter?.getHttpServer() as Server | undefined;
+    if (!server) return;
+    const others = server.listeners('request') as RequestListener[];
+    server.removeAllListeners('request');
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (this.takes(req)) return void this.serve(req, res);
+      for (const listener of others) listener.call(server, req, res);
+    });
+  }
+
+  private takes(req: IncomingMessage): boolean {
+    if (req.method !== 'POST' || req.url !== PATH) return false;
     const encoding = req.headers['content-encoding'];
     const type = req.headers['content-type'];
-    if ((encoding && encoding !== 'identity') || (type && /charset=(?!utf-?8)/i.test(type)))
-      return next();
-    void this.serve(req, res);
-  };
+    return !(encoding && encoding !== 'identity') && !(type && /charset=(?!utf-?8)/i.test(type));
+  }
 
-  private async serve(req: Request, res: Response): Promise<void> {
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       checkBearer(req, this.config);
       await serveChat(this.chats, await readJsonBody(req), req, res);

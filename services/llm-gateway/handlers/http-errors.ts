@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LLM_GUILD } from '@dirigent/contracts';
 import { GatewayError, type RequestMeta, type Routed } from '@dirigent/llm';
 
@@ -8,8 +8,15 @@ export const DEFAULT_GUILD = 'global';
 
 const log = new Logger('llm-gateway:http');
 
+/** Answers `body` as JSON (without Express: the chat route is served before it). */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(body));
+}
+
 /** Answers an error in OpenAI's shape. The gateway is the only retry loop: clients are told not to retry. */
-export function sendError(res: Response, e: unknown): void {
+export function sendError(res: ServerResponse, e: unknown): void {
   const err =
     e instanceof GatewayError
       ? e
@@ -26,16 +33,16 @@ export function sendError(res: Response, e: unknown): void {
   }
   res.setHeader('x-should-retry', 'false');
   if (err.retryAfterSec !== undefined) res.setHeader('retry-after', String(err.retryAfterSec));
-  res.status(err.status).json(err.toBody());
+  sendJson(res, err.status, err.toBody());
 }
 
-function header(req: Request, name: string): string | undefined {
+function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
 /** The caller's guild and purpose, and a signal that fires when the caller disconnects. */
-export function requestMeta(req: Request, res: Response): RequestMeta {
+export function requestMeta(req: IncomingMessage, res: ServerResponse): RequestMeta {
   const guildId = header(req, 'x-dirigent-guild') ?? DEFAULT_GUILD;
   if (!LLM_GUILD.test(guildId))
     throw new GatewayError(
@@ -52,7 +59,7 @@ export function requestMeta(req: Request, res: Response): RequestMeta {
   return { guildId, purposeHeader: header(req, 'x-dirigent-purpose'), signal: controller.signal };
 }
 
-export function routingHeaders(res: Response, r: Routed): void {
+export function routingHeaders(res: ServerResponse, r: Routed): void {
   res.setHeader('x-dirigent-model', r.model.id);
   if (r.purpose) res.setHeader('x-dirigent-purpose', r.purpose);
   if (r.fallbacks.length) res.setHeader('x-dirigent-fallbacks', r.fallbacks.join(','));

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { budgetDay } from '@dirigent/llm';
+import { creditAdmissions } from '../adapters/metrics';
 import { ReservationHolders } from '../adapters/reservation-holders';
 import { snowflake, waitFor } from '@dirigent/testing';
 import { FakeUpstream } from './fake-upstreams';
@@ -136,6 +137,46 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
       ),
     );
     expect(results.filter((r) => r !== 'admitted')).toEqual([]);
+  });
+
+  it('serves a busy guild from credit reserved ahead, gives it back when idle, and books exactly what was spent', async () => {
+    const guild = snowflake();
+    const before = (await creditAdmissions.get()).values[0]?.value ?? 0;
+    const client = clientFor(gw1, guild);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        while (next++ < 200)
+          await client.chat.completions.create({
+            model: 'gpt-primary',
+            messages: MESSAGES,
+            max_tokens: MAX_TOKENS,
+          });
+      }),
+    );
+    expect((await creditAdmissions.get()).values[0]?.value ?? 0).toBeGreaterThan(before);
+    // the fake bills 10 in + 5 out tokens per call; unused credit goes back
+    const row = await waitFor(
+      async () => {
+        const r = await spendRow(guild);
+        return r && Number(r.reserved_micros) === 0 && Number(r.spent_micros) === 200 * 20
+          ? r
+          : undefined;
+      },
+      20_000,
+      50,
+      'credit given back and every call booked',
+    );
+    expect(Number(row.spent_micros)).toBe(200 * 20);
+    const holders = (await gw1.app
+      .get(MikroORM)
+      .em.getConnection()
+      .execute(
+        `select reserved_micros from llm_reservation_holder where guild_id = ?`,
+        [guild],
+        'all',
+      )) as any[];
+    expect(holders.map((h) => Number(h.reserved_micros))).toEqual([0]);
   });
 
   it("records which instance holds a reservation, and releases a dead instance's share", async () => {

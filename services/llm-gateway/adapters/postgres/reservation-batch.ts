@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Micros } from '@dirigent/llm';
 import { DEFAULT_BUDGET_ROW, type ConfiguredLimits } from '../../application/ports';
+import { creditAdmissions } from '../metrics';
 import type { GuildDay } from './reservation-holder.repository';
 
 /** What Postgres decided about one reservation. `missing`: the guild day has no row yet. */
@@ -16,12 +17,34 @@ export interface SqlClient {
 }
 
 interface Pending extends GuildDay {
+  /** A call's reservation, credit taken ahead for the calls to come, or credit given back. */
+  kind: 'call' | 'credit' | 'release';
   ord: number;
   micros: Micros;
+  /** Credit is taken only while this much more would still fit after it. */
+  margin: Micros;
   configured: ConfiguredLimits;
   resolve(d: Decision): void;
   reject(e: Error): void;
 }
+
+/** Credit this instance holds on a guild day: reserved in Postgres, not yet any call's. */
+interface Credit {
+  micros: Micros;
+  usedAt: number;
+  calls: number;
+  since: number;
+  refilling: boolean;
+  noneUntil: number;
+}
+
+/** Calls per second on one guild day from which this instance reserves ahead. */
+const HOT_CALLS_PER_SECOND = 20;
+/** Credit is taken for this many calls at a time, and only while 63 times as much would still fit. */
+const CREDIT_CALLS = 32;
+const CREDIT_MARGIN = 63;
+/** Unused credit goes back after this long. */
+const CREDIT_IDLE_MS = 1_000;
 
 const LIMIT_OF = (guild: string, configured: string, fallback: string) => `coalesce(
   (select round(b.usd_per_day * 1000000)::bigint from llm_guild_budget b where b.guild_id = ${guild}),
@@ -80,7 +103,7 @@ const RESERVE_ONE = `with async_commit as (select set_config('synchronous_commit
   admitted as (
     update llm_guild_spend set reserved_micros = reserved_micros + $4, updated_at = now()
     where guild_id = $2 and day = $3
-      and spent_micros + reserved_micros + $4 <= ${LIMIT_OF('$2', '$5::bigint', '$6::bigint')}
+      and spent_micros + reserved_micros + $4 + $8::bigint <= ${LIMIT_OF('$2', '$5::bigint', '$6::bigint')}
       and exists (select 1 from async_commit)
     returning guild_id, day),
   held as (
@@ -91,6 +114,17 @@ const RESERVE_ONE = `with async_commit as (select set_config('synchronous_commit
     returning 1)
   select $1::int as ord, (select count(*) from held) > 0 as admitted,
     not exists (select 1 from llm_guild_spend where guild_id = $2 and day = $3) as missing`;
+
+// Gives back credit: the day's row first, then this instance's share (the order every
+// statement locks them in).
+const RELEASE = `with async_commit as (select set_config('synchronous_commit', 'off', true)),
+  spend as (
+    update llm_guild_spend set reserved_micros = greatest(0, reserved_micros - $4), updated_at = now()
+    where guild_id = $2 and day = $3 and exists (select 1 from async_commit)
+    returning 1)
+  update llm_reservation_holder set reserved_micros = greatest(0, reserved_micros - $4)
+  where guild_id = $2 and day = $3 and instance_id = $5::uuid and (select count(*) from spend) >= 0
+  returning $1::int as ord`;
 
 /**
  * Budget reservations in Postgres, group-committed: while one statement is in flight the
@@ -103,6 +137,15 @@ const RESERVE_ONE = `with async_commit as (select set_config('synchronous_commit
  * Exact across replicas: see `RESERVE_BATCH`. Requests that a batch could not decide for
  * sure (a smaller request queued behind a refused bigger one, or a failed re-check) go
  * first into the next batch.
+ *
+ * A guild day this instance serves more than `HOT_CALLS_PER_SECOND` calls a second gets
+ * credit: the reservations of the next `CREDIT_CALLS` calls are taken ahead in one
+ * statement (refilled in the background at half), and calls are admitted from it with no
+ * round trip. Credit is reserved like any call — in the day's row and in this instance's
+ * share, reaped with it — so it never lets a day past its limit; it is taken only while 63
+ * times as much would still fit, given back after `CREDIT_IDLE_MS` unused, and given back
+ * at once when a call of the day is refused, so near the limit every call is decided by
+ * Postgres one by one. A first call, or a quiet guild, is always decided there.
  */
 export class BatchedReservations {
   private readonly log = new Logger('llm-gateway:budgets');
@@ -111,24 +154,59 @@ export class BatchedReservations {
   private seq = 0;
   private client?: Promise<SqlClient>;
   private stopped = false;
+  private readonly credits = new Map<string, Credit>();
+  private readonly idle: NodeJS.Timeout;
 
   constructor(
     private readonly connect: () => Promise<SqlClient>,
     private readonly release: (c: SqlClient) => void,
     private readonly instanceId: string,
     private readonly maxBatch = 1_000,
-  ) {}
-
-  reserve(key: GuildDay, micros: Micros, configured: ConfiguredLimits): Promise<Decision> {
-    if (this.stopped) return Promise.reject(new Error('reservations are closed'));
-    return new Promise<Decision>((resolve, reject) => {
-      this.queue.push({ ...key, ord: this.seq++, micros, configured, resolve, reject });
-      if (!this.inFlight) void this.run();
-    });
+    private readonly now: () => number = Date.now,
+  ) {
+    this.idle = setInterval(() => this.giveBackIdle(), CREDIT_IDLE_MS / 2);
+    this.idle.unref();
   }
 
-  /** Gives the connection back once nothing is in flight. */
+  async reserve(key: GuildDay, micros: Micros, configured: ConfiguredLimits): Promise<Decision> {
+    const k = `${key.guildId}\u0000${key.day}`;
+    const credit = this.credits.get(k);
+    const now = this.now();
+    if (credit && credit.micros >= micros) {
+      credit.micros -= micros;
+      creditAdmissions.inc();
+      this.count(credit, now);
+      this.refill(k, key, micros, configured, credit);
+      return 'admitted';
+    }
+    let decision = await this.enqueue('call', key, micros, 0, configured);
+    if (decision === 'refused' && (this.credits.get(k)?.micros ?? 0) > 0) {
+      // Near the limit: what this instance holds ahead goes back, and the call is decided again.
+      await this.giveBack(k, key);
+      decision = await this.enqueue('call', key, micros, 0, configured);
+    }
+    if (decision !== 'admitted') return decision;
+    // (read again: concurrent calls of the day may have created it meanwhile)
+    const held = this.credits.get(k);
+    const c = held ?? {
+      micros: 0,
+      usedAt: now,
+      calls: 0,
+      since: now,
+      refilling: false,
+      noneUntil: 0,
+    };
+    this.count(c, now);
+    if (!held) this.credits.set(k, c);
+    this.refill(k, key, micros, configured, c);
+    return decision;
+  }
+
+  /** Gives back all credit, then the connection once nothing is in flight. */
   async close(): Promise<void> {
+    clearInterval(this.idle);
+    for (const [k, c] of this.credits)
+      if (c.micros > 0) await this.giveBack(k, this.keyOf(k)).catch(() => undefined);
     this.stopped = true;
     while (this.inFlight) await new Promise((r) => setTimeout(r, 5));
     const c = this.client;
@@ -136,12 +214,91 @@ export class BatchedReservations {
     if (c) await c.then((x) => this.release(x)).catch(() => undefined);
   }
 
+  /** Counts a call of the day in the current one-second window. */
+  private count(c: Credit, now: number): void {
+    if (now - c.since > 1_000) {
+      c.calls = 0;
+      c.since = now;
+    }
+    c.calls++;
+    c.usedAt = now;
+  }
+
+  private keyOf(k: string): GuildDay {
+    const [guildId, day] = k.split('\u0000');
+    return { guildId, day };
+  }
+
+  private enqueue(
+    kind: Pending['kind'],
+    key: GuildDay,
+    micros: Micros,
+    margin: Micros,
+    configured: ConfiguredLimits,
+  ): Promise<Decision> {
+    if (this.stopped) return Promise.reject(new Error('reservations are closed'));
+    return new Promise<Decision>((resolve, reject) => {
+      const p = { ...key, kind, ord: this.seq++, micros, margin, configured, resolve, reject };
+      this.queue.push(p);
+      if (!this.inFlight) void this.run();
+    });
+  }
+
+  /** Takes credit ahead for a hot guild day when what is left of it runs below half. */
+  private refill(
+    k: string,
+    key: GuildDay,
+    micros: Micros,
+    configured: ConfiguredLimits,
+    c: Credit,
+  ): void {
+    const chunk = CREDIT_CALLS * micros;
+    const now = this.now();
+    if (c.refilling || c.micros >= chunk / 2 || c.calls < HOT_CALLS_PER_SECOND || now < c.noneUntil)
+      return;
+    c.refilling = true;
+    this.enqueue('credit', key, chunk, CREDIT_MARGIN * chunk, configured)
+      .then((d) => {
+        if (d === 'admitted') c.micros += chunk;
+        else c.noneUntil = this.now() + CREDIT_IDLE_MS;
+      })
+      .catch((e: Error) => this.log.warn(`credit for ${k} not taken: ${e.message}`))
+      .finally(() => (c.refilling = false));
+  }
+
+  private async giveBack(k: string, key: GuildDay): Promise<void> {
+    const c = this.credits.get(k);
+    if (!c || c.micros <= 0) return;
+    const micros = c.micros;
+    c.micros = 0;
+    c.noneUntil = this.now() + CREDIT_IDLE_MS;
+    await this.enqueue('release', key, micros, 0, { defaultMicros: 0 }).catch((e: Error) => {
+      c.micros += micros;
+      throw e;
+    });
+  }
+
+  private giveBackIdle(): void {
+    const before = this.now() - CREDIT_IDLE_MS;
+    for (const [k, c] of this.credits) {
+      if (c.usedAt >= before || c.refilling) continue;
+      if (c.micros > 0)
+        void this.giveBack(k, this.keyOf(k)).catch((e: Error) =>
+          this.log.warn(`credit for ${k} not given back yet: ${e.message}`),
+        );
+      else this.credits.delete(k);
+    }
+  }
+
   private async run(): Promise<void> {
     this.inFlight = true;
     try {
       while (this.queue.length) {
-        const batch = this.queue.slice(0, this.maxBatch);
-        this.queue = this.queue.slice(batch.length);
+        const n = this.queue.findIndex((p) => p.kind !== 'call');
+        // credit and give-backs go one at a time, calls in batches
+        const size = n === 0 ? 1 : Math.min(n < 0 ? this.queue.length : n, this.maxBatch);
+        const batch = this.queue.slice(0, size);
+        this.queue = this.queue.slice(size);
         const again = await this.decide(batch);
         if (again.length) this.queue = [...again, ...this.queue];
       }
@@ -156,6 +313,16 @@ export class BatchedReservations {
     try {
       this.client ??= this.connect();
       const client = await this.client;
+      if (batch.length === 1 && batch[0].kind === 'release') {
+        const [p] = batch;
+        await client.query({
+          name: 'llm-release-credit',
+          text: RELEASE,
+          values: [p.ord, p.guildId, p.day, p.micros, this.instanceId],
+        });
+        p.resolve('admitted');
+        return [];
+      }
       if (batch.length === 1) {
         const [p] = batch;
         ({ rows } = await client.query({
@@ -169,6 +336,7 @@ export class BatchedReservations {
             p.configured.guildMicros ?? null,
             p.configured.defaultMicros,
             this.instanceId,
+            p.margin,
           ],
         }));
         const [r] = rows;
