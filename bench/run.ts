@@ -3,6 +3,7 @@
  * Postgres (NATS_URL / DATABASE_URL). Prints one table; figures go in the README.
  */
 import 'reflect-metadata';
+import { benchCoordinatorReplicas } from './coordinator-replicas.bench';
 import { benchDiscordIngest } from './discord-ingest.bench';
 import { benchFoundation } from './foundation.bench';
 import { benchLlmGateway } from './llm-gateway.bench';
@@ -15,6 +16,7 @@ import { benchTurnCoordinator } from './turn-coordinator.bench';
 const suites: [string, () => Promise<BenchResult>][] = [
   ['foundation', benchFoundation],
   ['turn-coordinator', benchTurnCoordinator],
+  ['coordinator-replicas', benchCoordinatorReplicas],
   ['projection', benchProjection],
   ['discord-ingest', benchDiscordIngest],
   ['llm-gateway', benchLlmGateway],

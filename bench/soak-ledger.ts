@@ -19,6 +19,8 @@ export class SoakLedger {
   /** Channels waiting for their next grant when the coordinator was killed, and since when. */
   private readonly waitingSinceKill = new Map<string, number>();
   readonly examples: string[] = [];
+  /** Channels whose next grant after a kill took more than 5 s, and when they waited from. */
+  readonly slow = new Map<string, number>();
   /** Per kill: the first grant in any channel afterwards (the new instance is up). */
   readonly firstGrantAfterKill: number[] = [];
   private lastKillAt: number | null = null;
@@ -54,6 +56,7 @@ export class SoakLedger {
     const killedAt = this.waitingSinceKill.get(channelId);
     if (killedAt !== undefined) {
       this.takeovers.push(now - killedAt);
+      if (now - killedAt > 5_000) this.slow.set(channelId, killedAt);
       if (now - killedAt > 10_000) {
         this.note(`channel ${channelId}: next grant ${now - killedAt} ms after a kill`);
       }

@@ -19,7 +19,9 @@ import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import { Subjects, subject, type Envelope, type TurnGranted } from '@dirigent/contracts';
 import { Messaging, NatsClient } from '@dirigent/messaging';
+import { EventStore } from '@dirigent/event-store';
 import { migrate } from '@dirigent/persistence';
+import type { ChannelEvent } from '@dirigent/turn-domain';
 import { RelayClient, type GrantedEvent } from '@dirigent/relay-client';
 import { snowflake, testDatabaseUrl, waitFor } from '@dirigent/testing';
 import { createScratchDatabase, natsServerBinary } from '../libs/testing/src/private-services';
@@ -189,6 +191,29 @@ export interface SoakOptions {
 /** What a soak run counted; `failed` when any correctness figure is not zero. */
 export type SoakReport = Record<string, number | string> & { failed: number };
 
+/** Prints the commits of channels that were slow after a kill, around the kill. */
+async function diagnose(messaging: Messaging, slow: Map<string, number>): Promise<void> {
+  const store = new EventStore(messaging);
+  for (const [channelId, killedAt] of slow) {
+    const commits = await store.loadCommits<ChannelEvent>(`dirigent.es.channel.${channelId}`);
+    const near = commits.filter(
+      (c) =>
+        Date.parse(c.envelope.at) > killedAt - 3000 &&
+        Date.parse(c.envelope.at) < killedAt + 12_000,
+    );
+    log(`channel ${channelId}, waiting since ${new Date(killedAt).toISOString()}:`);
+    for (const c of near) {
+      const events = c.envelope.data.events.map((e) => {
+        const d = (e.data ?? {}) as Record<string, unknown>;
+        const keys = ['turnId', 'agentId', 'messageId', 'authorKind', 'phase', 'reason'];
+        const shown = keys.filter((k) => d[k] !== undefined).map((k) => `${k}=${String(d[k])}`);
+        return `${e.type}(${shown.join(' ')})`;
+      });
+      log(`  ${c.seq} ${c.envelope.at} ${c.envelope.source} ${events.join(', ')}`);
+    }
+  }
+}
+
 export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const { channels: channelCount, killEveryS, durationS } = o;
   const nats = o.keepNatsUrl ? null : await SoakNats.start();
@@ -315,7 +340,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       }
       await sleep(Math.random() * 50);
       const text = `Reply ${++replies} from ${agent.agentId}: ${randomUUID()}`;
-      const post = () => fake.post(g.guildId, g.channelId, agent.userId, text, true);
+      // Retried like the requests: a NATS restart must not make the scripted agent give up.
+      const post = () =>
+        patiently('post', () => fake.post(g.guildId, g.channelId, agent.userId, text, true), until);
       if (g.cycle % 2 === 0) await post();
       ledger.completing(g.channelId, g.turnId);
       await patiently(
@@ -350,7 +377,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       const human = snowflake();
       while (running) {
         const channelId = channels[Math.floor(Math.random() * channels.length)];
-        await fake.post(guildId, channelId, human, `a person says ${randomUUID()}`, false);
+        // While NATS restarts the post fails: people just talk again later.
+        await fake
+          .post(guildId, channelId, human, `a person says ${randomUUID()}`, false)
+          .catch(() => undefined);
         await sleep(4000 / channels.length);
       }
     })();
@@ -388,6 +418,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     ledger.tick(Date.now());
     running = false;
     const counts = ledger.report(Date.now());
+    if (process.env.SOAK_DIAGNOSE === '1') await diagnose(messaging, ledger.slow);
     const bad =
       counts.doubleGrants + counts.repeatedGrants + counts.refusals + counts.stuckChannels;
     result = {

@@ -48,7 +48,7 @@ export class TurnCoordinatorConfig extends BaseConfig {
   @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: '$property must match [A-Za-z0-9_-]{1,64}' })
   DIRIGENT_COORDINATOR_REPLICA_ID?: string;
   /** A partition lease not renewed this long expires and another replica takes it. */
-  @EnvInt({ min: 600, max: 60000 }) DIRIGENT_COORDINATOR_LEASE_MS = 3000;
+  @EnvInt({ min: 600, max: 60000 }) DIRIGENT_COORDINATOR_LEASE_MS = 2000;
 }
 
 /** The deciders' configuration out of the service's environment. */

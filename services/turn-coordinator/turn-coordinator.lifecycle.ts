@@ -17,6 +17,7 @@ import { Identities } from './application/identities';
 import type { TurnCoordinatorConfig } from './config';
 import { channelProjection, identityProjection } from './adapters/projections/projections';
 import { PartitionLeases } from './partitions/partition-leases';
+import { ForwardedCheckTurn } from './partitions/forwarded-check-turn';
 import { PartitionedConsumers } from './partitions/partitioned-consumers';
 
 /**
@@ -40,6 +41,7 @@ export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicati
     private readonly timers: DurableTimers,
     @Inject(SERVICE_CONFIG) private readonly config: TurnCoordinatorConfig,
     @Optional() private readonly partitioned?: PartitionedConsumers,
+    @Optional() private readonly checkTurn?: ForwardedCheckTurn,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -80,6 +82,7 @@ export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicati
         this.partitioned,
       );
       await this.leases.start();
+      this.checkTurn?.attach(this.leases);
       this.log.log({ replicaId, owned: this.leases.owned, msg: 'partition leases started' });
     }
   }
@@ -88,6 +91,7 @@ export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicati
     // Each step on its own: the NATS connection may already be draining.
     const steps: (() => Promise<unknown>)[] = [
       // Leases first: the partitions stop and are handed to the other replicas at once.
+      async () => this.checkTurn?.detach(),
       async () => this.leases?.stop(),
       () => this.timers.stop(),
       () => this.coherence.stop(),

@@ -31,6 +31,7 @@ import { ChannelCommitsHandler } from './handlers/channel-commits.handler';
 import { ChannelInputsHandler } from './handlers/channel-inputs.handler';
 import { ToolsHandler } from './handlers/tools.handler';
 import { TurnHandler } from './handlers/turn.handler';
+import { ForwardedCheckTurn } from './partitions/forwarded-check-turn';
 import { PartitionedConsumers, PartitionOwnership } from './partitions/partitioned-consumers';
 import { turnCoordinatorEntities } from './adapters/projections/entities';
 import { CoordinatorLifecycle } from './turn-coordinator.lifecycle';
@@ -115,7 +116,14 @@ export function turnCoordinatorModule(config: TurnCoordinatorConfig): Type | Dyn
   return {
     module: PartitionedTurnCoordinatorModule,
     controllers: requestHandlers,
-    providers: [...providers, ...channelConsumers, PartitionedConsumers],
+    providers: [
+      ...providers.filter((p) => p !== CheckTurn),
+      ...channelConsumers,
+      PartitionedConsumers,
+      // check-turn goes to the replica serving the channel.
+      ForwardedCheckTurn,
+      { provide: CheckTurn, useExisting: ForwardedCheckTurn },
+    ],
   };
 }
 

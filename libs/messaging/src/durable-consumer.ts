@@ -44,6 +44,7 @@ export async function runDurableConsumer(
   log: Logger,
 ): Promise<RunningConsumer> {
   await ensureDurable(client.jsm, opts);
+  await abandonedDue(client, opts);
   const consumer = await client.js.consumers.get(opts.stream, opts.durable);
   const concurrency = Math.max(opts.concurrency ?? 1, 1);
   const messages = await consumer.consume({ max_messages: concurrency * 2 });
@@ -63,6 +64,23 @@ export async function runDurableConsumer(
       await loop.catch(() => undefined);
     },
   };
+}
+
+/**
+ * Waits until the messages a previous holder of the durable was handed and never
+ * acknowledged (it was killed, or stopped) are due for redelivery, at most one ack wait:
+ * pulling at once would hand out newer messages first and break the per-key order that a
+ * keyed queue keeps downstream.
+ */
+async function abandonedDue(client: NatsClient, opts: DurableEventOptions): Promise<void> {
+  const info = await client.jsm.consumers.info(opts.stream, opts.durable);
+  // An RFC 3339 time on the wire, although the client's type says nanoseconds.
+  const raw: unknown = info.delivered.last_active;
+  const lastActive =
+    typeof raw === 'string' ? Date.parse(raw) : typeof raw === 'number' ? raw / 1e6 : NaN;
+  if (info.num_ack_pending === 0 || !Number.isFinite(lastActive)) return;
+  const wait = Math.min(lastActive + opts.ackWaitMs - Date.now(), opts.ackWaitMs);
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 }
 
 async function handleOne(

@@ -10,8 +10,12 @@ export const LEASE_BUCKET = 'dirigent_coordinator_leases';
 export interface PartitionOwner {
   /** Starts serving partition `k`; resolves once it is served. */
   acquire(k: number): Promise<void>;
-  /** Stops serving partition `k`; resolves once nothing of it runs any more. */
-  release(k: number): Promise<void>;
+  /**
+   * Stops serving partition `k`; resolves once nothing of it runs any more. `lost`: the
+   * lease is gone (another replica may hold it), so nothing more of it may be handled;
+   * otherwise what was already received is handled first, under the still-held lease.
+   */
+  release(k: number, lost?: boolean): Promise<void>;
 }
 
 export interface PartitionLeaseOptions {
@@ -36,6 +40,8 @@ interface LeaseValue {
 
 interface Held {
   revision: number;
+  /** Being handed over: still renewed until its consumers have stopped. */
+  releasing?: boolean;
   /** When the last successful renewal (or the acquisition) was sent. */
   renewedAt: number;
 }
@@ -76,6 +82,9 @@ export class PartitionLeases {
   private readonly fenceMs: number;
   private stopped = false;
   private loop?: Promise<void>;
+  /** Who holds each partition, as the bucket last told (an expired lease may linger). */
+  private readonly holderByPartition = new Map<number, string>();
+  private watcher?: { stop(): void };
 
   private constructor(
     private readonly kv: KV,
@@ -115,8 +124,27 @@ export class PartitionLeases {
     return [...this.held.keys()].sort((a, b) => a - b);
   }
 
+  /** The replica holding partition `k`'s lease, as far as this replica knows. */
+  holderOf(k: number): string | undefined {
+    return this.held.has(k) ? this.opts.replicaId : this.holderByPartition.get(k);
+  }
+
+  get replicaId(): string {
+    return this.opts.replicaId;
+  }
+
   /** Takes a first share of the partitions, then keeps renewing and rebalancing. */
   async start(): Promise<void> {
+    const prefix = `p${this.opts.partitions}.`;
+    const watch = await this.kv.watch({ key: `${prefix}*` });
+    this.watcher = watch;
+    void (async () => {
+      for await (const e of watch) {
+        const k = Number(e.key.slice(prefix.length));
+        if (e.operation === 'PUT') this.holderByPartition.set(k, e.json<LeaseValue>().replica);
+        else this.holderByPartition.delete(k);
+      }
+    })().catch(() => undefined);
     await this.tick().catch((e: Error) => this.opts.log.warn({ err: e.message, msg: 'lease' }));
     this.loop = (async () => {
       while (!this.stopped) {
@@ -130,6 +158,7 @@ export class PartitionLeases {
   /** Stops every partition, then gives the leases back so that others take them at once. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.watcher?.stop();
     await this.loop;
     const held = [...this.held];
     this.held.clear();
@@ -174,7 +203,7 @@ export class PartitionLeases {
   private lose(k: number, why: string): void {
     if (!this.held.delete(k)) return;
     this.opts.log.warn({ partition: k, why, msg: 'partition lease lost' });
-    this.serialize(k, () => this.owner.release(k));
+    this.serialize(k, () => this.owner.release(k, true));
   }
 
   async tick(): Promise<void> {
@@ -185,14 +214,15 @@ export class PartitionLeases {
     if (live === null) return;
     const P = this.opts.partitions;
     const share = Math.ceil(P / live.size);
-    if (this.held.size < share) await this.take(share - this.held.size);
-    else if (this.held.size > share) {
+    const kept = [...this.held.values()].filter((h) => !h.releasing).length;
+    if (kept < share) await this.take(share - kept);
+    else if (kept > share) {
       // Only for a live replica below its fair share (one that joined or came back): not
       // for one that merely looks slow, nor while the replicas are still settling.
       const holders = await this.holders();
       const floor = Math.floor(P / live.size);
       const needy = [...live].some((r) => (holders.get(r) ?? 0) < floor);
-      if (needy) this.giveBack(this.held.size - share);
+      if (needy) this.giveBack(kept - share);
     }
   }
 
@@ -257,12 +287,16 @@ export class PartitionLeases {
   }
 
   private giveBack(n: number): void {
-    for (const k of this.owned.reverse().slice(0, n)) {
+    const candidates = this.owned.filter((k) => !this.held.get(k)!.releasing);
+    for (const k of candidates.reverse().slice(0, n)) {
       const h = this.held.get(k)!;
-      this.held.delete(k);
+      h.releasing = true;
       this.opts.log.log({ partition: k, msg: 'partition handed over' });
       this.serialize(k, async () => {
         await this.owner.release(k);
+        // Lost meanwhile (renewals went on): nothing to give back.
+        if (this.held.get(k) !== h) return;
+        this.held.delete(k);
         await this.kv.delete(this.key(k), { previousSeq: h.revision }).catch(() => undefined);
       });
     }

@@ -92,6 +92,8 @@ function declared(method: Handler): { pattern: string; extras: DurableEventOptio
 export class PartitionedConsumers implements PartitionOwner {
   private readonly log = new Logger('partitions');
   private readonly running = new Map<number, RunningConsumer[]>();
+  /** Partitions whose lease was lost while stopping: nothing more of them is handled. */
+  private readonly fenced = new Set<number>();
   private readonly routes: Route[];
 
   constructor(
@@ -174,13 +176,18 @@ export class PartitionedConsumers implements PartitionOwner {
     this.timers.rearm();
   }
 
-  async release(k: number): Promise<void> {
+  async release(k: number, lost = false): Promise<void> {
     const consumers = this.running.get(k);
     this.running.delete(k);
     this.ownership.set(k, false);
     this.timers.rearm();
-    // Each stop waits for the handlers it has running.
-    if (consumers) await Promise.all(consumers.map((c) => c.stop()));
+    if (lost) this.fenced.add(k);
+    try {
+      // Each stop waits for the handlers it has running and the messages already received.
+      if (consumers) await Promise.all(consumers.map((c) => c.stop()));
+    } finally {
+      this.fenced.delete(k);
+    }
   }
 
   private async handle(
@@ -191,6 +198,8 @@ export class PartitionedConsumers implements PartitionOwner {
     m: JsMsg,
   ): Promise<void> {
     if (this.ownership.partitionOf(r.channelOf(env, m)) !== k) return;
+    // Not acknowledged: it goes back to the stream for the replica that holds the lease now.
+    if (this.fenced.has(k)) throw new Error(`partition ${k} lease lost`);
     const started = process.hrtime.bigint();
     let outcome = 'error';
     try {
