@@ -412,13 +412,16 @@ describe('docker-compose.yml', () => {
     const command: string[] = nats.command ?? [];
     const flag = command.findIndex((a) => a === '--config' || a === '-c');
     expect(flag).toBeGreaterThanOrEqual(0);
-    const confPath = command[flag + 1];
+    const confPath: string = command[flag + 1];
+    // The config file itself, or the folder holding it (so that its includes come along).
     const mount = (nats.volumes ?? [])
       .map((v: string) => v.split(':'))
-      .find(([, target]: string[]) => target === confPath);
-    expect(mount?.[0]).toBe('./deploy/nats/nats-server.conf');
+      .find(([, target]: string[]) => target === confPath || confPath.startsWith(`${target}/`));
+    expect(mount).toBeDefined();
+    const hostPath = join(mount[0], confPath.slice(mount[1].length));
+    expect(hostPath).toBe('deploy/nats/nats-server.conf');
 
-    const conf = readFileSync(join(root, mount[0]), 'utf8').replace(/#.*$/gm, '');
+    const conf = readFileSync(join(root, hostPath), 'utf8').replace(/#.*$/gm, '');
     const js = conf.match(/jetstream\s*[:=]?\s*\{([^}]*)\}/);
     expect(js).not.toBeNull();
     expect(js![1]).toMatch(/\bsync_interval\s*[:=]\s*"?always"?/);
