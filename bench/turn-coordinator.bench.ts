@@ -17,6 +17,7 @@ import { snowflake, testDatabaseUrl, testNatsUrl, uid, waitFor } from '@dirigent
 import type { TurnGranted } from '@dirigent/contracts';
 import { TurnCoordinatorService } from '../services/turn-coordinator/turn-coordinator.module';
 import { FakeIngest } from '../services/turn-coordinator/test/fake-ingest';
+import { startPrivateNats } from '../libs/testing/src/private-services';
 import { nestEcho, rawEcho } from './anchors';
 import { profilePhase } from './profile';
 import { msSince, percentile, round, type BenchResult } from './stats';
@@ -94,7 +95,11 @@ async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<voi
  * Needs NATS (`NATS_URL`) and Postgres (`DATABASE_URL`), as the service does.
  */
 export async function benchTurnCoordinator(): Promise<BenchResult> {
-  const natsUrl = process.env.NATS_URL ?? testNatsUrl();
+  // A nats-server of its own unless NATS_URL names one: the machine's server keeps what
+  // earlier runs left, e.g. thousands of pending coordinator timers that every coordinator on
+  // it watches, scans on each change and fires (docs/performance/turn-path.md).
+  const ownNats = process.env.NATS_URL ? undefined : await startPrivateNats();
+  const natsUrl = process.env.NATS_URL ?? ownNats?.url ?? testNatsUrl();
   const databaseUrl = process.env.DATABASE_URL ?? testDatabaseUrl();
   await migrate(databaseUrl);
   const client = await NatsClient.connect({ url: natsUrl, name: 'bench-turn-coordinator' });
@@ -304,5 +309,6 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
     await fake.stop();
     await nats.close();
     await client.close();
+    await ownNats?.stop();
   }
 }

@@ -114,6 +114,7 @@ export class Channels {
   async execute(
     channelId: string,
     command: ChannelCommand,
+    opts: { after?: PromiseLike<unknown> } = {},
   ): Promise<{ events: ChannelEvent[]; state: ChannelState }> {
     // Seed and time are fixed here, once: a retried decision sees the same inputs.
     const withSeed: ChannelCommand = {
@@ -123,9 +124,13 @@ export class Channels {
     };
     const subj = channelSubject(channelId);
     const h = this.handler(channelId);
+    let after = opts.after;
     const run = async () => {
       try {
-        return await h.handle(subj, withSeed);
+        // Only the first attempt waits: a retry keeps its place behind it.
+        const handled = h.handle(subj, withSeed, {}, after);
+        after = undefined;
+        return await handled;
       } catch (e) {
         if (e instanceof RefusedError)
           return { refused: e, version: (await h.state(subj)).version };
