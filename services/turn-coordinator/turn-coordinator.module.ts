@@ -29,6 +29,7 @@ import { domainConfig, TurnCoordinatorConfig } from './config';
 import { AdminHandler } from './handlers/admin.handler';
 import { ChannelCommitsHandler } from './handlers/channel-commits.handler';
 import { ChannelInputsHandler } from './handlers/channel-inputs.handler';
+import { RelayHandler } from './handlers/relay.handler';
 import { ToolsHandler } from './handlers/tools.handler';
 import { TurnHandler } from './handlers/turn.handler';
 import { ForwardedCheckTurn } from './partitions/forwarded-check-turn';
@@ -87,7 +88,7 @@ const providers: Provider[] = [
 
 /** The channel consumers: durable `@EventPattern`s in one replica, leased partitions in several. */
 const channelConsumers: Type[] = [ChannelCommitsHandler, ChannelInputsHandler];
-const requestHandlers: Type[] = [TurnHandler, AdminHandler, ToolsHandler];
+const requestHandlers: Type[] = [TurnHandler, AdminHandler, ToolsHandler, RelayHandler];
 
 /**
  * Turn-taking for Discord channels: the event-sourced channel aggregates and identity

@@ -8,15 +8,17 @@ import {
   IsNotEmpty,
   IsOptional,
   IsString,
+  Matches,
   MaxLength,
   Min,
   ValidateIf,
 } from 'class-validator';
 import { createValidated } from './validation';
 
-import { AgentId, Snowflake, Snowflakes } from './rules';
+import { AgentId, INSTANCE_PATTERN, INSTANCE_RULE, Snowflake, Snowflakes } from './rules';
 
 export { AGENT_ID_PATTERN, AGENT_ID_RULE } from './rules';
+export { INSTANCE_PATTERN, INSTANCE_RULE, MASTER_INSTANCE, SNOWFLAKE_PATTERN } from './rules';
 
 export const CHANNEL_MODES = ['none', 'work', 'report', 'discussion', 'chat'] as const;
 export type ChannelMode = (typeof CHANNEL_MODES)[number];
@@ -215,6 +217,10 @@ export class IdentityUpsertRequest {
   @Snowflake() discordUserId: string;
   @AgentId() agentId: string;
   @IsOptional() @IsString() @MaxLength(80) agentName?: string;
+  /** The instance the agent is bound to (default `master`): only it may act as the agent. */
+  @IsOptional()
+  @Matches(INSTANCE_PATTERN, { message: `$property must be ${INSTANCE_RULE}` })
+  instance?: string;
   static create(input: unknown) {
     return createValidated(IdentityUpsertRequest, input);
   }
@@ -239,6 +245,8 @@ export interface IdentityEntry {
   discordUserId: string;
   agentId: string;
   agentName: string | null;
+  /** The relay instance the agent is bound to; absent: the master. */
+  instance?: string;
 }
 
 export class SetModeRequest {

@@ -10,6 +10,15 @@ export const SNOWFLAKE_PATTERN = /^\d{1,20}$/;
 export const AGENT_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const AGENT_ID_RULE = '1-64 letters, digits, _ or -';
 
+/**
+ * A Dirigent instance: `master`, or a relay joined through a NATS leaf node. A relay's name
+ * is the subject token its account's imports stamp on every request (`dirigent.relay.<name>.…`).
+ */
+export const MASTER_INSTANCE = 'master';
+export const INSTANCE_PATTERN = /^[a-z0-9][a-z0-9-]{0,31}$/;
+export const INSTANCE_RULE =
+  '1-32 lower-case letters, digits or -, starting with a letter or digit';
+
 /** A Discord snowflake property. */
 export const Snowflake = () =>
   Matches(SNOWFLAKE_PATTERN, { message: '$property must be a Discord snowflake' });

@@ -50,6 +50,17 @@ export const Subjects = {
   },
   /** `dirigent.tool.<name>` */
   toolPrefix: 'dirigent.tool',
+  /**
+   * What a relay instance's requests become on the master: its NATS account imports these
+   * with `to:` the plain subjects, so `<instance>` is stamped by the server, never by the relay.
+   */
+  relay: {
+    /** `dirigent.relay.<instance>.…` */
+    prefix: 'dirigent.relay',
+    checkAll: 'dirigent.relay.*.turn.check',
+    completeAll: 'dirigent.relay.*.turn.complete.*',
+    toolAll: 'dirigent.relay.*.tool.*',
+  },
   llm: {
     chat: 'dirigent.llm.chat',
     embed: 'dirigent.llm.embed',
@@ -141,6 +152,9 @@ export const subject = {
   turnComplete: (channelId: string) => `${Subjects.turn.completePrefix}.${channelId}`,
   turnGranted: (channelId: string) => `${Subjects.turn.grantedPrefix}.${channelId}`,
   tool: (name: ToolName) => `${Subjects.toolPrefix}.${name}`,
+  /** A relay's stamped subject for a plain one, e.g. `dirigent.relay.a.turn.check`. */
+  relayed: (instance: string, plain: string) =>
+    `${Subjects.relay.prefix}.${instance}.${plain.slice('dirigent.'.length)}`,
   aggregate: (aggregate: string, id: string) => `${Subjects.es.prefix}.${aggregate}.${id}`,
   timerFired: (service: string, name: string) => `${Subjects.timer.firedPrefix}.${service}.${name}`,
   memoryEvent: (guildId: string, channelId: string, kind: 'epoch.closed') =>

@@ -10,7 +10,7 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/nats-core';
+import { headers, nanos } from '@nats-io/nats-core';
 import {
   EnvelopeTypes,
   Streams,
@@ -75,8 +75,13 @@ export interface OnGrantedOptions {
   /** Only grants in this channel; default all channels. */
   channelId?: string;
   handler: (grant: GrantedEvent, env: Envelope<GrantedEvent>) => Promise<void> | void;
-  /** Redeliveries of a grant whose handler throws. Default 5. */
+  /**
+   * Deliveries of a grant before it is given up (a handler that throws, or a pull lost while
+   * a relay's leaf link is cut). Default 5; `-1` is unlimited — what runtimes on a relay use.
+   */
   maxDeliver?: number;
+  /** How long a delivered grant may stay unacknowledged before it is delivered again. Default 30000. */
+  ackWaitMs?: number;
 }
 
 export interface GrantSubscription {
@@ -92,6 +97,16 @@ export interface RelayClientOptions {
 }
 
 const CONSUMER_NOT_FOUND = 10014;
+
+/** JetStream's publish ack (master), or the coordinator's reply (relay). */
+type StoredAnswer = Reply<unknown> | { stream?: string; error?: { description?: string } };
+
+function requestFailure(subj: string, e: unknown): Error {
+  const text = String((e as Error).message ?? e);
+  if (/no responders/i.test(text)) return new RelayError('UNAVAILABLE', `nobody answers ${subj}`);
+  if (/timeout/i.test(text)) return new RelayError('TIMEOUT', `${subj} did not answer`);
+  return e as Error;
+}
 const DURABLE = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
@@ -155,11 +170,7 @@ export class RelayClient {
       });
       reply = msg.json<Reply<R>>();
     } catch (e) {
-      const text = String((e as Error).message ?? e);
-      if (/no responders/i.test(text))
-        throw new RelayError('UNAVAILABLE', `nobody answers ${subj}`);
-      if (/timeout/i.test(text)) throw new RelayError('TIMEOUT', `${subj} did not answer`);
-      throw e;
+      throw requestFailure(subj, e);
     }
     if (!reply.ok) throw new RelayError(reply.error.code, reply.error.message, reply.error.details);
     return reply.data;
@@ -176,7 +187,12 @@ export class RelayClient {
     });
   }
 
-  /** Reports the end of the agent's turn (durably; a re-send with the same `runId` is a no-op). */
+  /**
+   * Reports the end of the agent's turn (durably; a re-send with the same `runId` is a no-op).
+   * On the master the publish is stored by JetStream directly; on a relay the account import
+   * hands it to the coordinator, which stores it only for an agent bound to that relay
+   * (`FORBIDDEN` otherwise). Either answer means the completion is in the stream.
+   */
   async completeTurn(input: CompleteTurnInput): Promise<void> {
     const { guildId, channelId, agentId, runId, text, turnId } = input;
     const env = envelope(
@@ -185,7 +201,26 @@ export class RelayClient {
       { guildId, channelId, agentId, runId, text, ...(turnId ? { turnId } : {}) },
       { id: `turn-complete:${channelId}:${runId}` },
     );
-    await this.js.publish(subject.turnComplete(channelId), JSON.stringify(env), { msgID: env.id });
+    const h = headers();
+    h.set('Nats-Msg-Id', env.id);
+    const subj = subject.turnComplete(channelId);
+    let answer: StoredAnswer;
+    try {
+      const msg = await this.nc.request(subj, JSON.stringify(env), {
+        timeout: this.opts.requestTimeoutMs,
+        headers: h,
+      });
+      answer = msg.json<StoredAnswer>();
+    } catch (e) {
+      throw requestFailure(subj, e);
+    }
+    if ('ok' in answer) {
+      if (!answer.ok) {
+        throw new RelayError(answer.error.code, answer.error.message, answer.error.details);
+      }
+    } else if (answer.error) {
+      throw new RelayError('UNAVAILABLE', `${subj}: ${answer.error.description ?? 'not stored'}`);
+    }
   }
 
   /** Calls an agent tool (`dirigent.tool.<name>`) on behalf of `callerAgentId`. */
@@ -217,7 +252,7 @@ export class RelayClient {
         filter_subject: filter,
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.New,
-        ack_wait: nanos(30_000),
+        ack_wait: nanos(opts.ackWaitMs ?? 30_000),
         max_deliver: maxDeliver,
       });
     }

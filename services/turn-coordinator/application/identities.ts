@@ -1,8 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { Injectable, Logger } from '@nestjs/common';
-import { Aggregates, subject, type IdentityEntry as WireIdentity } from '@dirigent/contracts';
+import {
+  Aggregates,
+  MASTER_INSTANCE,
+  subject,
+  type IdentityEntry as WireIdentity,
+} from '@dirigent/contracts';
 import { CommandHandler, EventStore } from '@dirigent/event-store';
 import {
+  boundInstance,
   decideIdentity,
   evolveIdentity,
   findByAgentId,
@@ -27,6 +33,7 @@ export const toWire = (e: IdentityEntry): WireIdentity => ({
   discordUserId: e.discordUserId,
   agentId: e.agentId,
   agentName: e.agentName,
+  ...(e.instance ? { instance: e.instance } : {}),
 });
 
 /** The identity registry aggregate: Discord user id ↔ agent id ↔ agent name. */
@@ -88,6 +95,26 @@ export class Identities {
 
   async byAgentId(id: string): Promise<IdentityEntry | undefined> {
     return findByAgentId(await this.state(), id) ?? this.retryFresh((s) => findByAgentId(s, id));
+  }
+
+  /**
+   * Refuses (`FORBIDDEN`) unless `agentId` is registered and bound to `instance`: an agent on
+   * one relay cannot act as an agent of another relay or of the master. The master may act
+   * for any agent that is not bound to a relay (the agents it runs, or not registered yet).
+   */
+  async assertActsFor(agentId: string, instance: string): Promise<void> {
+    const entry = await this.byAgentId(agentId);
+    if (instance === MASTER_INSTANCE && (!entry || boundInstance(entry) === MASTER_INSTANCE)) {
+      return;
+    }
+    const refusal = !entry
+      ? `agent ${agentId} is not registered: register it from this instance first`
+      : boundInstance(entry) !== instance
+        ? `agent ${agentId} is bound to another instance`
+        : undefined;
+    if (refusal) {
+      throw new RefusedError({ code: 'FORBIDDEN', message: refusal, details: { agentId } });
+    }
   }
 
   /** A miss is checked once against the latest registry: another replica may have written. */

@@ -7,13 +7,15 @@ import { Identities, toWire } from './identities';
 export class RegisterAgent {
   constructor(private readonly identities: Identities) {}
 
-  async run(r: RegisterTool): Promise<WireIdentity> {
+  /** `instance`: the relay the request came from (absent: the master); the agent is bound to it. */
+  async run(r: RegisterTool, instance?: string): Promise<WireIdentity> {
     const state = await this.identities.execute({
       type: 'RegisterIdentity',
       data: {
         callerAgentId: r.callerAgentId,
         discordUserId: r.discordUserId,
         agentName: r.agentName ?? null,
+        ...(instance ? { instance } : {}),
       },
     });
     return toWire(state.entries.find((e) => e.agentId === r.callerAgentId)!);

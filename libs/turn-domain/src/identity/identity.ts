@@ -1,4 +1,10 @@
-import { AGENT_ID_PATTERN, AGENT_ID_RULE } from '@dirigent/contracts';
+import {
+  AGENT_ID_PATTERN,
+  AGENT_ID_RULE,
+  INSTANCE_PATTERN,
+  INSTANCE_RULE,
+  MASTER_INSTANCE,
+} from '@dirigent/contracts';
 import type { AgentRef } from '../channel/types';
 import type { Decision } from '../shared/result';
 import { accept, assertNever, refuse } from '../shared/result';
@@ -7,6 +13,8 @@ export interface IdentityEntry {
   readonly discordUserId: string;
   readonly agentId: string;
   readonly agentName: string;
+  /** The relay instance the agent is bound to (absent: the master); only it may act as the agent. */
+  readonly instance?: string;
 }
 
 /** The whole registry: one aggregate, small enough to hold in one stream. */
@@ -20,6 +28,8 @@ export interface IdentityInput {
   readonly discordUserId: string;
   readonly agentId: string;
   readonly agentName?: string | null;
+  /** `master` or absent: bound to the master. */
+  readonly instance?: string | null;
 }
 
 type Cmd<T extends string, D> = { readonly type: T; readonly data: D };
@@ -36,7 +46,14 @@ export type RemoveIdentity = Cmd<'RemoveIdentity', { discordUserId?: string; age
  */
 export type RegisterIdentity = Cmd<
   'RegisterIdentity',
-  { callerAgentId: string; agentId?: string; discordUserId: string; agentName?: string | null }
+  {
+    callerAgentId: string;
+    agentId?: string;
+    discordUserId: string;
+    agentName?: string | null;
+    /** The instance the request came from (stamped by NATS); absent: the master. */
+    instance?: string;
+  }
 >;
 
 /** Start-up import (JSON file, padded-cell `ego.json`): adds only what is not known yet. */
@@ -89,7 +106,12 @@ export function validateIdentity(
   if (agentName.length > MAX_NAME) {
     return { ok: false, field: 'agentName', message: `agentName is over ${MAX_NAME} characters` };
   }
-  return { ok: true, entry: { discordUserId, agentId, agentName } };
+  const rawInstance = input.instance ?? MASTER_INSTANCE;
+  if (typeof rawInstance !== 'string' || !INSTANCE_PATTERN.test(rawInstance)) {
+    return { ok: false, field: 'instance', message: `instance must be ${INSTANCE_RULE}` };
+  }
+  const instance = rawInstance === MASTER_INSTANCE ? {} : { instance: rawInstance };
+  return { ok: true, entry: { discordUserId, agentId, agentName, ...instance } };
 }
 
 export const findByDiscordUserId = (s: IdentityState, id: string): IdentityEntry | undefined =>
@@ -97,6 +119,10 @@ export const findByDiscordUserId = (s: IdentityState, id: string): IdentityEntry
 
 export const findByAgentId = (s: IdentityState, id: string): IdentityEntry | undefined =>
   s.entries.find((e) => e.agentId === id);
+
+/** The instance an entry is bound to: its relay, or `master`. */
+export const boundInstance = (e: Pick<IdentityEntry, 'instance'>): string =>
+  e.instance ?? MASTER_INSTANCE;
 
 /**
  * Filters channel members through the registry: the agents among them, in member order.
@@ -122,7 +148,14 @@ function upsertEvents(
   source: IdentitySource,
 ): IdentityEvent[] {
   const same = findByDiscordUserId(state, entry.discordUserId);
-  if (same && same.agentId === entry.agentId && same.agentName === entry.agentName) return [];
+  if (
+    same &&
+    same.agentId === entry.agentId &&
+    same.agentName === entry.agentName &&
+    boundInstance(same) === boundInstance(entry)
+  ) {
+    return [];
+  }
   const events: IdentityEvent[] = [];
   const previous = findByAgentId(state, entry.agentId);
   if (previous && previous.discordUserId !== entry.discordUserId) {
@@ -160,15 +193,21 @@ export function decideIdentity(
       return accept(upsertEvents(state, v.entry, 'admin'));
     }
     case 'RegisterIdentity': {
-      const { callerAgentId, agentId, discordUserId, agentName } = command.data;
+      const { callerAgentId, agentId, discordUserId, agentName, instance } = command.data;
       if (typeof callerAgentId !== 'string' || callerAgentId.trim() === '') {
         return refuse('BAD_REQUEST', 'callerAgentId is required', { field: 'callerAgentId' });
       }
       if (agentId !== undefined && agentId !== callerAgentId) {
         return refuse('FORBIDDEN', 'an agent may only register itself', { agentId });
       }
-      const v = validateIdentity({ discordUserId, agentId: callerAgentId, agentName });
+      const v = validateIdentity({ discordUserId, agentId: callerAgentId, agentName, instance });
       if (!v.ok) return refuse('BAD_REQUEST', v.message, { field: v.field });
+      const bound = findByAgentId(state, v.entry.agentId);
+      if (bound && boundInstance(bound) !== boundInstance(v.entry)) {
+        return refuse('FORBIDDEN', `agent ${bound.agentId} is bound to another instance`, {
+          agentId: bound.agentId,
+        });
+      }
       const owner = findByDiscordUserId(state, v.entry.discordUserId);
       if (owner && owner.agentId !== v.entry.agentId) {
         return refuse('FORBIDDEN', 'that Discord user is registered to another agent', {
@@ -231,8 +270,13 @@ export function decideIdentity(
 export function evolveIdentity(state: IdentityState, event: IdentityEvent): IdentityState {
   switch (event.type) {
     case 'IdentityUpserted': {
-      const { discordUserId, agentId, agentName } = event.data;
-      const entry: IdentityEntry = { discordUserId, agentId, agentName };
+      const { discordUserId, agentId, agentName, instance } = event.data;
+      const entry: IdentityEntry = {
+        discordUserId,
+        agentId,
+        agentName,
+        ...(instance ? { instance } : {}),
+      };
       const index = state.entries.findIndex((e) => e.discordUserId === discordUserId);
       if (index < 0) return { entries: [...state.entries, entry] };
       const entries = [...state.entries];

@@ -214,3 +214,70 @@ describe('padded-cell ego.json and identity files', () => {
     expect(parseIdentityFile('garbage')).toEqual([]);
   });
 });
+
+describe('identity registry: instance binding', () => {
+  const register = (
+    agentId: string,
+    discordUserId: string,
+    instance?: string,
+  ): IdentityCommand => ({
+    type: 'RegisterIdentity',
+    data: { callerAgentId: agentId, discordUserId, ...(instance ? { instance } : {}) },
+  });
+
+  it('binds an agent to the relay it registers from, and keeps it there', () => {
+    const { decision, state } = given().when(register('far', '111111111111111111', 'relay-a'));
+    expect(decision.ok).toBe(true);
+    expect(state.entries).toEqual([
+      {
+        discordUserId: '111111111111111111',
+        agentId: 'far',
+        agentName: 'far',
+        instance: 'relay-a',
+      },
+    ]);
+    const again = given(...(decision.ok ? decision.events : [])).when(
+      register('far', '111111111111111111', 'relay-a'),
+    );
+    expect(again.decision).toEqual({ ok: true, events: [] });
+  });
+
+  it('refuses another relay or the master registering an agent bound elsewhere', () => {
+    const bound: IdentityEvent = {
+      type: 'IdentityUpserted',
+      data: {
+        discordUserId: '111111111111111111',
+        agentId: 'far',
+        agentName: 'far',
+        instance: 'relay-a',
+        source: 'register',
+      },
+    };
+    for (const instance of ['relay-b', undefined]) {
+      const { decision } = given(bound).when(register('far', '222222222222222222', instance));
+      expect(decision).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+    }
+    const { decision } = given(upserted('333333333333333333', 'home')).when(
+      register('home', '333333333333333333', 'relay-a'),
+    );
+    expect(decision).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+  });
+
+  it('an admin upsert may bind to a relay; a bad instance name is BAD_REQUEST', () => {
+    const ok = given().when({
+      type: 'UpsertIdentity',
+      data: { discordUserId: '444444444444444444', agentId: 'x', instance: 'relay-b' },
+    });
+    expect(ok.state.entries[0]).toMatchObject({ agentId: 'x', instance: 'relay-b' });
+    const master = given().when({
+      type: 'UpsertIdentity',
+      data: { discordUserId: '444444444444444444', agentId: 'x', instance: 'master' },
+    });
+    expect(master.state.entries[0].instance).toBeUndefined();
+    const bad = given().when({
+      type: 'UpsertIdentity',
+      data: { discordUserId: '444444444444444444', agentId: 'x', instance: 'Relay.B' },
+    });
+    expect(bad.decision).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
+  });
+});

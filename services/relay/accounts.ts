@@ -1,0 +1,34 @@
+/**
+ * Prints the master's `accounts` block for the relays it admits (include it in the master's
+ * nats-server.conf next to `leafnodes { port: 7422 }`):
+ *
+ *   node dist/services/relay/accounts.js relay-a:<password> relay-b:nkey=U… > relays.conf
+ *
+ * `DIRIGENT_NATS_SERVICE_PASSWORD` sets a password on the services' own user (`dirigent`).
+ */
+import { masterAccountsConfig, type RelayCredentials } from './nats-config';
+
+function parse(arg: string): RelayCredentials {
+  const at = arg.indexOf(':');
+  if (at <= 0) throw new Error(`"${arg}" must be instance:password or instance:nkey=U…`);
+  const instance = arg.slice(0, at);
+  const secret = arg.slice(at + 1);
+  return secret.startsWith('nkey=')
+    ? { instance, nkey: secret.slice('nkey='.length) }
+    : { instance, password: secret };
+}
+
+try {
+  const relays = process.argv.slice(2).map(parse);
+  if (relays.length === 0) throw new Error('name at least one relay: instance:password');
+  const password = process.env.DIRIGENT_NATS_SERVICE_PASSWORD;
+  process.stdout.write(
+    masterAccountsConfig({
+      relays,
+      ...(password ? { serviceUser: { user: 'dirigent', password } } : {}),
+    }),
+  );
+} catch (e) {
+  console.error(`relay accounts: ${(e as Error).message}`);
+  process.exit(2);
+}

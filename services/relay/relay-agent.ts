@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { RelayClient, type GrantSubscription, type GrantedEvent } from '@dirigent/relay-client';
+
+export interface RelayAgentOptions {
+  agentId: string;
+  /** The agent's own Discord account: the identity it registers (and is bound to this relay by). */
+  discordUserId: string;
+  agentName?: string;
+  /**
+   * The agent's turn: returns the reply text once it is posted to Discord under the agent's
+   * account (`NO_REPLY` or blank: an empty turn).
+   */
+  takeTurn: (grant: GrantedEvent) => Promise<string> | string;
+  /** Grant redelivery after an unacknowledged delivery (a cut link). Default 30000. */
+  ackWaitMs?: number;
+}
+
+/**
+ * One agent runtime on a relay: registers itself (which binds it to this relay on the
+ * master), then on each grant checks that the turn is still its own, takes it and completes
+ * it. Grants come through a durable consumer on the master with unlimited deliveries, so a
+ * cut leaf link delays grants but loses none; a grant delivered twice is taken once (the
+ * second check-turn says the turn has moved on, and the completion is fenced by `turnId`).
+ */
+export class RelayAgent {
+  private sub?: GrantSubscription;
+  /** Turns this runtime completed (for its log and tests). */
+  readonly completed: GrantedEvent[] = [];
+
+  constructor(
+    private readonly relay: RelayClient,
+    readonly opts: RelayAgentOptions,
+  ) {}
+
+  get durable(): string {
+    return `relay-agent-${this.opts.agentId}`;
+  }
+
+  async start(): Promise<void> {
+    const { agentId, discordUserId, agentName } = this.opts;
+    await this.relay.tool('register', agentId, {
+      discordUserId,
+      ...(agentName ? { agentName } : {}),
+    });
+    this.sub = await this.relay.onGranted({
+      durable: this.durable,
+      agentId,
+      maxDeliver: -1,
+      ...(this.opts.ackWaitMs ? { ackWaitMs: this.opts.ackWaitMs } : {}),
+      handler: (grant) => this.onGrant(grant),
+    });
+  }
+
+  private async onGrant(grant: GrantedEvent): Promise<void> {
+    const { agentId } = this.opts;
+    const check = await this.relay.checkTurn({ ...grant, agentId });
+    if (!check.allowed) return;
+    const text = await this.opts.takeTurn(grant);
+    await this.relay.completeTurn({
+      guildId: grant.guildId,
+      channelId: grant.channelId,
+      agentId,
+      runId: `${grant.turnId}:${randomUUID()}`,
+      text,
+      turnId: grant.turnId,
+    });
+    this.completed.push(grant);
+  }
+
+  async stop(): Promise<void> {
+    await this.sub?.stop();
+  }
+}
