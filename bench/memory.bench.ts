@@ -6,9 +6,10 @@ import {
   type MemorySearchResult,
   type MessageCreated,
 } from '@dirigent/contracts';
-import { contentWords } from '@dirigent/memory-domain';
+import { contentWords, epochTimerKey } from '@dirigent/memory-domain';
 import { migrate } from '@dirigent/persistence';
 import { startServiceApp } from '@dirigent/service-kit';
+import { DurableTimers } from '@dirigent/timers';
 import {
   closeMessaging,
   snowflake,
@@ -94,6 +95,8 @@ async function benchMemoryAt(total: number): Promise<BenchResult> {
   const embedder = process.env.DIRIGENT_MEMORY_EMBEDDER ?? 'local';
   let app: INestApplication | undefined;
   const messaging = await testMessaging('memory-bench');
+  const guildId = snowflake();
+  const channelIds = new Set<string>();
   try {
     app = (
       await startServiceApp(MemoryService, {
@@ -107,23 +110,28 @@ async function benchMemoryAt(total: number): Promise<BenchResult> {
         DIRIGENT_EPOCH_GAP_MS: String(365 * DAY),
       })
     ).app;
-    const guildId = snowflake();
     const { messages, movers } = corpus(guildId, total);
+    for (const m of messages) channelIds.add(m.data.channelId);
 
+    // A publish whose ack is late (a busy shared NATS server) is sent again: the envelope id
+    // is the JetStream message id, so the server drops the copy.
+    const publish = async (data: MessageCreated, attempt = 1): Promise<unknown> =>
+      messaging
+        .publishEvent(
+          subject.discordEvent(guildId, data.channelId, 'message.created'),
+          'message.created',
+          data,
+          { id: `discord:${data.messageId}` },
+        )
+        .catch((e: Error) => {
+          if (attempt >= 5 || !/timeout/i.test(e.message)) throw e;
+          return publish(data, attempt + 1);
+        });
+    const progress = (what: string) => process.stderr.write(`memory ${total}: ${what}\n`);
+    progress('ingesting');
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < messages.length; i += 500) {
-      await Promise.all(
-        messages
-          .slice(i, i + 500)
-          .map(({ data }) =>
-            messaging.publishEvent(
-              subject.discordEvent(guildId, data.channelId, 'message.created'),
-              'message.created',
-              data,
-              { id: `discord:${data.messageId}` },
-            ),
-          ),
-      );
+      await Promise.all(messages.slice(i, i + 500).map(({ data }) => publish(data)));
     }
     const connection = app.get(MikroORM).em.getConnection();
     const stored = async () => {
@@ -135,6 +143,7 @@ async function benchMemoryAt(total: number): Promise<BenchResult> {
     };
     await waitFor(async () => (await stored()) >= total, 1_200_000, 250, 'ingest');
     const ingestSeconds = msSince(t0) / 1000;
+    progress(`stored in ${Math.round(ingestSeconds)} s; vacuum analyze`);
     // What autovacuum does within a minute of a bulk load: the planner's statistics (row
     // counts, common lexemes), without which it ignores the GIN indexes, and the GIN
     // pending lists merged (each search would scan them otherwise).
@@ -151,6 +160,7 @@ async function benchMemoryAt(total: number): Promise<BenchResult> {
       if (!r.ok) throw new Error(`search failed: ${r.error.message}`);
       return r.data.hits;
     };
+    progress('searching');
     // The first search of a guild loads its vectors into this process (once per replica).
     const tLoad = process.hrtime.bigint();
     const warm = await messaging.request<MemorySearchResult>(
@@ -215,6 +225,12 @@ async function benchMemoryAt(total: number): Promise<BenchResult> {
     };
   } finally {
     await app?.close();
+    // The bench's channels would otherwise keep their (year-long) epoch timers in the
+    // machine's NATS, and every later start of memory would load them.
+    if (channelIds.size) {
+      const timers = await DurableTimers.open(messaging, 'memory');
+      for (const c of channelIds) await timers.cancel(epochTimerKey(guildId, c));
+    }
     await closeMessaging(messaging);
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RequestContext } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { MessageCreated } from '@dirigent/contracts';
@@ -38,6 +38,9 @@ export class IngestMessage {
     (es) => RequestContext.create(this.em, () => this.runBatch(es)),
     INGEST_BATCH,
   );
+
+  private readonly log = new Logger('memory:ingest');
+  private readonly consolidating = new Set<string>();
 
   constructor(
     private readonly em: EntityManager,
@@ -117,9 +120,23 @@ export class IngestMessage {
         ]),
       );
     }
-    await Promise.all(
-      [...counters.values()].map((c) => this.consolidate.maybe(c.guild_id, c.user_id, c)),
-    );
+    for (const c of counters.values()) this.offerConsolidation(c);
+  }
+
+  /**
+   * Offers an author's new counters to the consolidation job without holding up the
+   * batch's acks (a model call can take seconds). Nothing is lost if this process dies
+   * first: the counters are reset only by the consolidation, so the author's next message
+   * offers them again. One offer per author at a time.
+   */
+  private offerConsolidation(counters: Row): void {
+    const key = `${counters.guild_id}:${counters.user_id}`;
+    if (this.consolidating.has(key)) return;
+    this.consolidating.add(key);
+    void this.consolidate
+      .maybe(counters.guild_id, counters.user_id, counters)
+      .catch((e: Error) => this.log.warn(`dossier consolidation not offered: ${e.message}`))
+      .finally(() => this.consolidating.delete(key));
   }
 
   /**
