@@ -11,8 +11,6 @@ const PROTO_KEYS = ['__proto__', 'prototype', 'constructor'] as const;
  * have produced: plain objects, dense arrays, strings, numbers, booleans and null. Returns
  * false (having changed nothing it would not also change) for anything else — a Buffer, a
  * typed array, a Date, a sparse array, a class instance — which the full pipe handles.
- * Only keys that are there are deleted: an unconditional `delete` would switch every payload
- * object to slow (dictionary) properties.
  */
 function stripJsonProtoKeys(value: unknown, depth = 0): boolean {
   if (value === null || typeof value !== 'object') return true;
