@@ -41,7 +41,11 @@ async function main(): Promise<void> {
     (a) => new RelayAgent(relay, { ...a, takeTurn: () => config.reply }),
   );
   for (const agent of agents) {
-    await agent.start();
+    let told = false;
+    await agent.start((reason) => {
+      if (!told) line('waiting for the master to answer', { agentId: agent.opts.agentId, reason });
+      told = true;
+    });
     line('relay agent ready', { agentId: agent.opts.agentId });
   }
   let stopping = false;

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { RelayClient, type GrantSubscription, type GrantedEvent } from '@dirigent/relay-client';
+import {
+  RelayClient,
+  RelayError,
+  type GrantSubscription,
+  type GrantedEvent,
+} from '@dirigent/relay-client';
 
 export interface RelayAgentOptions {
   agentId: string;
@@ -36,12 +41,26 @@ export class RelayAgent {
     return `relay-agent-${this.opts.agentId}`;
   }
 
-  async start(): Promise<void> {
+  /**
+   * Registers the agent — retrying while no coordinator answers (a relay may start before
+   * the master's services) — then hears its grants. A refusal (`FORBIDDEN`: the agent is
+   * bound to another instance) is thrown.
+   */
+  async start(onWaiting?: (reason: string) => void): Promise<void> {
     const { agentId, discordUserId, agentName } = this.opts;
-    await this.relay.tool('register', agentId, {
-      discordUserId,
-      ...(agentName ? { agentName } : {}),
-    });
+    for (;;) {
+      try {
+        await this.relay.tool('register', agentId, {
+          discordUserId,
+          ...(agentName ? { agentName } : {}),
+        });
+        break;
+      } catch (e) {
+        if (!(e instanceof RelayError) || !['UNAVAILABLE', 'TIMEOUT'].includes(e.code)) throw e;
+        onWaiting?.(e.message);
+        await new Promise((r) => setTimeout(r, 2000));
+      }
+    }
     this.sub = await this.relay.onGranted({
       durable: this.durable,
       agentId,
