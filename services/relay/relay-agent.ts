@@ -29,6 +29,11 @@ export interface RelayAgentOptions {
  */
 export class RelayAgent {
   private sub?: GrantSubscription;
+  /**
+   * Turns taken, by turn id (bounded): a grant redelivered while or after its turn was taken
+   * is not taken again.
+   */
+  private readonly runs = new Map<string, { runId: string; text: string; done: boolean }>();
   /** Turns this runtime completed (for its log and tests). */
   readonly completed: GrantedEvent[] = [];
 
@@ -72,17 +77,27 @@ export class RelayAgent {
 
   private async onGrant(grant: GrantedEvent): Promise<void> {
     const { agentId } = this.opts;
-    const check = await this.relay.checkTurn({ ...grant, agentId });
-    if (!check.allowed) return;
-    const text = await this.opts.takeTurn(grant);
+    let run = this.runs.get(grant.turnId);
+    if (run?.done) return;
+    if (!run) {
+      const check = await this.relay.checkTurn({ ...grant, agentId });
+      if (!check.allowed) return;
+      const text = await this.opts.takeTurn(grant);
+      run = { runId: `${grant.turnId}:${randomUUID()}`, text, done: false };
+      this.runs.set(grant.turnId, run);
+      if (this.runs.size > 1000) this.runs.delete(this.runs.keys().next().value!);
+    }
+    // A completion that failed (the link was cut) is re-sent on redelivery with the same run
+    // id: stored once whichever attempt got through.
     await this.relay.completeTurn({
       guildId: grant.guildId,
       channelId: grant.channelId,
       agentId,
-      runId: `${grant.turnId}:${randomUUID()}`,
-      text,
+      runId: run.runId,
+      text: run.text,
       turnId: grant.turnId,
     });
+    run.done = true;
     this.completed.push(grant);
   }
 

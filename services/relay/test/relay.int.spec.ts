@@ -95,7 +95,7 @@ describe('relay instances through NATS leaf nodes', () => {
     new RelayAgent(relay, {
       agentId: a.agentId,
       discordUserId: a.userId,
-      ackWaitMs: 2000,
+      ackWaitMs: 5000,
       takeTurn: async (g: GrantedEvent) => {
         if (quiet()) return 'NO_REPLY';
         const text = `${a.agentId} on relay A, cycle ${g.cycle}`;
