@@ -2,20 +2,17 @@
  * Prints the master's `accounts` block for the relays it admits (include it in the master's
  * nats-server.conf next to `leafnodes { port: 7422 }`):
  *
- *   node dist/services/relay/accounts.js relay-a:<password> relay-b:nkey=U… > relays.conf
+ *   node dist/services/relay/accounts.js relay-a:<password> relay-b:<password> > relays.conf
  *
+ * It holds the `leafnodes` block too (`DIRIGENT_LEAF_LISTEN`, default `0.0.0.0:7422`).
  * `DIRIGENT_NATS_SERVICE_PASSWORD` sets a password on the services' own user (`dirigent`).
  */
 import { masterAccountsConfig, type RelayCredentials } from './nats-config';
 
 function parse(arg: string): RelayCredentials {
   const at = arg.indexOf(':');
-  if (at <= 0) throw new Error(`"${arg}" must be instance:password or instance:nkey=U…`);
-  const instance = arg.slice(0, at);
-  const secret = arg.slice(at + 1);
-  return secret.startsWith('nkey=')
-    ? { instance, nkey: secret.slice('nkey='.length) }
-    : { instance, password: secret };
+  if (at <= 0) throw new Error(`"${arg}" must be instance:password`);
+  return { instance: arg.slice(0, at), password: arg.slice(at + 1) };
 }
 
 try {
@@ -25,6 +22,7 @@ try {
   process.stdout.write(
     masterAccountsConfig({
       relays,
+      ...(process.env.DIRIGENT_LEAF_LISTEN ? { leafListen: process.env.DIRIGENT_LEAF_LISTEN } : {}),
       ...(password ? { serviceUser: { user: 'dirigent', password } } : {}),
     }),
   );

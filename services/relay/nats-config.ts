@@ -54,10 +54,8 @@ export interface RelayCredentials {
   instance: string;
   /** NATS user of its leaf connection; default `relay-<instance>`. */
   user?: string;
-  /** Plain or bcrypted (`$2a$…`) password; or `nkey`. */
-  password?: string;
-  /** Public user nkey (`U…`) the relay's creds file signs for. */
-  nkey?: string;
+  /** Plain or bcrypted (`$2a$…`) password of the leaf connection. */
+  password: string;
 }
 
 export interface MasterAccountsInput {
@@ -66,6 +64,8 @@ export interface MasterAccountsInput {
   account?: string;
   /** Its user, also the `no_auth_user` of the services that connect without credentials. */
   serviceUser?: { user: string; password: string };
+  /** Where the master listens for leaf nodes. Default `0.0.0.0:7422`. */
+  leafListen?: string;
 }
 
 const accountName = (instance: string) => `RELAY_${instance.replace(/-/g, '_').toUpperCase()}`;
@@ -93,7 +93,8 @@ export function relayImports(instance: string): { from: string; to?: string; str
 }
 
 /**
- * The `accounts` block (and `no_auth_user`) of the master's nats-server for these relays:
+ * The `leafnodes` and `accounts` blocks (and `no_auth_user`) of the master's nats-server for
+ * these relays:
  * Dirigent's account exports the stamped relay subjects and the grant stream's consumer API;
  * each relay gets an account of its own that imports them under the plain names. A relay can
  * reach nothing else — not the admin API, not another relay's subjects, not other streams —
@@ -110,16 +111,27 @@ export function masterAccountsConfig(input: MasterAccountsInput): string {
     }
     if (seen.has(r.instance)) throw new Error(`relay instance "${r.instance}" is listed twice`);
     seen.add(r.instance);
-    if (!r.password === !r.nkey) {
-      throw new Error(`relay instance "${r.instance}" needs a password or an nkey (one of them)`);
-    }
+    if (!r.password) throw new Error(`relay instance "${r.instance}" needs a password`);
   }
   const exports = new Map<string, boolean>();
   for (const imp of relayImports('*')) exports.set(imp.from, imp.stream === true);
   const serviceUser = service.password
     ? `{ user: ${q(service.user)}, password: ${q(service.password)} }`
     : `{ user: ${q(service.user)} }`;
+  // Leaf connections authenticate here only (never as the no_auth_user), each bound to its
+  // relay's account; a leaf without valid credentials is refused.
   const lines = [
+    'leafnodes {',
+    `  listen: ${q(input.leafListen ?? '0.0.0.0:7422')}`,
+    '  authorization {',
+    '    users: [',
+    ...input.relays.map(
+      (r) =>
+        `      { user: ${q(r.user ?? `relay-${r.instance}`)}, password: ${q(r.password)}, account: ${accountName(r.instance)} }`,
+    ),
+    '    ]',
+    '  }',
+    '}',
     `no_auth_user: ${q(service.user)}`,
     'accounts {',
     `  ${account} {`,
@@ -133,12 +145,9 @@ export function masterAccountsConfig(input: MasterAccountsInput): string {
     '  }',
   ];
   for (const r of input.relays) {
-    const user = r.nkey
-      ? `{ nkey: ${q(r.nkey)} }`
-      : `{ user: ${q(r.user ?? `relay-${r.instance}`)}, password: ${q(r.password!)} }`;
     lines.push(
       `  ${accountName(r.instance)} {`,
-      `    users: [ ${user} ]`,
+      '    users: []',
       '    imports: [',
       ...relayImports(r.instance).map(
         (imp) =>

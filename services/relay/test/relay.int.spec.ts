@@ -52,8 +52,8 @@ describe('relay instances through NATS leaf nodes', () => {
       [
         `listen: "127.0.0.1:${masterPort}"`,
         'jetstream { store_dir: "{dir}/store" }',
-        `leafnodes { listen: "127.0.0.1:${leafPort}" }`,
         masterAccountsConfig({
+          leafListen: `127.0.0.1:${leafPort}`,
           relays: [
             { instance: 'relay-a', password: secrets.a },
             { instance: 'relay-b', password: secrets.b },
@@ -195,6 +195,32 @@ describe('relay instances through NATS leaf nodes', () => {
         .map((g) => g.turnId)
         .sort(),
     );
+  });
+
+  it("refuses a leaf node without valid credentials (never the services' no_auth_user)", async () => {
+    const port = await freePort();
+    const leaf = startNatsServer(
+      leafServerConfig({ masterLeafUrl: `nats-leaf://127.0.0.1:${leafPort}`, port }),
+      port,
+    );
+    const nc = await waitFor(
+      () => connect({ servers: leaf.url, reconnect: false }).catch(() => undefined),
+      20_000,
+    );
+    try {
+      await waitFor(
+        () => /Leafnode connection closed: Authentication Failure/.test(master.log()),
+        30_000,
+      );
+      const answer = await nc.request(Subjects.admin.identityList, '{}', { timeout: 5000 }).then(
+        (m: Msg) => m.string(),
+        (e: Error) => e.message,
+      );
+      expect(answer).toMatch(/no responders/);
+    } finally {
+      await nc.close();
+      await leaf.stop('SIGKILL');
+    }
   });
 
   it('binds each agent to the instance that registered it and refuses the others', async () => {
