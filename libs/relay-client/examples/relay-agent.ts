@@ -25,6 +25,8 @@ async function main(): Promise<void> {
   await relay.onGranted({
     durable: `relay-agent-${agentId}`,
     agentId,
+    // Unlimited deliveries: on a relay, a pull answered while the leaf link is cut counts as one.
+    maxDeliver: -1,
     handler: async (grant) => {
       const check = await relay.checkTurn({ ...grant, agentId });
       console.log(JSON.stringify({ msg: 'granted', turnId: grant.turnId, allowed: check.allowed }));
