@@ -24,6 +24,7 @@ export class UsagePublisher implements UsageSink {
   private unpublished: UsageRecord[] = [];
   private ended: UsageRecord[] = [];
   private timer?: NodeJS.Timeout;
+  private draining = false;
 
   constructor(
     private readonly messaging: Pick<Messaging, 'publishEvent'>,
@@ -57,7 +58,9 @@ export class UsagePublisher implements UsageSink {
           return;
         }
         this.unpublished.push(u);
-        this.timer ??= setTimeout(() => this.retry(), RETRY_MS);
+        // At shutdown `drain` makes the last try itself: no timer outlives the service.
+        if (this.draining) return;
+        this.timer ??= setTimeout(() => this.retry(), RETRY_MS).unref();
       })
       .finally(() => this.inFlight.delete(p));
     this.inFlight.add(p);
@@ -72,6 +75,7 @@ export class UsagePublisher implements UsageSink {
 
   /** Waits until every record is published (one more try for those that failed). */
   async drain(): Promise<void> {
+    this.draining = true;
     this.publishEnded();
     await Promise.allSettled([...this.inFlight]);
     if (this.unpublished.length) {
