@@ -44,21 +44,9 @@ export class CommandHandler<C, E extends DomainEvent, S> {
     private readonly maxAttempts = 20,
   ) {}
 
-  /**
-   * Decides `command` after the commands already queued for `subject` and before any queued
-   * later. `after`: the command takes its place in the queue now but is not decided before
-   * `after` settles (e.g. so that a reply goes out first).
-   */
-  async handle(
-    subject: string,
-    command: C,
-    meta: AppendMeta = {},
-    after?: PromiseLike<unknown>,
-  ): Promise<HandleResult<E, S>> {
+  async handle(subject: string, command: C, meta: AppendMeta = {}): Promise<HandleResult<E, S>> {
     const previous = this.queues.get(subject) ?? Promise.resolve();
-    const run = Promise.all([previous.catch(() => undefined), after]).then(() =>
-      this.attempt(subject, command, meta),
-    );
+    const run = previous.catch(() => undefined).then(() => this.attempt(subject, command, meta));
     this.queues.set(subject, run);
     try {
       return await run;

@@ -114,7 +114,6 @@ export class Channels {
   async execute(
     channelId: string,
     command: ChannelCommand,
-    opts: { after?: PromiseLike<unknown> } = {},
   ): Promise<{ events: ChannelEvent[]; state: ChannelState }> {
     // Seed and time are fixed here, once: a retried decision sees the same inputs.
     const withSeed: ChannelCommand = {
@@ -124,13 +123,9 @@ export class Channels {
     };
     const subj = channelSubject(channelId);
     const h = this.handler(channelId);
-    let after = opts.after;
     const run = async () => {
       try {
-        // Only the first attempt waits: a retry keeps its place behind it.
-        const handled = h.handle(subj, withSeed, {}, after);
-        after = undefined;
-        return await handled;
+        return await h.handle(subj, withSeed);
       } catch (e) {
         if (e instanceof RefusedError)
           return { refused: e, version: (await h.state(subj)).version };

@@ -18,8 +18,7 @@ export class CheckTurn {
   /**
    * The first check of a turn records the channel's latest message as the turn's anchor; the
    * answer does not depend on it, so it is not awaited: the command is queued on the channel
-   * before anything that arrives later, which keeps the anchor right, and decided after the
-   * reply has gone out.
+   * before anything that arrives later, which keeps the anchor right.
    */
   async run(r: CheckTurnRequest): Promise<CheckTurnResult> {
     let state = r.messageId
@@ -35,15 +34,8 @@ export class CheckTurn {
     }
     const turn = state.currentTurn;
     if (turn && turn.agentId === r.agentId && turn.phase === 'running' && !turn.anchorChecked) {
-      // Queued on the channel now, decided once this reply is out (the decision and its
-      // append are most of a check's CPU).
-      const replied = new Promise<void>((resolve) => setImmediate(resolve));
       this.channels
-        .execute(
-          r.channelId,
-          { type: 'CheckTurn', data: { agentId: r.agentId } },
-          { after: replied },
-        )
+        .execute(r.channelId, { type: 'CheckTurn', data: { agentId: r.agentId } })
         .catch((e: Error) =>
           this.log.warn({ channelId: r.channelId, err: e.message }, 'anchor not recorded'),
         );
