@@ -240,7 +240,9 @@ describe('deploy/k8s manifests', () => {
     );
     expect(sts!.spec.volumeClaimTemplates[0].metadata.name).toBe('data');
     const auth = named('Secret', 'nats-auth')?.stringData['auth.conf'] ?? '';
-    expect(auth).toMatch(/leafnodes\s*\{[^]*port:\s*7422[^]*authorization/);
+    expect(auth).toMatch(
+      /leafnodes\s*\{[^]*(port:\s*7422|listen:\s*"[\d.]*:7422")[^]*authorization\s*\{[^]*users/,
+    );
     expect(auth).toMatch(/no_auth_user/);
   });
 
