@@ -29,8 +29,10 @@ export async function benchCoordinatorReplicas(): Promise<BenchResult> {
     });
     if (r.error) throw new Error(`${label}: ${r.error}`);
     result[`turns/s, ${label}`] = r.turnsPerS;
-    const bad = Number(r.doubleGrants) + Number(r.refusals) + Number(r.stuckChannels);
-    result[`double grants + refusals + stuck, ${label}`] = bad + Number(r.repeatedGrants);
+    for (const k of ['doubleGrants', 'repeatedGrants', 'refusals', 'stuckChannels'] as const) {
+      result[`${k}, ${label}`] = r[k];
+    }
+    if (r.examples) process.stderr.write(`${label}: ${r.examples}\n`);
   };
   await run(1, 0, '1 replica, unpartitioned');
   for (const n of [1, 2, 3]) {

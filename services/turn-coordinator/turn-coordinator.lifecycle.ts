@@ -25,7 +25,7 @@ import { PartitionedConsumers } from './partitions/partitioned-consumers';
  * replicas, durable timers armed and the read models fed. The handlers (reactor first) start
  * after this, when the app starts its microservice. A partitioned replica
  * (DIRIGENT_COORDINATOR_PARTITIONS > 0) then takes its share of the partition leases, whose
- * channel consumers start as each lease is won.
+ * channel consumers start as each lease is won; the projections run where partition 0 is.
  */
 @Injectable()
 export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -61,10 +61,24 @@ export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicati
       warn: (o: object, m?: string) => this.log.warn({ ...o, msg: m }),
       error: (o: object, m?: string) => this.log.error({ ...o, msg: m }),
     };
-    this.projections = [
-      await runProjection(this.messaging, this.orm.em, channelProjection, { log }),
-      await runProjection(this.messaging, this.orm.em, identityProjection, { log }),
-    ];
+    const projections = {
+      start: async () => {
+        this.projections = [
+          await runProjection(this.messaging, this.orm.em, channelProjection, { log }),
+          await runProjection(this.messaging, this.orm.em, identityProjection, { log }),
+        ];
+      },
+      stop: async () => {
+        await Promise.all(this.projections.splice(0).map((p) => p.stop()));
+      },
+    };
+    // Partitioned, one replica feeds the read models (exactly once either way, without
+    // every replica contending for the checkpoint locks): the one serving partition 0.
+    if (this.partitioned && this.config.DIRIGENT_COORDINATOR_PARTITIONS > 0) {
+      this.partitioned.withPartitionZero(projections);
+    } else {
+      await projections.start();
+    }
     if (this.partitioned && this.config.DIRIGENT_COORDINATOR_PARTITIONS > 0) {
       const replicaId = this.config.DIRIGENT_COORDINATOR_REPLICA_ID ?? `tc-${randomUUID()}`;
       this.leases = await PartitionLeases.open(

@@ -76,8 +76,8 @@ export class PartitionLeases {
   /** A partition being started or stopped: nothing else happens to it meanwhile. */
   private readonly busy = new Map<number, Promise<void>>();
   private readonly incarnation = randomUUID();
-  /** Each announced replica's last seen revision and when it changed. */
-  private readonly members = new Map<string, { revision: number; changedAt: number }>();
+  /** Each announced replica's partition count and when its announcement last changed. */
+  private readonly members = new Map<string, { partitions: number; changedAt: number }>();
   private readonly tickMs: number;
   private readonly fenceMs: number;
   private stopped = false;
@@ -85,6 +85,8 @@ export class PartitionLeases {
   /** Who holds each partition, as the bucket last told (an expired lease may linger). */
   private readonly holderByPartition = new Map<number, string>();
   private watcher?: { stop(): void };
+  /** Stops partitions not renewed in time even while a tick hangs on an unreachable NATS. */
+  private fence?: NodeJS.Timeout;
 
   private constructor(
     private readonly kv: KV,
@@ -135,17 +137,32 @@ export class PartitionLeases {
 
   /** Takes a first share of the partitions, then keeps renewing and rebalancing. */
   async start(): Promise<void> {
+    // One watch keeps who holds what and who is alive, with no reads per tick.
     const prefix = `p${this.opts.partitions}.`;
-    const watch = await this.kv.watch({ key: `${prefix}*` });
+    const watch = await this.kv.watch({ key: '>' });
     this.watcher = watch;
     void (async () => {
       for await (const e of watch) {
+        if (e.key.startsWith('m.')) {
+          const replica = e.key.slice(2);
+          if (e.operation !== 'PUT') this.members.delete(replica);
+          else {
+            const v = e.json<LeaseValue>();
+            this.members.set(replica, { partitions: v.partitions, changedAt: Date.now() });
+          }
+          continue;
+        }
         const k = Number(e.key.slice(prefix.length));
         if (e.operation === 'PUT') this.holderByPartition.set(k, e.json<LeaseValue>().replica);
         else this.holderByPartition.delete(k);
       }
     })().catch(() => undefined);
     await this.tick().catch((e: Error) => this.opts.log.warn({ err: e.message, msg: 'lease' }));
+    this.fence = setInterval(() => {
+      for (const [k, h] of this.held) {
+        if (Date.now() - h.renewedAt >= this.fenceMs) this.lose(k, 'not renewed in time');
+      }
+    }, this.tickMs);
     this.loop = (async () => {
       while (!this.stopped) {
         await sleep(this.tickMs);
@@ -158,6 +175,7 @@ export class PartitionLeases {
   /** Stops every partition, then gives the leases back so that others take them at once. */
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.fence);
     this.watcher?.stop();
     await this.loop;
     const held = [...this.held];
@@ -207,10 +225,11 @@ export class PartitionLeases {
   }
 
   async tick(): Promise<void> {
-    await this.kv.put(this.memberKey(), this.value());
+    // Renewals (and the self-fencing in them) go first, whatever else fails (NATS down).
     await this.renew();
     if (this.stopped) return;
-    const live = await this.liveReplicas();
+    await this.kv.put(this.memberKey(), this.value());
+    const live = this.liveReplicas();
     if (live === null) return;
     const P = this.opts.partitions;
     const share = Math.ceil(P / live.size);
@@ -219,7 +238,7 @@ export class PartitionLeases {
     else if (kept > share) {
       // Only for a live replica below its fair share (one that joined or came back): not
       // for one that merely looks slow, nor while the replicas are still settling.
-      const holders = await this.holders();
+      const holders = this.holders();
       const floor = Math.floor(P / live.size);
       const needy = [...live].some((r) => (holders.get(r) ?? 0) < floor);
       if (needy) this.giveBack(kept - share);
@@ -231,7 +250,8 @@ export class PartitionLeases {
       [...this.held].map(async ([k, h]) => {
         const sentAt = Date.now();
         try {
-          h.revision = await this.kv.update(this.key(k), this.value(), h.revision);
+          const timeout = Math.max(this.fenceMs - this.tickMs, 100);
+          h.revision = await this.kv.update(this.key(k), this.value(), h.revision, timeout);
           h.renewedAt = sentAt;
         } catch (e) {
           if (isConflict(e)) this.lose(k, 'taken by another replica');
@@ -247,41 +267,33 @@ export class PartitionLeases {
 
   /**
    * Replicas that renewed their announcement lately (a killed one stops at once, long before
-   * its entry expires); null when one runs with another partition count.
+   * its entry expires), from the bucket watch; null when one runs with another partition
+   * count.
    */
-  private async liveReplicas(): Promise<Set<string> | null> {
+  private liveReplicas(): Set<string> | null {
     const now = Date.now();
     const live = new Set([this.opts.replicaId]);
-    for await (const key of await this.kv.keys('m.*')) {
-      const e = await this.kv.get(key);
-      if (!e || e.operation !== 'PUT') continue;
-      const v = e.json<LeaseValue>();
-      if (v.partitions !== this.opts.partitions) {
+    for (const [replica, m] of this.members) {
+      if (m.partitions !== this.opts.partitions) {
         this.opts.log.error({
-          replica: v.replica,
-          partitions: v.partitions,
+          replica,
+          partitions: m.partitions,
           mine: this.opts.partitions,
           msg: 'replicas disagree on DIRIGENT_COORDINATOR_PARTITIONS: taking no partitions',
         });
         return null;
       }
-      const seen = this.members.get(v.replica);
-      if (!seen || seen.revision !== e.revision) {
-        this.members.set(v.replica, { revision: e.revision, changedAt: now });
-      }
-      if (now - this.members.get(v.replica)!.changedAt <= this.tickMs * 3) live.add(v.replica);
+      if (now - m.changedAt <= this.tickMs * 3) live.add(replica);
     }
     return live;
   }
 
   /** How many partitions each replica holds, from the leases. */
-  private async holders(): Promise<Map<string, number>> {
+  private holders(): Map<string, number> {
     const out = new Map<string, number>();
     for (let k = 0; k < this.opts.partitions; k++) {
-      const e = await this.kv.get(this.key(k));
-      if (e?.operation !== 'PUT') continue;
-      const r = e.json<LeaseValue>().replica;
-      out.set(r, (out.get(r) ?? 0) + 1);
+      const r = this.holderOf(k);
+      if (r !== undefined) out.set(r, (out.get(r) ?? 0) + 1);
     }
     return out;
   }

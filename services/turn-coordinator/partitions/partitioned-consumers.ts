@@ -92,6 +92,8 @@ function declared(method: Handler): { pattern: string; extras: DurableEventOptio
 export class PartitionedConsumers implements PartitionOwner {
   private readonly log = new Logger('partitions');
   private readonly running = new Map<number, RunningConsumer[]>();
+  /** Work one replica does for all (the read models): runs where partition 0 is served. */
+  private singleton?: { start(): Promise<void>; stop(): Promise<void> };
   /** Partitions whose lease was lost while stopping: nothing more of them is handled. */
   private readonly fenced = new Set<number>();
   private readonly routes: Route[];
@@ -135,6 +137,11 @@ export class PartitionedConsumers implements PartitionOwner {
     ];
   }
 
+  /** Runs `work` on whichever replica serves partition 0 (started and stopped with it). */
+  withPartitionZero(work: { start(): Promise<void>; stop(): Promise<void> }): void {
+    this.singleton = work;
+  }
+
   /** Durable names of partition `k` (for tests and clean-up). */
   durables(k: number): string[] {
     return this.routes.map((r) => this.spec(r, k).durable);
@@ -174,6 +181,7 @@ export class PartitionedConsumers implements PartitionOwner {
       );
     }
     this.timers.rearm();
+    if (k === 0) await this.singleton?.start();
   }
 
   async release(k: number, lost = false): Promise<void> {
@@ -182,6 +190,7 @@ export class PartitionedConsumers implements PartitionOwner {
     this.ownership.set(k, false);
     this.timers.rearm();
     if (lost) this.fenced.add(k);
+    if (k === 0) await this.singleton?.stop().catch(() => undefined);
     try {
       // Each stop waits for the handlers it has running and the messages already received.
       if (consumers) await Promise.all(consumers.map((c) => c.stop()));
