@@ -28,8 +28,9 @@ describe('relay instances through NATS leaf nodes', () => {
   const savedNatsUrl = process.env.NATS_URL;
   // Projection positions (stream sequences) in the run's database belong to the run's NATS:
   // set aside while this coordinator projects the master's streams, then put back.
-  let db: Knex;
-  let checkpoints: Record<string, unknown>[] = [];
+  let admin: Knex;
+  let dbName: string | undefined;
+  const savedDatabaseUrl = process.env.DATABASE_URL;
   const human = snowflake();
 
   const startLeaf = async (name: 'a' | 'b', keepDir?: string) => {
@@ -64,9 +65,33 @@ describe('relay instances through NATS leaf nodes', () => {
       masterPort,
     );
     await master.ready();
-    db = knex({ client: 'pg', connection: testDatabaseUrl(), pool: { min: 0, max: 1 } });
-    checkpoints = await db('projection_checkpoint').select('*');
+    // A database of its own, a copy of the run's migrated one: read models and projection
+    // positions belong to the NATS whose streams they follow.
+    const base = new URL(testDatabaseUrl());
+    const template = base.pathname.slice(1);
+    const adminUrl = new URL(base.toString());
+    adminUrl.pathname = '/postgres';
+    admin = knex({ client: 'pg', connection: adminUrl.toString(), pool: { min: 0, max: 1 } });
+    const name = `${template}_relay`.slice(0, 63);
+    await admin.raw('drop database if exists ?? with (force)', [name]);
+    // Copying needs the template idle: connections other test files closed may linger a moment.
+    await waitFor(
+      () =>
+        admin.raw('create database ?? template ??', [name, template]).then(
+          () => true,
+          () => undefined,
+        ),
+      30_000,
+      200,
+      'a copy of the run database',
+    );
+    dbName = name;
+    const own = new URL(base.toString());
+    own.pathname = `/${name}`;
+    process.env.DATABASE_URL = own.toString();
+    const db = knex({ client: 'pg', connection: own.toString(), pool: { min: 0, max: 1 } });
     await db('projection_checkpoint').delete();
+    await db.destroy();
     process.env.NATS_URL = master.url;
     h = await Harness.start();
     await startLeaf('a');
@@ -83,11 +108,9 @@ describe('relay instances through NATS leaf nodes', () => {
     await leaves.b.server?.stop('SIGKILL');
     await master?.stop();
     process.env.NATS_URL = savedNatsUrl;
-    if (db) {
-      await db('projection_checkpoint').delete();
-      if (checkpoints.length) await db('projection_checkpoint').insert(checkpoints);
-      await db.destroy();
-    }
+    process.env.DATABASE_URL = savedDatabaseUrl;
+    if (dbName) await admin.raw('drop database if exists ?? with (force)', [dbName]);
+    await admin?.destroy();
   });
 
   /** A relay agent whose turn posts its reply to "Discord" (the fake ingest) first. */
