@@ -16,11 +16,27 @@ function isApiError(e: unknown, code: number): boolean {
   return e instanceof JetStreamApiError && e.code === code;
 }
 
+/**
+ * How many JetStream servers keep each stream and KV bucket: `DIRIGENT_JETSTREAM_REPLICAS`
+ * (1 to 5, default 1). A clustered NATS (deploy/k8s runs three) wants 3, or a stream is
+ * unavailable while the one server holding it is down.
+ */
+export function jetStreamReplicas(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.DIRIGENT_JETSTREAM_REPLICAS;
+  if (raw === undefined || raw === '') return 1;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 5) {
+    throw new Error(`DIRIGENT_JETSTREAM_REPLICAS must be an integer from 1 to 5, got "${raw}"`);
+  }
+  return n;
+}
+
 /** Creates the stream, or updates it to the spec when it exists. Safe to call on every start. */
 export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Promise<void> {
   const config = {
     name: spec.name,
     subjects: spec.subjects,
+    num_replicas: jetStreamReplicas(),
     storage: StorageType.File,
     retention: spec.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
     duplicate_window: nanos(spec.duplicateWindowMs),

@@ -2,7 +2,7 @@ import { JsHeaders } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import { Empty, headers, type QueuedIterator } from '@nats-io/nats-core';
 import { Buckets, envelope, type Envelope } from '@dirigent/contracts';
-import type { Messaging } from '@dirigent/messaging';
+import { jetStreamReplicas, type Messaging } from '@dirigent/messaging';
 
 /** What a timer publishes when it fires: an envelope on a JetStream subject. */
 export interface TimerCommand<T = unknown> {
@@ -84,7 +84,10 @@ export class DurableTimers {
   ): Promise<DurableTimers> {
     if (!/^[A-Za-z0-9_-]+$/.test(owner)) throw new Error(`invalid timer owner "${owner}"`);
     const bucket = opts.bucket ?? Buckets.timers;
-    const kv = await new Kvm(messaging.client.js).create(bucket, { history: 1 });
+    const kv = await new Kvm(messaging.client.js).create(bucket, {
+      history: 1,
+      replicas: jetStreamReplicas(),
+    });
     return new DurableTimers(
       kv,
       bucket,
