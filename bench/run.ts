@@ -41,4 +41,5 @@ async function main() {
   console.log(rows.join('\n'));
 }
 
-void main();
+// Exits when done: a suite may leave a handle open (a child's pipe, a client's timer).
+void main().finally(() => process.exit());
