@@ -18,6 +18,12 @@ export interface DurableEventOptions extends DurableSpec {
    * (a quick takeover after a crash) does not redeliver a message that is merely slow.
    */
   workingEveryMs?: number;
+  /**
+   * Before pulling, wait (at most one ack wait) until messages a previous holder of the
+   * durable left unacknowledged are due again, so they come before newer ones: for short
+   * ack waits and handlers that keep a per-key order (the coordinator's channel inputs).
+   */
+  awaitAbandoned?: boolean;
 }
 
 export interface RunningConsumer {
@@ -44,7 +50,7 @@ export async function runDurableConsumer(
   log: Logger,
 ): Promise<RunningConsumer> {
   await ensureDurable(client.jsm, opts);
-  await abandonedDue(client, opts);
+  if (opts.awaitAbandoned) await abandonedDue(client, opts);
   const consumer = await client.js.consumers.get(opts.stream, opts.durable);
   const concurrency = Math.max(opts.concurrency ?? 1, 1);
   const messages = await consumer.consume({ max_messages: concurrency * 2 });

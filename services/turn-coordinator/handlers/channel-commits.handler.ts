@@ -25,6 +25,8 @@ export class ChannelCommitsHandler {
     ackWaitMs: REACTOR_ACK_WAIT_MS,
     workingEveryMs: 600,
     backoffMs: [100, 500, 2000, 5000],
+    // A restarted or taken-over reactor gets a dead holder's commits back before newer ones.
+    awaitAbandoned: true,
   } satisfies DurableEventOptions)
   commit(@Payload() _data: unknown, @Ctx() ctx: JetStreamContext) {
     const env = ctx.envelope as Envelope<Commit<ChannelEvent>>;

@@ -30,6 +30,8 @@ const inputs = {
   ackWaitMs: 2_000,
   workingEveryMs: 600,
   backoffMs: [100, 500, 2000, 5000],
+  // After a restart or takeover, a dead holder's inputs come back before newer ones.
+  awaitAbandoned: true,
 };
 
 /**
@@ -95,6 +97,7 @@ export class ChannelInputsHandler {
     maxDeliver: 10,
     ackWaitMs: 2_000,
     workingEveryMs: 600,
+    awaitAbandoned: true,
   } satisfies DurableEventOptions)
   timer(@Payload() t: ChannelTimerPayload) {
     return this.inbox.run(t.channelId, () => this.timerFired.run(t));
