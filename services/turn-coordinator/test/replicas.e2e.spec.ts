@@ -41,9 +41,6 @@ describe('turn coordinator: two replicas, one SIGKILLed', () => {
         DIRIGENT_COORDINATOR_REPLICA_ID: id,
         DIRIGENT_COORDINATOR_LEASE_MS: '1500',
         DIRIGENT_MAX_CYCLES_WITHOUT_HUMAN: '0',
-        // A reply not matched to its turn (it happens around a takeover, see the README)
-        // delays the channel by this much, never stops it.
-        DIRIGENT_DELIVERY_TIMEOUT_MS: '5000',
       }) as Record<string, string>,
     );
     await waitFor(

@@ -175,9 +175,26 @@ export function checkTurn(cmd: CheckTurn, d: Draft): Result {
   }
   d.emit({
     type: 'TurnAnchorRecorded',
-    data: { turnId: turn.turnId, agentId: turn.agentId, anchorMessageId: s.lastMessageId },
+    data: {
+      turnId: turn.turnId,
+      agentId: turn.agentId,
+      anchorMessageId: replyAfterCheck(turn, d.at) ? turn.anchorMessageId : s.lastMessageId,
+    },
   });
   return d.done();
+}
+
+/**
+ * The speaker's reply can be seen before its check is decided (the check queued behind it on
+ * a restarted or another replica). A reply sent after the check arrived (`at`, fixed when the
+ * request came in) is this run's: the anchor stays where the grant put it, or that reply
+ * would count as older than the check and never confirm the turn.
+ */
+function replyAfterCheck(turn: OpenTurn, at: number | null): boolean {
+  const own = turn.lastOwnMessage;
+  if (own === null || at === null || !sentDuringTurn(own.messageId, turn)) return false;
+  const sent = snowflakeTime(own.messageId);
+  return sent !== null && sent >= at;
 }
 
 export function completeTurn(cmd: CompleteTurn, d: Draft): Result {

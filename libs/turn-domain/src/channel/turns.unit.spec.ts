@@ -287,6 +287,27 @@ describe('turn-complete', () => {
     expect(types(events)).toEqual(['TurnCompleted', 'DeliveryWaitStarted']);
   });
 
+  it('a reply seen before its own check was decided (a check queued behind it) still confirms', () => {
+    const w = three();
+    w.human();
+    const checkedAt = Date.parse('2026-11-23T12:00:00Z');
+    const sentAfterCheck = ((BigInt(checkedAt + 5) - 1420070400000n) << 22n).toString();
+    w.ok({
+      type: 'ObserveMessage',
+      data: {
+        messageId: sentAfterCheck,
+        authorId: ALICE.discordUserId,
+        authorIsBot: true,
+        content: 'Same words',
+        isModerator: false,
+        agentIdOfAuthor: 'alice',
+      },
+    });
+    w.ok({ type: 'CheckTurn', data: { agentId: 'alice' }, at: checkedAt });
+    expect(w.state.currentTurn?.anchorMessageId).not.toBe(sentAfterCheck);
+    expect(types(w.complete('alice', 'Same words').events)).toContain('DeliveryConfirmed');
+  });
+
   it("the moderator's messages during the wait change nothing", () => {
     const w = three();
     w.human();
