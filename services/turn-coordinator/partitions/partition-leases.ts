@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { StorageType } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import type { Messaging } from '@dirigent/messaging';
+import { jetStreamReplicas, type Messaging } from '@dirigent/messaging';
 
 /** The KV bucket of the coordinator replicas' partition leases and membership. */
 export const LEASE_BUCKET = 'dirigent_coordinator_leases';
@@ -109,7 +109,12 @@ export class PartitionLeases {
     const kvm = new Kvm(messaging.client.js);
     let kv: KV;
     try {
-      kv = await kvm.create(bucket, { history: 1, ttl: opts.leaseMs, storage: StorageType.File });
+      kv = await kvm.create(bucket, {
+        history: 1,
+        ttl: opts.leaseMs,
+        storage: StorageType.File,
+        replicas: jetStreamReplicas(),
+      });
     } catch (e) {
       // Created by a replica with another lease time: that bucket's TTL is the lease.
       kv = await kvm.open(bucket);
