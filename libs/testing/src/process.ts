@@ -10,9 +10,13 @@ export interface Spawned {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Runs a built script (`dist/...`) as a child process with extra environment. */
-export function spawnNode(distPath: string, env: Record<string, string>): Spawned {
-  const child = spawn(process.execPath, [resolve(__dirname, '../../../', distPath)], {
+/** Runs a built script (`dist/...`, a path from the repo root) as a child process with extra environment. */
+export function spawnNode(
+  distPath: string,
+  env: Record<string, string>,
+  args: string[] = [],
+): Spawned {
+  const child = spawn(process.execPath, [resolve(__dirname, '../../../', distPath), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -5,8 +5,9 @@ import { loadModule, parseSync } from 'libpg-query';
 import { PgVectorStore, pgvectorSql } from './pgvector.store';
 
 /**
- * The pgvector adapter cannot run here (no extension), so its SQL is checked with
- * Postgres's own parser: every statement parses, the parameters match the placeholders,
+ * The pgvector adapter's SQL checked with Postgres's own parser, with no database (the
+ * adapter runs against real pgvector in test/vector-stores.int.spec.ts, on PGlite where the
+ * machine's Postgres has none): every statement parses, the parameters match the placeholders,
  * the search orders by the expression its HNSW index is built on (within the index's
  * partial predicate), and the columns written exist in the migration's table.
  */

@@ -1,30 +1,21 @@
 import { RequestContext } from '@mikro-orm/core';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { hashedEmbedding } from '@dirigent/memory-domain';
+import { hashedEmbedding, HASHED_EMBEDDER_DIMENSIONS } from '@dirigent/memory-domain';
 import { ormConfig } from '@dirigent/persistence';
-import { snowflake, testDatabaseUrl } from '@dirigent/testing';
+import { freePort, snowflake, spawnNode, testDatabaseUrl, type Spawned } from '@dirigent/testing';
 import type { VectorStore } from '../application/ports';
 import { ArrayVectorStore, EmbeddingRepository } from '../adapters/embedding.repository';
 import { MemoryEmbedding, memoryEntities } from '../adapters/entities';
-import { pgvectorAvailable, PgVectorStore } from '../adapters/pgvector.store';
+import { pgvectorAvailable, pgvectorSql, PgVectorStore } from '../adapters/pgvector.store';
+import { sql } from '../adapters/sql';
 
-let orm: MikroORM;
-let hasPgvector = false;
-beforeAll(async () => {
-  orm = await MikroORM.init(ormConfig(testDatabaseUrl(), memoryEntities));
-  hasPgvector = await pgvectorAvailable(orm.em.fork());
-});
-afterAll(async () => {
-  await orm?.close(true);
-});
-
-const inContext = <T>(fn: () => Promise<T>) => RequestContext.create(orm.em, fn);
+const v = (t: string) => hashedEmbedding(t);
 
 /** The contract both adapters keep: nearest by cosine, per guild and model, deletions gone. */
-async function behavesAsAVectorStore(store: VectorStore) {
+async function behavesAsAVectorStore(orm: MikroORM, store: VectorStore) {
+  const inContext = <T>(fn: () => Promise<T>) => RequestContext.create(orm.em, fn);
   const guild = snowflake();
   const other = snowflake();
-  const v = (t: string) => hashedEmbedding(t);
   await inContext(async () => {
     await store.upsert(guild, 'm1', [
       { layer: 'archive', refId: 'a', vector: v('the kubernetes cluster ran out of memory') },
@@ -60,17 +51,116 @@ async function behavesAsAVectorStore(store: VectorStore) {
   expect(after.map((n) => n.refId)).toEqual(['b']);
 }
 
-describe('vector stores', () => {
-  it('real[] scored in process', async () => {
-    const rows = orm.em.getRepository(MemoryEmbedding) as unknown as EmbeddingRepository;
-    await behavesAsAVectorStore(new ArrayVectorStore(rows));
+describe('vector stores on the machine’s Postgres', () => {
+  let orm: MikroORM;
+  beforeAll(async () => {
+    orm = await MikroORM.init(ormConfig(testDatabaseUrl(), memoryEntities));
+  });
+  afterAll(async () => {
+    await orm?.close(true);
   });
 
-  it('pgvector with HNSW (where the extension is installed; this machine has none)', async () => {
-    if (!hasPgvector) {
-      console.warn('pgvector is not installed here: the pgvector adapter was not exercised');
-      return;
+  it('real[] scored in process', async () => {
+    const rows = orm.em.getRepository(MemoryEmbedding) as unknown as EmbeddingRepository;
+    await behavesAsAVectorStore(orm, new ArrayVectorStore(rows));
+  });
+
+  it('pgvector with HNSW where the server has the extension (else its absence is real)', async () => {
+    const em = orm.em.fork();
+    if (await pgvectorAvailable(em)) {
+      await behavesAsAVectorStore(orm, new PgVectorStore(orm.em));
+    } else {
+      // The migration skips the pgvector table only when the server cannot load the extension.
+      const available = await sql(
+        em,
+        `select 1 from pg_available_extensions where name = 'vector'`,
+      );
+      expect(available).toEqual([]);
     }
-    await behavesAsAVectorStore(new PgVectorStore(orm.em));
+  });
+});
+
+/**
+ * Real pgvector wherever the tests run: PGlite (Postgres compiled to WebAssembly) with its
+ * pgvector build, served on a loopback port over the wire protocol by pglite-socket's
+ * `pglite-server`, so the same driver, ORM and migrations run against it. It is a child
+ * process (PGlite loads its extensions by dynamic import, which Jest's sandbox refuses) and
+ * serves one connection at a time, hence a pool of one.
+ */
+describe('pgvector store on PGlite with pgvector', () => {
+  let server: Spawned;
+  let orm: MikroORM;
+  beforeAll(async () => {
+    const port = await freePort();
+    server = spawnNode('node_modules/@electric-sql/pglite-socket/dist/scripts/server.js', {}, [
+      `--port=${port}`,
+      '--extensions=@electric-sql/pglite-pgvector:vector,pg_trgm',
+    ]);
+    await server.waitForLine(
+      `PGLiteSocketServer listening on {"port":${port},"host":"127.0.0.1"}`,
+      60_000,
+    );
+    const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    orm = await MikroORM.init({ ...ormConfig(url, memoryEntities), pool: { min: 0, max: 1 } });
+    await orm.getMigrator().up();
+  });
+  afterAll(async () => {
+    await orm?.close(true);
+    await server?.kill();
+  });
+
+  it('the project’s migrations create the pgvector table there', async () => {
+    expect(await pgvectorAvailable(orm.em.fork())).toBe(true);
+  });
+
+  it('keeps the vector store contract', async () => {
+    await behavesAsAVectorStore(orm, new PgVectorStore(orm.em));
+  });
+
+  it('serves the nearest query from the HNSW index of its dimension', async () => {
+    const dim = HASHED_EMBEDDER_DIMENSIONS;
+    const guild = snowflake();
+    const words = ['kubernetes', 'sourdough', 'violin', 'glacier', 'compiler', 'saturn', 'pasta'];
+    const items = Array.from({ length: 100 }, (_, i) => ({
+      layer: 'archive' as const,
+      refId: `r${i}`,
+      vector: v(`${words[i % 7]} ${words[(i * 3 + 1) % 7]} note ${1000 + i}`),
+    }));
+    await RequestContext.create(orm.em, () => new PgVectorStore(orm.em).upsert(guild, 'm1', items));
+    const [index] = await sql(
+      orm.em.fork(),
+      `select indexdef from pg_indexes where tablename = 'memory_embedding_pgv' and indexname = ?`,
+      [`memory_embedding_pgv_hnsw_${dim}`],
+    );
+    expect(index?.indexdef).toMatch(/USING hnsw .*vector_cosine_ops\) WHERE \(dim = 512\)$/);
+    const target = items[42].vector;
+    const { plan, hits } = await orm.em.fork().transactional(async (tem) => {
+      await sql(tem, 'analyze memory_embedding_pgv');
+      // A few hundred rows are cheaper to sort than to search; with sorting and sequential
+      // scans ruled out, only an index that yields rows in distance order can answer.
+      await sql(tem, 'set local enable_seqscan = off');
+      await sql(tem, 'set local enable_sort = off');
+      const q = `[${target.join(',')}]`;
+      const explain = await sql(tem, `explain ${pgvectorSql.nearest(dim)}`, [
+        q,
+        guild,
+        'm1',
+        JSON.stringify(['archive']),
+        q,
+        5,
+      ]);
+      return {
+        plan: explain.map((r) => r['QUERY PLAN']).join('\n'),
+        hits: await new PgVectorStore(tem).nearest(guild, 'm1', target, {
+          layers: ['archive'],
+          k: 5,
+        }),
+      };
+    });
+    expect(plan).toMatch(new RegExp(`Index Scan using memory_embedding_pgv_hnsw_${dim} `));
+    expect(plan).not.toMatch(/\bSort\b/);
+    expect(hits).toHaveLength(5);
+    expect(hits[0]).toEqual({ layer: 'archive', refId: 'r42', score: expect.any(Number) });
+    expect(hits[0].score).toBeCloseTo(1, 5);
   });
 });
