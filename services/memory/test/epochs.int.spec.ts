@@ -65,6 +65,8 @@ describe('conversation epochs', () => {
       15_000,
       100,
     );
+    // The event follows the stored epoch: wait for it, then there must be no third.
+    await waitFor(async () => (await epochEvents(h, g.guildId, channel)) >= 2);
     expect(await epochEvents(h, g.guildId, channel)).toBe(2);
   });
 });
