@@ -127,11 +127,15 @@ export const Durables = {
   routerDiscordEvents: 'router-discord-evt',
   /** The router's own timer commands (self-follow-ups, speculative checks). */
   routerTimers: 'router-timers',
+  /** The gateways' one shared consumer that writes the usage ledger. */
+  gatewayLedger: 'llm-gateway-ledger',
 } as const;
 
 /** Key-value buckets. */
 export const Buckets = {
   timers: 'dirigent_timers',
+  /** Partition leases and membership of the coordinator replicas. */
+  coordinatorLeases: 'dirigent_coordinator_leases',
 } as const;
 
 export type StreamName = (typeof Streams)[keyof typeof Streams];

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createInbox, type NatsConnection } from '@nats-io/nats-core';
-import { Streams, Subjects } from '@dirigent/contracts';
+import { Durables, Streams, Subjects } from '@dirigent/contracts';
 import { ensureDurable, type NatsClient } from '@dirigent/messaging';
 import type { UsageRecord } from '@dirigent/llm';
 import type { LedgerEntry } from './postgres-ledger';
@@ -11,7 +11,7 @@ import { INSTANCE_HEADER } from './usage-publisher';
  * Starts at new messages: the events published before it first existed were written by
  * the gateways themselves.
  */
-export const LEDGER_DURABLE = 'llm-gateway-ledger';
+export const LEDGER_DURABLE = Durables.gatewayLedger;
 
 /** Writes a batch durably, all or nothing; returns how many entries were new. */
 export interface LedgerStore {

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { StorageType } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import { Buckets } from '@dirigent/contracts';
 import { jetStreamReplicas, type Messaging } from '@dirigent/messaging';
 
 /** The KV bucket of the coordinator replicas' partition leases and membership. */
-export const LEASE_BUCKET = 'dirigent_coordinator_leases';
+export const LEASE_BUCKET = Buckets.coordinatorLeases;
 
 /** Serves partitions: what a replica starts when it wins a lease and stops when it loses one. */
 export interface PartitionOwner {
