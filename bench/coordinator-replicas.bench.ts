@@ -1,9 +1,15 @@
-import { runSoak } from './soak-run';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { runSoak, type SoakReport } from './soak-run';
 import type { BenchResult } from './stats';
 
 const CHANNELS = Number(process.env.BENCH_REPLICAS_CHANNELS ?? 40);
 const SECONDS = Number(process.env.BENCH_REPLICAS_SECONDS ?? 30);
 const PARTITIONS = 6;
+/** Replica counts run partitioned (BENCH_REPLICAS_COUNTS, e.g. `1,2`); default 1, 2 and 3. */
+const COUNTS = (process.env.BENCH_REPLICAS_COUNTS ?? '1,2,3').split(',').map(Number);
+const RESULTS = resolve(__dirname, '../../bench/results/coordinator-replicas.json');
 
 /**
  * Turn-coordinator throughput with 1, 2 and 3 replicas on the same load: the soak's scripted
@@ -13,10 +19,21 @@ const PARTITIONS = 6;
  * unpartitioned single replica is given for reference. Needs `npm run build` (bench does it)
  * and Postgres (`DATABASE_URL`); each run has a nats-server of its own. Correctness counts
  * must stay 0 (they are reported too).
+ *
+ * Besides turns/s, each run reports what a turn costs: CPU ms of all replicas together (and
+ * of the nats-server and the scripted agents, which share the machine), each replica's CPU
+ * seconds and share of the turns it decided, deliveries to the channel durables, forwarded
+ * check-turns and Postgres transactions per turn. Flat coordinator CPU per turn, divided
+ * among the replicas in proportion to their turns, is what makes throughput grow with
+ * cores. Written to bench/results/coordinator-replicas.json too.
  */
 export async function benchCoordinatorReplicas(): Promise<BenchResult> {
   const result: BenchResult = { channels: CHANNELS, 'seconds per run': SECONDS };
+  const runs: Record<string, SoakReport & { load: string }> = {};
   const run = async (replicas: number, partitions: number, label: string) => {
+    const load = loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
     const r = await runSoak({
       channels: CHANNELS,
       killEveryS: 0,
@@ -28,15 +45,33 @@ export async function benchCoordinatorReplicas(): Promise<BenchResult> {
       keepNatsUrl: false,
     });
     if (r.error) throw new Error(`${label}: ${r.error}`);
+    runs[label] = { ...r, load };
     result[`turns/s, ${label}`] = r.turnsPerS;
+    result[`coordinator CPU ms/turn, ${label}`] = r.coordinatorCpuMsPerTurn;
+    result[`per replica CPU s (share of turns), ${label}`] = Object.keys(r)
+      .filter((k) => k.endsWith(' cpuS'))
+      .map((k) => `${r[k]} (${r[k.replace(' cpuS', ' turnsShare')]})`)
+      .join(' / ');
+    result[`nats / agents CPU ms/turn, ${label}`] =
+      `${r.natsCpuMsPerTurn} / ${r.agentsCpuMsPerTurn}`;
+    result[`deliveries / forwarded checks / pg xacts per turn, ${label}`] =
+      `${r.deliveriesPerTurn} / ${r.forwardedChecksPerTurn} / ${r.pgTransactionsPerTurn}`;
     for (const k of ['doubleGrants', 'repeatedGrants', 'refusals', 'stuckChannels'] as const) {
       result[`${k}, ${label}`] = r[k];
     }
+    result[`load before, ${label}`] = load;
     if (r.examples) process.stderr.write(`${label}: ${r.examples}\n`);
   };
-  await run(1, 0, '1 replica, unpartitioned');
-  for (const n of [1, 2, 3]) {
+  if (process.env.BENCH_REPLICAS_UNPARTITIONED !== '0') {
+    await run(1, 0, '1 replica, unpartitioned');
+  }
+  for (const n of COUNTS) {
     await run(n, PARTITIONS, `${n} replica${n > 1 ? 's' : ''}, ${PARTITIONS} partitions`);
   }
+  mkdirSync(resolve(RESULTS, '..'), { recursive: true });
+  writeFileSync(
+    RESULTS,
+    `${JSON.stringify({ at: new Date().toISOString(), channels: CHANNELS, seconds: SECONDS, partitions: PARTITIONS, runs }, null, 2)}\n`,
+  );
   return result;
 }

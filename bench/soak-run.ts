@@ -28,6 +28,8 @@ import { createScratchDatabase, natsServerBinary } from '../libs/testing/src/pri
 import { FakeIngest } from '../services/turn-coordinator/test/fake-ingest';
 import { LEASE_BUCKET } from '../services/turn-coordinator/partitions/partition-leases';
 import { partitionOf } from '../services/turn-coordinator/partitions/partition-of';
+import { knex } from 'knex';
+import { CostMeter } from './soak-cost';
 import { SoakLedger } from './soak-ledger';
 
 const MAIN = resolve(__dirname, '../services/turn-coordinator/main.js');
@@ -69,14 +71,22 @@ class SoakNats {
   private readonly dir = mkdtempSync(join(tmpdir(), 'dirigent-soak-nats-'));
   restarts = 0;
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    /** The HTTP monitoring port (`/connz`: messages in and out per client connection). */
+    readonly monitorPort: number,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
 
   get url(): string {
     return `nats://127.0.0.1:${this.port}`;
   }
 
   static async start(): Promise<SoakNats> {
-    const nats = new SoakNats(await freePort());
+    const nats = new SoakNats(await freePort(), await freePort());
     await nats.up();
     return nats;
   }
@@ -87,6 +97,8 @@ class SoakNats {
       '127.0.0.1',
       '-p',
       String(this.port),
+      '-m',
+      String(this.monitorPort),
       '-js',
       '-sd',
       join(this.dir, 'store'),
@@ -141,9 +153,16 @@ class Coordinator {
     public replicaId = 'soak-r0',
   ) {}
 
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   start(replicaId = this.replicaId): void {
     this.replicaId = replicaId;
-    const child = spawn(process.execPath, [MAIN], {
+    // SOAK_CPU_PROFILE=<dir>: a V8 CPU profile per replica process, written when it stops.
+    const prof = process.env.SOAK_CPU_PROFILE;
+    const args = prof ? ['--cpu-prof', '--cpu-prof-dir', resolve(prof), MAIN] : [MAIN];
+    const child = spawn(process.execPath, args, {
       env: { ...process.env, ...this.env, DIRIGENT_COORDINATOR_REPLICA_ID: replicaId },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -313,11 +332,40 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       ledger.watch(channelId, Date.now());
     }
 
+    const pg = knex({ client: 'pg', connection: db.url, pool: { min: 0, max: 1 } });
+    cleanups.push(() => pg.destroy());
+    const meter = new CostMeter({
+      nc: client.nc,
+      jsm: client.jsm,
+      pids: () => new Map(coordinators.map((c) => [c.replicaId, c.pid])),
+      natsPid: nats?.pid,
+      natsMonitor: nats ? `http://127.0.0.1:${nats.monitorPort}` : undefined,
+      pgTransactions: async () => {
+        const r: { rows: { n: string }[] } = await pg.raw(
+          'select xact_commit + xact_rollback as n from pg_stat_database where datname = ?',
+          [db.name],
+        );
+        return Number(r.rows[0]?.n ?? 0);
+      },
+      partitions: o.partitions,
+      holders: async () => {
+        const out = new Map<number, string>();
+        if (o.partitions === 0) return out;
+        const kv = await new Kvm(client.js).open(LEASE_BUCKET);
+        for (let k = 0; k < o.partitions; k++) {
+          const e = await kv.get(`p${o.partitions}.${k}`).catch(() => null);
+          if (e?.operation === 'PUT') out.set(k, e.json<{ replica: string }>().replica);
+        }
+        return out;
+      },
+    });
+
     // Every grant as any core-NATS subscriber sees it.
     const grants = client.nc.subscribe(Subjects.turn.grantedAll, {
       callback: (_e, m) => {
         const g = m.json<Envelope<TurnGranted>>().data;
         ledger.granted(g.channelId, g.turnId, Date.now());
+        meter.granted(g.channelId);
       },
     });
     cleanups.push(async () => grants.unsubscribe());
@@ -393,13 +441,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       `${channelCount} channels, ${o.replicas} replica(s), ${o.partitions} partition(s), ${what} for ${durationS} s`,
     );
     const turnsAtStart = ledger.turns;
+    await meter.start();
     const startedAt = Date.now();
     const end = startedAt + durationS * 1000;
     let kills = 0;
     let natsRestarts = 0;
     while (Date.now() < end) {
       await sleep(Math.min(killEveryS > 0 ? killEveryS * 1000 : Infinity, end - Date.now()));
-      if (Date.now() >= end) break;
+      // A timer may fire a millisecond early: a run without kills never kills.
+      if (Date.now() >= end || killEveryS <= 0) break;
       const victim = coordinators[kills % coordinators.length];
       const affected = await channelsOf(victim.replicaId, channels);
       await victim.kill('SIGKILL');
@@ -412,7 +462,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       victim.start(o.freshIds ? `soak-r${kills % coordinators.length}-${++restarts}` : undefined);
       log(`kill ${kills} (${victim.replicaId}): ${ledger.turns} turns so far`);
     }
-    const turnsPerS = (ledger.turns - turnsAtStart) / ((Date.now() - startedAt) / 1000);
+    const measuredS = (Date.now() - startedAt) / 1000;
+    const turnsPerS = (ledger.turns - turnsAtStart) / measuredS;
+    // Figures only for runs without kills: a killed replica's CPU time is lost with it.
+    const cost = killEveryS > 0 ? {} : await meter.stop(ledger.turns - turnsAtStart, measuredS);
     // A last look with the coordinators left alone.
     await sleep(5000);
     ledger.tick(Date.now());
@@ -431,6 +484,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       natsRestarts,
       turnsPerS: Math.round(turnsPerS * 10) / 10,
       ...counts,
+      ...cost,
       firstGrantAfterKillMs: ledger.firstGrantAfterKill.join(' '),
       examples: ledger.examples.join(' | '),
       failed: bad > 0 ? 1 : 0,
@@ -441,7 +495,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   } finally {
     running = false;
     for (const fn of cleanups.reverse()) await fn().catch(() => undefined);
-    for (const c of coordinators) await c.kill('SIGKILL');
+    // SIGTERM when profiling: the profile is written on a clean exit.
+    for (const c of coordinators) {
+      await c.kill(process.env.SOAK_CPU_PROFILE ? 'SIGTERM' : 'SIGKILL');
+    }
     await fake.stop().catch(() => undefined);
     await relay.close().catch(() => undefined);
     await messaging.close().catch(() => undefined);

@@ -86,6 +86,14 @@ export class CommandHandler<C, E extends DomainEvent, S> {
     return current;
   }
 
+  /**
+   * The version of the cached state, without reading the store; undefined when nothing is
+   * cached or the cached state is already due to be caught up on next use.
+   */
+  cachedVersion(subject: string): number | undefined {
+    return this.stale.has(subject) ? undefined : this.cache.get(subject)?.version;
+  }
+
   /** The cached state may be behind (another process may have written): catch up on next use. */
   invalidate(subject?: string): void {
     if (subject) {

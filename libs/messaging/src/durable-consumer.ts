@@ -34,6 +34,13 @@ export interface RunningConsumer {
 /** Handles one delivered message whose body is a valid envelope. */
 export type EnvelopeHandler = (env: Envelope, m: JsMsg) => Promise<void>;
 
+/**
+ * Tells, before anything else is done with a delivery, that it is not this consumer's to
+ * handle: it is acknowledged without decoding, metrics or a handler slot (a partitioned
+ * consumer reading the whole stream skips the other partitions' messages).
+ */
+export type SkipDelivery = (m: JsMsg) => boolean;
+
 const DEFAULT_BACKOFF = [250, 1000, 5000, 15000];
 
 /**
@@ -48,6 +55,7 @@ export async function runDurableConsumer(
   opts: DurableEventOptions,
   handle: EnvelopeHandler,
   log: Logger,
+  skip?: SkipDelivery,
 ): Promise<RunningConsumer> {
   await ensureDurable(client.jsm, opts);
   if (opts.awaitAbandoned) await abandonedDue(client, opts);
@@ -55,13 +63,26 @@ export async function runDurableConsumer(
   const concurrency = Math.max(opts.concurrency ?? 1, 1);
   const messages = await consumer.consume({ max_messages: concurrency * 2 });
   const inflight = new Set<Promise<void>>();
+  // Skipped deliveries are acknowledged together once the messages at hand are looked at:
+  // one socket write for the batch instead of one per acknowledgement.
+  let skipped: JsMsg[] = [];
+  const ackSkipped = () => {
+    const batch = skipped;
+    skipped = [];
+    for (const m of batch) m.ack();
+  };
   const loop = (async () => {
     for await (const m of messages) {
+      if (skip?.(m)) {
+        if (skipped.push(m) === 1) setImmediate(ackSkipped);
+        continue;
+      }
       const p = handleOne(client, source, opts, handle, log, m).finally(() => inflight.delete(p));
       inflight.add(p);
       if (inflight.size >= concurrency) await Promise.race(inflight);
     }
     await Promise.all(inflight);
+    ackSkipped();
   })();
   return {
     done: loop,

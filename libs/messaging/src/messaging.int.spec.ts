@@ -1,7 +1,7 @@
 import { IsInt, IsString, Min } from 'class-validator';
 import { DomainError, ErrorCodes, envelope, type Reply } from '@dirigent/contracts';
 import { closeMessaging, testMessaging, uid, waitFor } from '@dirigent/testing';
-import { ensureStream, type Messaging } from '.';
+import { ensureStream, runDurableConsumer, type Messaging } from '.';
 
 class AddRequest {
   @IsInt() @Min(0) a: number;
@@ -168,6 +168,40 @@ describe('Messaging against the real NATS', () => {
         50,
         'consumer to settle',
       );
+      await c.stop();
+    });
+
+    it('acknowledges skipped deliveries without handling them, even unreadable ones', async () => {
+      const durable = uid('skipping');
+      const handled: string[] = [];
+      const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+      const c = await runDurableConsumer(
+        m.client,
+        'messaging-test',
+        { stream, durable, filterSubject: `${prefix}.part.*`, maxDeliver: 2, ackWaitMs: 5000 },
+        async (env) => {
+          handled.push((env.data as { name: string }).name);
+        },
+        quiet,
+        (msg) => msg.subject.endsWith('.other'),
+      );
+      for (let i = 0; i < 5; i++) {
+        await m.publish(`${prefix}.part.mine`, envelope('job', 'test', { name: `mine-${i}` }));
+        await m.publish(`${prefix}.part.other`, envelope('job', 'test', { name: `other-${i}` }));
+      }
+      // Not an envelope: skipped before it is read, so it is neither handled nor dead-lettered.
+      await m.client.js.publish(`${prefix}.part.other`, 'not json{');
+      await waitFor(
+        async () => {
+          const info = await m.client.jsm.consumers.info(stream, durable);
+          return info.num_ack_pending === 0 && info.num_pending === 0 && handled.length === 5;
+        },
+        10_000,
+        50,
+        'every delivery acknowledged',
+      );
+      expect(handled).toEqual([0, 1, 2, 3, 4].map((i) => `mine-${i}`));
+      expect((await m.listDeadLetters(200)).filter((d) => d.durable === durable)).toEqual([]);
       await c.stop();
     });
 

@@ -162,8 +162,10 @@ export class Channels {
   async invalidateIfBehind(channelId: string, version: number): Promise<void> {
     const h = this.handlers.get(channelId);
     if (!h) return;
-    const cached = await h.state(channelSubject(channelId));
-    if (cached.version < version) {
+    // No read here: a state already due to be caught up (e.g. a channel another replica
+    // serves, written there commit after commit) is read once, when it is next used.
+    const cached = h.cachedVersion(channelSubject(channelId));
+    if (cached === undefined || cached < version) {
       h.invalidate(channelSubject(channelId));
       this.notify(channelId);
     }

@@ -68,9 +68,9 @@ export class Identities {
 
   /** Drops the cached registry when it is older than `version` (another replica wrote). */
   async invalidateIfBehind(version: number): Promise<void> {
-    if ((await this.handler.state(IDENTITY_SUBJECT)).version < version) {
-      this.handler.invalidate(IDENTITY_SUBJECT);
-    }
+    // No read: a registry already due to be caught up is read once, when next used.
+    const cached = this.handler.cachedVersion(IDENTITY_SUBJECT);
+    if (cached !== undefined && cached < version) this.handler.invalidate(IDENTITY_SUBJECT);
   }
 
   /** Like {@link Channels.execute}: a refusal is re-decided once on fresh state if stale. */

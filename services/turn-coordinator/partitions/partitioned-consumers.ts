@@ -60,12 +60,26 @@ interface Route {
   name: string;
   extras: DurableEventOptions;
   pattern: string;
-  /** The channel a delivery belongs to (undefined: not known, partition 0). */
-  channelOf(env: Envelope, m: JsMsg): unknown;
+  /**
+   * The channel a delivery belongs to (undefined: not known, partition 0), read before the
+   * body is decoded: from the subject where it names the channel.
+   */
+  channelOf(m: JsMsg): unknown;
   handle(env: Envelope, ctx: JetStreamContext): unknown;
 }
 
 const DISCORD_CHANNEL_TOKEN = Subjects.discord.evtPrefix.split('.').length + 1;
+const COMPLETE_CHANNEL_TOKEN = Subjects.turn.completePrefix.split('.').length;
+
+/** The `channelId` of a body, or undefined when it is unreadable (handled in partition 0). */
+function channelInBody(m: JsMsg): unknown {
+  try {
+    return (m.json<{ data?: { channelId?: unknown } } | null>()?.data ?? null)?.channelId;
+  } catch {
+    return undefined;
+  }
+}
+
 const CONSUMER_NOT_FOUND = 10014;
 
 function declared(method: Handler): { pattern: string; extras: DurableEventOptions } {
@@ -82,8 +96,8 @@ function declared(method: Handler): { pattern: string; extras: DurableEventOptio
  * for each partition it holds a lease on, a replica runs one durable per channel consumer,
  * named `<durable>-p<k>of<N>` (the reactor first, as in the single-replica module), each
  * reading the whole stream and handling only the channels of its partition (the others are
- * acknowledged untouched: the partition is computed from the channel id, so publishers and
- * the NATS server need no mapping). The handler methods, their options and their per-channel
+ * acknowledged untouched, before their body is decoded: the partition is computed from the
+ * channel id in the subject, so publishers and the NATS server need no mapping). The handler methods, their options and their per-channel
  * inbox are the ones `@EventPattern` uses in a single replica. A durable's position belongs
  * to its partition, so a replica that takes a partition over resumes exactly where the
  * previous holder stopped, messages it left unacknowledged included.
@@ -116,23 +130,24 @@ export class PartitionedConsumers implements PartitionOwner {
     this.routes = [
       route(
         commits.commit as Handler,
-        (_env, m) => m.subject.slice(channelPrefix.length),
+        (m) => m.subject.slice(channelPrefix.length),
         (env, ctx) => commits.commit(env.data, ctx),
       ),
       route(
         inputs.discordEvent as Handler,
-        (_env, m) => m.subject.split('.')[DISCORD_CHANNEL_TOKEN],
+        (m) => m.subject.split('.')[DISCORD_CHANNEL_TOKEN],
         (env, ctx) => inputs.discordEvent(env.data as Record<string, unknown>, ctx),
       ),
+      // `dirigent.turn.complete.<channelId>`: a completion whose body names another channel
+      // is still handled once, by the replica serving the subject's channel.
       route(
         inputs.turnComplete as Handler,
-        (env) => (env.data as { channelId?: unknown } | null)?.channelId,
+        (m) => m.subject.split('.')[COMPLETE_CHANNEL_TOKEN],
         (env, ctx) => inputs.turnComplete(createValidated(TurnComplete, env.data), ctx),
       ),
-      route(
-        inputs.timer as Handler,
-        (env) => (env.data as { channelId?: unknown } | null)?.channelId,
-        (env) => inputs.timer(createValidated(ChannelTimerPayload, env.data)),
+      // Timer subjects do not name the channel: the body is read (timers fire seldom).
+      route(inputs.timer as Handler, channelInBody, (env) =>
+        inputs.timer(createValidated(ChannelTimerPayload, env.data)),
       ),
     ];
   }
@@ -177,6 +192,8 @@ export class PartitionedConsumers implements PartitionOwner {
             warn: (o, msg) => this.log.warn({ ...o, msg }),
             error: (o, msg) => this.log.error({ ...o, msg }),
           },
+          // Another partition's message: acknowledged before it is decoded or validated.
+          (m) => this.ownership.partitionOf(r.channelOf(m)) !== k,
         ),
       );
     }
@@ -206,7 +223,6 @@ export class PartitionedConsumers implements PartitionOwner {
     env: Envelope,
     m: JsMsg,
   ): Promise<void> {
-    if (this.ownership.partitionOf(r.channelOf(env, m)) !== k) return;
     // Not acknowledged: it goes back to the stream for the replica that holds the lease now.
     if (this.fenced.has(k)) throw new Error(`partition ${k} lease lost`);
     const started = process.hrtime.bigint();
