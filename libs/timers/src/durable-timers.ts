@@ -1,4 +1,3 @@
-import { JsHeaders } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import { Empty, headers, type QueuedIterator } from '@nats-io/nats-core';
 import { Buckets, envelope, type Envelope } from '@dirigent/contracts';
@@ -38,10 +37,15 @@ const encodeKey = (key: string) => Buffer.from(key, 'utf8').toString('base64url'
  * and the key is removed if it still holds the same revision. A timer set by a process
  * that then dies is fired by the next one to start.
  *
- * Removing leaves nothing behind (NATS 2.9 keeps a delete marker forever): the key is
- * purged, then the purge marker itself, so the bucket holds only pending timers and a start
- * reads only those, however many turns ever ran. Markers left by a crash in between are
- * swept when a watcher sees them.
+ * Removing leaves nothing behind (NATS 2.9 keeps a delete marker forever): a delete marker
+ * replaces the timer (the bucket keeps one revision a key), then the marker itself is
+ * deleted, so the bucket holds only pending timers and a start reads only those, however many
+ * turns ever ran. Markers left by a crash in between are swept when a watcher sees them. No
+ * purge is used: on NATS 2.9 (before 2.9.15) a purge or roll-up of one key moves every watcher
+ * of the bucket past timers written meanwhile, which then never fire.
+ *
+ * A watcher may still miss a delete marker (it is deleted before it was delivered), so a due
+ * timer is read back from the bucket before it fires: only the revision still stored fires.
  *
  * @example
  * const timers = await DurableTimers.open(messaging, 'turn-coordinator');
@@ -55,6 +59,8 @@ export class DurableTimers {
   private readonly pending = new Map<string, Pending>();
   private watcher?: QueuedIterator<KvWatchEntry>;
   private alarm?: NodeJS.Timeout;
+  /** When the alarm is set for (Infinity: none). */
+  private alarmAt = Infinity;
   private firing = false;
   private stopped = false;
 
@@ -121,27 +127,32 @@ export class DurableTimers {
   }
 
   /**
-   * Purges every revision of `storageKey` (only while it is at `revision`, when given), then
-   * the purge marker: the stream purge stops at the marker's sequence, so a timer scheduled
-   * again in between survives.
+   * Replaces `storageKey` with a delete marker (only while it is at `revision`, when given),
+   * then deletes the marker by its sequence: a timer scheduled again in between survives.
    */
   private async remove(storageKey: string, revision?: number): Promise<void> {
     const h = headers();
-    h.set('KV-Operation', 'PURGE');
-    h.set(JsHeaders.RollupHdr, JsHeaders.RollupValueSubject);
+    h.set('KV-Operation', 'DEL');
     const ack = await this.messaging.client.js.publish(this.subjectOf(storageKey), Empty, {
       headers: h,
       ...(revision !== undefined ? { expect: { lastSubjectSequence: revision } } : {}),
     });
-    await this.sweep(storageKey, ack.seq);
+    await this.sweep(ack.seq);
   }
 
-  /** Removes the delete or purge marker at `seq` (and anything older) of `storageKey`. */
-  private async sweep(storageKey: string, seq: number): Promise<void> {
-    await this.messaging.client.jsm.streams.purge(`KV_${this.bucket}`, {
-      filter: this.subjectOf(storageKey),
-      seq: seq + 1,
-    });
+  /** Deletes the delete (or older versions' purge) marker at `seq`; a missing one is fine. */
+  private async sweep(seq: number): Promise<void> {
+    await this.messaging.client.jsm.streams
+      .deleteMessage(`KV_${this.bucket}`, seq, false)
+      .catch((e: Error) => {
+        if (!/no message found/i.test(e.message)) throw e;
+      });
+  }
+
+  /** Whether `storageKey` still holds the timer at `revision` in the bucket. */
+  private async stored(storageKey: string, revision: number): Promise<boolean> {
+    const e = await this.kv.get(storageKey);
+    return e?.operation === 'PUT' && e.revision === revision;
   }
 
   private subjectOf(storageKey: string): string {
@@ -161,14 +172,16 @@ export class DurableTimers {
     void (async () => {
       for await (const e of this.watcher!) {
         if (e.operation === 'PUT') {
-          const t = e.json<StoredTimer>();
-          this.pending.set(e.key, { ...t, revision: e.revision });
+          const t: Pending = { ...e.json<StoredTimer>(), revision: e.revision };
+          this.pending.set(e.key, t);
+          // One look at the new timer, not at all of them: a start reads n timers in O(n).
+          this.arm(t);
         } else {
+          // The alarm may now be early: it finds nothing due and looks at all of them.
           this.pending.delete(e.key);
-          // Left by an older version or a crash between purge and sweep.
-          if (e.revision <= startedAt) void this.sweep(e.key, e.revision).catch(() => undefined);
+          // Left by an older version or a crash between marker and sweep.
+          if (e.revision <= startedAt) void this.sweep(e.revision).catch(() => undefined);
         }
-        this.arm();
       }
     })();
   }
@@ -188,14 +201,29 @@ export class DurableTimers {
     return this.fires({ subject: t.subject, data: t.envelope.data });
   }
 
-  private arm(): void {
+  /**
+   * Sets the alarm for the nearest timer this instance fires: for `added` alone when given
+   * (it only ever moves the alarm earlier), else for all of them.
+   */
+  private arm(added?: StoredTimer): void {
     if (this.stopped) return;
-    if (this.alarm) clearTimeout(this.alarm);
     let next = Infinity;
-    for (const t of this.pending.values()) if (this.mine(t)) next = Math.min(next, t.dueAt);
+    if (added) {
+      if (!this.mine(added) || added.dueAt >= this.alarmAt) return;
+      next = added.dueAt;
+    } else {
+      for (const t of this.pending.values()) if (this.mine(t)) next = Math.min(next, t.dueAt);
+    }
+    if (this.alarm) clearTimeout(this.alarm);
+    this.alarm = undefined;
+    this.alarmAt = next;
     if (next === Infinity) return;
     const delay = Math.min(Math.max(next - this.now(), 0), MAX_DELAY);
-    this.alarm = setTimeout(() => void this.fireDue(), delay);
+    this.alarm = setTimeout(() => {
+      this.alarm = undefined;
+      this.alarmAt = Infinity;
+      void this.fireDue();
+    }, delay);
   }
 
   private async fireDue(): Promise<void> {
@@ -206,6 +234,12 @@ export class DurableTimers {
       for (const [storageKey, t] of [...this.pending]) {
         if (t.dueAt > now || !this.mine(t)) continue;
         try {
+          // Cancelled or rescheduled, and the delete marker was missed: nothing to fire.
+          if (!(await this.stored(storageKey, t.revision))) {
+            if (this.pending.get(storageKey)?.revision === t.revision)
+              this.pending.delete(storageKey);
+            continue;
+          }
           await this.messaging.publish(t.subject, t.envelope);
           // Fails when the timer was rescheduled meanwhile: the new one stays.
           await this.remove(storageKey, t.revision).catch(() => undefined);

@@ -102,6 +102,57 @@ describe('DurableTimers', () => {
     expect(await firedOn(fired)).toBe(2000);
   });
 
+  /** Started timers of a new owner, the subject they fire on, stopped after `fn`. */
+  async function withTimers(
+    fn: (timers: DurableTimers, fired: string, owner: string) => Promise<void>,
+  ): Promise<void> {
+    const owner = uid('o');
+    const timers = await DurableTimers.open(messaging, owner);
+    await timers.start();
+    try {
+      await fn(timers, subjects.timerFired('test', owner), owner);
+    } finally {
+      await timers.stop();
+    }
+  }
+
+  it('fires every timer scheduled while other timers are cancelled', () =>
+    // On NATS 2.9 a purge or roll-up of one key moved the bucket's watchers past keys
+    // written meanwhile: those timers never fired.
+    withTimers(async (timers, fired, owner) => {
+      const later = new Date(Date.now() + 60_000);
+      const command = (i: number) => ({ subject: fired, type: 'T', data: { i } });
+      for (let i = 0; i < 1000; i += 100) {
+        await Promise.all(
+          Array.from({ length: 100 }, async (_, j) => {
+            await timers.schedule(`c${i + j}`, later, command(-1));
+            await Promise.all([
+              timers.schedule(`k${i + j}`, new Date(), command(i + j)),
+              timers.cancel(`c${i + j}`),
+            ]);
+          }),
+        );
+      }
+      await waitFor(async () => (await firedOn(fired)) === 1000, 60_000, 100, '1,000 timers');
+      await waitFor(async () => (await stored(owner)) === 0, 10_000, 100, 'an empty bucket');
+    }));
+
+  it('does not fire a timer that left the bucket unseen (its delete marker missed)', () =>
+    withTimers(async (timers, fired, owner) => {
+      await timers.schedule('gone', new Date(Date.now() + 300), {
+        subject: fired,
+        type: 'T',
+        data: {},
+      });
+      await waitFor(() => timers.size === 1, 2000);
+      // Removed with no marker at all: what a watcher sees when a marker is deleted first.
+      const key = `${owner}.${Buffer.from('gone').toString('base64url')}`;
+      const entry = await (await new Kvm(messaging.client.js).open(Buckets.timers)).get(key);
+      await messaging.client.jsm.streams.deleteMessage(`KV_${Buckets.timers}`, entry!.revision);
+      await waitFor(() => timers.size === 0, 5000, 25, 'the due timer looked at');
+      expect(await firedOn(fired)).toBe(0);
+    }));
+
   it('keeps a timer rescheduled while its previous revision fires', async () => {
     const owner = uid('o');
     const fired = subjects.timerFired('test', `${owner}-again`);
