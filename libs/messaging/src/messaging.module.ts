@@ -51,7 +51,8 @@ export class MessagingModule {
           provide: NatsClient,
           useFactory: async () => {
             const client = await NatsClient.connect({ url: options.url, name: options.service });
-            for (const spec of options.streams) await ensureStream(client.jsm, spec);
+            // At once: one round trip for all of them, not one per stream, on every start.
+            await Promise.all(options.streams.map((spec) => ensureStream(client.jsm, spec)));
             return client;
           },
         },

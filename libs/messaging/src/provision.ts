@@ -42,8 +42,11 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
     duplicate_window: nanos(spec.duplicateWindowMs),
     max_age: spec.maxAgeMs ? nanos(spec.maxAgeMs) : 0,
   };
+  const { name: _name, storage: _storage, retention: _retention, ...mutable } = config;
   try {
-    await jsm.streams.info(spec.name);
+    const { config: current } = await jsm.streams.info(spec.name);
+    // A start that changes nothing writes nothing (an update is a stream config write).
+    if (sameSettings(current as unknown as Record<string, unknown>, mutable)) return;
   } catch (e) {
     if (!isApiError(e, STREAM_NOT_FOUND)) throw e;
     try {
@@ -54,8 +57,12 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
       if (!(addErr instanceof JetStreamApiError)) throw addErr;
     }
   }
-  const { name: _name, storage: _storage, retention: _retention, ...mutable } = config;
   await jsm.streams.update(spec.name, mutable);
+}
+
+/** Whether `current` (a stream or consumer config from the server) already has `wanted`. */
+export function sameSettings(current: Record<string, unknown>, wanted: object): boolean {
+  return Object.entries(wanted).every(([k, v]) => JSON.stringify(current[k]) === JSON.stringify(v));
 }
 
 export interface DurableSpec {
@@ -83,7 +90,8 @@ export async function ensureDurable(jsm: JetStreamManager, spec: DurableSpec): P
     ...(spec.filterSubject ? { filter_subject: spec.filterSubject } : {}),
   };
   try {
-    await jsm.consumers.info(spec.stream, spec.durable);
+    const { config: current } = await jsm.consumers.info(spec.stream, spec.durable);
+    if (sameSettings(current as unknown as Record<string, unknown>, mutable)) return;
     await jsm.consumers.update(spec.stream, spec.durable, mutable);
   } catch (e) {
     if (!isApiError(e, CONSUMER_NOT_FOUND)) throw e;

@@ -2,4 +2,3 @@ export * from './entities';
 export * from './read-models';
 export * from './config';
 export * from './migrate';
-export { migrationsList } from './migrations';

@@ -4,7 +4,7 @@ import type { Options } from '@mikro-orm/postgresql';
 import { LoggerModule } from 'nestjs-pino';
 import type { StreamSpec } from '@dirigent/contracts';
 import { MessagingModule } from '@dirigent/messaging';
-import { ormConfig } from '@dirigent/persistence';
+import { serviceOrmConfig } from '@dirigent/persistence';
 import { HealthController } from './health.controller';
 import { logDestination, redactPaths } from './logging';
 
@@ -46,7 +46,7 @@ export class CoreModule {
           streams: opts.streams,
         }),
         MikroOrmModule.forRoot({
-          ...ormConfig(opts.databaseUrl, opts.entities),
+          ...serviceOrmConfig(opts.databaseUrl, opts.entities),
           registerRequestContext: true,
         }),
       ],

@@ -1,5 +1,4 @@
 import type { DestinationStream } from 'pino';
-import PinoPretty from 'pino-pretty';
 
 /** Paths pino replaces with `[redacted]`: secrets never reach the logs. */
 export const redactPaths = [
@@ -35,6 +34,9 @@ export function logDestination(
 ): DestinationStream | undefined {
   const format = env.LOG_FORMAT ?? (stdout.isTTY ? 'pretty' : 'json');
   if (format !== 'pretty') return undefined;
+  // Loaded only for a terminal: a service in a container does not load it on every start.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const PinoPretty = require('pino-pretty') as typeof import('pino-pretty');
   return PinoPretty({
     colorize: true,
     sync: true,
