@@ -18,17 +18,19 @@ import { CompleteTurn } from '../application/complete-turn';
 import { MemberChanged } from '../application/member-changed';
 import { ObserveMessage } from '../application/observe-message';
 import { SERVICE_NAME, TIMER_COMMAND } from '../application/react-to-commit';
+import { REACTOR_ACK_WAIT_MS, WORKING_EVERY_MS } from './channel-commits.handler';
 
 const DISCORD_EVT_TOKENS = Subjects.discord.evtPrefix.split('.').length;
 
 /**
- * Channels in parallel (DIRIGENT_COORDINATOR_CONCURRENCY overrides), each in order. A short
- * ack wait with in-progress signals: an input a killed instance held comes back within 2 s.
+ * Channels in parallel (DIRIGENT_COORDINATOR_CONCURRENCY overrides), each in order. The
+ * reactor's short ack wait with in-progress signals: an input a killed instance held comes
+ * back within a second.
  */
 const inputs = {
   maxDeliver: 10,
-  ackWaitMs: 2_000,
-  workingEveryMs: 600,
+  ackWaitMs: REACTOR_ACK_WAIT_MS,
+  workingEveryMs: WORKING_EVERY_MS,
   backoffMs: [100, 500, 2000, 5000],
   // After a restart or takeover, a dead holder's inputs come back before newer ones.
   awaitAbandoned: true,
@@ -95,8 +97,8 @@ export class ChannelInputsHandler {
     stream: Streams.timerFired,
     durable: Durables.coordinatorTimers,
     maxDeliver: 10,
-    ackWaitMs: 2_000,
-    workingEveryMs: 600,
+    ackWaitMs: REACTOR_ACK_WAIT_MS,
+    workingEveryMs: WORKING_EVERY_MS,
     awaitAbandoned: true,
   } satisfies DurableEventOptions)
   timer(@Payload() t: ChannelTimerPayload) {
