@@ -54,6 +54,8 @@ export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicati
     } catch (e) {
       this.log.error({ err: (e as Error).message }, 'identity import failed; continuing');
     }
+    await this.coherence.start();
+    await this.timers.start();
     const log = {
       info: (o: object, m?: string) => this.log.log({ ...o, msg: m }),
       warn: (o: object, m?: string) => this.log.warn({ ...o, msg: m }),
@@ -61,10 +63,10 @@ export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicati
     };
     const projections = {
       start: async () => {
-        this.projections = await Promise.all([
-          runProjection(this.messaging, this.orm.em, channelProjection, { log }),
-          runProjection(this.messaging, this.orm.em, identityProjection, { log }),
-        ]);
+        this.projections = [
+          await runProjection(this.messaging, this.orm.em, channelProjection, { log }),
+          await runProjection(this.messaging, this.orm.em, identityProjection, { log }),
+        ];
       },
       stop: async () => {
         await Promise.all(this.projections.splice(0).map((p) => p.stop()));
@@ -72,15 +74,11 @@ export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicati
     };
     // Partitioned, one replica feeds the read models (exactly once either way, without
     // every replica contending for the checkpoint locks): the one serving partition 0.
-    const partitioned =
-      this.config.DIRIGENT_COORDINATOR_PARTITIONS > 0 ? this.partitioned : undefined;
-    // Independent of each other, so at once: a restart waits for the slowest, not the sum.
-    await Promise.all([
-      this.coherence.start(),
-      this.timers.start(),
-      partitioned ? undefined : projections.start(),
-    ]);
-    partitioned?.withPartitionZero(projections);
+    if (this.partitioned && this.config.DIRIGENT_COORDINATOR_PARTITIONS > 0) {
+      this.partitioned.withPartitionZero(projections);
+    } else {
+      await projections.start();
+    }
     if (this.partitioned && this.config.DIRIGENT_COORDINATOR_PARTITIONS > 0) {
       const replicaId = this.config.DIRIGENT_COORDINATOR_REPLICA_ID ?? `tc-${randomUUID()}`;
       this.leases = await PartitionLeases.open(
