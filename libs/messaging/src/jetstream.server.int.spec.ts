@@ -1,4 +1,12 @@
-import { Controller, type INestApplication } from '@nestjs/common';
+import {
+  Controller,
+  UseInterceptors,
+  type CallHandler,
+  type ExecutionContext,
+  type INestApplication,
+  type NestInterceptor,
+} from '@nestjs/common';
+import { map } from 'rxjs';
 import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import { IsInt, IsString, Min } from 'class-validator';
@@ -38,8 +46,34 @@ const seen: { name: string; delivery: number; isJob: boolean; keys: string[]; tr
   [];
 let gate: { opened: Promise<void>; open: () => void } | undefined;
 
+/** A handler enhancer of its own: such a handler is served by Nest's whole call chain. */
+class Wrap implements NestInterceptor {
+  intercept(_ctx: ExecutionContext, next: CallHandler) {
+    return next.handle().pipe(map((value: unknown) => ({ wrapped: value })));
+  }
+}
+
 @Controller()
 class ProbeHandlers {
+  @MessagePattern(`rpc.${prefix}.later`)
+  async later(@Payload() r: AddRequest) {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (r.a === 13) throw new DomainError(ErrorCodes.FORBIDDEN, 'unlucky later');
+    if (r.a === 666) throw new Error('late boom with secret sk-live-456');
+    return { sum: r.a + r.b, isRequest: r instanceof AddRequest };
+  }
+
+  @MessagePattern(`rpc.${prefix}.wrapped`)
+  @UseInterceptors(Wrap)
+  wrapped(@Payload() r: AddRequest) {
+    return { sum: r.a + r.b };
+  }
+
+  @MessagePattern(`rpc.${prefix}.field`)
+  field(@Payload('a') a: unknown) {
+    return { a };
+  }
+
   @MessagePattern(`rpc.${prefix}.add`)
   add(@Payload() r: AddRequest, @Ctx() ctx: NatsRequestContext) {
     if (r.a === 13) throw new DomainError(ErrorCodes.FORBIDDEN, 'unlucky');
@@ -120,14 +154,48 @@ describe('JetStreamServer: @nestjs/microservices over JetStream', () => {
       await expect(request({ a: 1, b: 2 })).resolves.toMatchObject({ ok: true });
     });
 
-    it('maps a DomainError to its code and any other error to INTERNAL without its text', async () => {
-      await expect(request({ a: 13, b: 0 })).resolves.toEqual({
-        ok: false,
-        error: { code: 'FORBIDDEN', message: 'unlucky' },
+    it.each([
+      ['add', 'unlucky'],
+      ['later', 'unlucky later'],
+    ])(
+      'maps a DomainError to its code and any other error to INTERNAL without its text (%s)',
+      async (name, message) => {
+        const call = (data: unknown) => m.request(`rpc.${prefix}.${name}`, data);
+        await expect(call({ a: 13, b: 0 })).resolves.toEqual({
+          ok: false,
+          error: { code: 'FORBIDDEN', message },
+        });
+        const internal = await call({ a: 666, b: 0 });
+        expect(internal).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
+        expect(JSON.stringify(internal)).not.toContain('sk-live');
+      },
+    );
+
+    it('answers a handler that resolves later with the contract class, or BAD_REQUEST', async () => {
+      const later = (data: unknown) => m.request(`rpc.${prefix}.later`, data);
+      await expect(later({ a: 1, b: 2, extra: 1 })).resolves.toEqual({
+        ok: true,
+        data: { sum: 3, isRequest: true },
       });
-      const internal = await request({ a: 666, b: 0 });
-      expect(internal).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
-      expect(JSON.stringify(internal)).not.toContain('sk-live');
+      await expect(later({ a: -1, b: 0 })).resolves.toMatchObject({
+        ok: false,
+        error: { code: 'BAD_REQUEST' },
+      });
+    });
+
+    it('keeps what Nest does for handlers with enhancers or parameter options of their own', async () => {
+      await expect(m.request(`rpc.${prefix}.wrapped`, { a: 2, b: 2 })).resolves.toEqual({
+        ok: true,
+        data: { wrapped: { sum: 4 } },
+      });
+      await expect(m.request(`rpc.${prefix}.wrapped`, { a: 'x', b: 2 })).resolves.toMatchObject({
+        ok: false,
+        error: { code: 'BAD_REQUEST' },
+      });
+      await expect(m.request(`rpc.${prefix}.field`, { a: 7, b: 1 })).resolves.toEqual({
+        ok: true,
+        data: { a: 7 },
+      });
     });
 
     it('measures each handler call with its outcome', async () => {

@@ -11,6 +11,7 @@ import {
 } from './durable-consumer';
 import type { Logger } from './errors';
 import { observeHandlerLatency } from './metrics';
+import type { DirectRequestHandler } from './nest/direct-request-handlers';
 import { answerRequest } from './responder';
 
 /** Extras of `@MessagePattern(subject, extras)`. */
@@ -47,6 +48,16 @@ async function settle(result: unknown): Promise<unknown> {
 }
 
 /**
+ * The reply envelope for what a request handler returned: a value, or a promise or observable
+ * of one (the filter's FailedReply included); at once when it is a value.
+ */
+function toReply(result: unknown): Reply<unknown> | Promise<Reply<unknown>> {
+  if (result instanceof Promise) return result.then(toReply);
+  if (isObservable(result)) return lastValueFrom(result, { defaultValue: undefined }).then(toReply);
+  return result instanceof FailedReply ? result.reply : ok(result ?? {});
+}
+
+/**
  * NATS for `@nestjs/microservices`: every `@EventPattern(subject, DurableEventOptions)` is a
  * durable JetStream pull consumer (ack after the handler resolves, nak with backoff on a
  * throw, term and dead letter when redelivery cannot help), every
@@ -62,17 +73,27 @@ async function settle(result: unknown): Promise<unknown> {
 export class JetStreamServer extends Server implements CustomTransportStrategy {
   private readonly consumers: RunningConsumer[] = [];
   private readonly subscriptions: Subscription[] = [];
+  private directHandlers?: () => Map<string, DirectRequestHandler>;
 
   constructor(private readonly opts: JetStreamServerOptions) {
     super();
   }
 
+  /**
+   * Request handlers that may be called without Nest's per-call chain, by subject (see
+   * `directRequestHandlers`); asked for when the server starts listening.
+   */
+  useDirectHandlers(find: () => Map<string, DirectRequestHandler>): void {
+    this.directHandlers = find;
+  }
+
   async listen(callback: (err?: unknown) => void): Promise<void> {
     try {
+      const direct = this.directHandlers?.() ?? new Map<string, DirectRequestHandler>();
       for (const [pattern, head] of this.messageHandlers) {
         for (let h: MessageHandler | undefined = head; h; h = h.next) {
           if (h.isEventHandler) await this.startConsumer(pattern, h);
-          else this.subscribe(pattern, h);
+          else this.subscribe(pattern, h, h === head && !h.next ? direct.get(pattern) : undefined);
         }
       }
       // Subscriptions reach the server asynchronously: ready means the server has them.
@@ -125,7 +146,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     );
   }
 
-  private subscribe(pattern: string, handler: MessageHandler): void {
+  private subscribe(pattern: string, handler: MessageHandler, direct?: DirectRequestHandler): void {
     const queue = (handler.extras as RequestOptions | undefined)?.queue ?? pattern;
     const sub = this.opts.client.nc.subscribe(pattern, {
       queue,
@@ -134,24 +155,34 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
           this.opts.log.error({ err: String(err), subject: pattern }, 'subscription error');
           return;
         }
-        void this.answer(pattern, handler, msg);
+        this.answer(pattern, handler, direct, msg);
       },
     });
     this.subscriptions.push(sub);
   }
 
-  private answer(pattern: string, handler: MessageHandler, msg: Msg): Promise<void> {
+  private answer(
+    pattern: string,
+    handler: MessageHandler,
+    direct: DirectRequestHandler | undefined,
+    msg: Msg,
+  ): void {
     const started = process.hrtime.bigint();
     const bare = (handler.extras as RequestOptions | undefined)?.around === false;
-    return answerRequest(msg, pattern, this.opts.log, async (body) => {
-      const run = () => settle(handler(body, new NatsRequestContext([msg])));
-      const result = await (bare ? run() : this.around(run));
-      return result instanceof FailedReply ? result.reply : ok(result ?? {});
-    }).then((reply) =>
-      observeHandlerLatency(
-        { kind: 'rpc', name: pattern, outcome: reply.ok ? 'ok' : reply.error.code },
-        started,
-      ),
+    const call = (body: object) => {
+      const ctx = new NatsRequestContext([msg]);
+      return toReply(direct ? direct(body, ctx) : handler(body, ctx));
+    };
+    answerRequest(
+      msg,
+      pattern,
+      this.opts.log,
+      (body) => (bare ? call(body) : this.around(() => Promise.resolve(call(body)))),
+      (reply) =>
+        observeHandlerLatency(
+          { kind: 'rpc', name: pattern, outcome: reply.ok ? 'ok' : reply.error.code },
+          started,
+        ),
     );
   }
 

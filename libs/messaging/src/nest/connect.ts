@@ -5,6 +5,7 @@ import type { DurableEventOptions } from '../durable-consumer';
 import type { Logger } from '../errors';
 import { JetStreamServer } from '../jetstream.server';
 import { ContractValidationPipe } from './contract-validation.pipe';
+import { directRequestHandlers } from './direct-request-handlers';
 import { ReplyEnvelopeFilter } from './reply-envelope.filter';
 
 export interface TransportOptions {
@@ -38,9 +39,12 @@ export function connectJetStreamTransport(app: INestApplication, opts: Transport
     { strategy },
     { inheritAppConfig: false, deferInitialization: true },
   ) as NestMicroservice;
-  ms.useGlobalPipes(new ContractValidationPipe());
-  ms.useGlobalFilters(new ReplyEnvelopeFilter(opts.log));
+  const pipe = new ContractValidationPipe();
+  const filter = new ReplyEnvelopeFilter(opts.log);
+  ms.useGlobalPipes(pipe);
+  ms.useGlobalFilters(filter);
   ms.registerListeners();
+  strategy.useDirectHandlers(() => directRequestHandlers(ms, pipe, filter));
   ms.setIsInitialized(true);
   ms.setIsInitHookCalled(true);
 }

@@ -42,6 +42,19 @@ describe('ContractValidationPipe', () => {
     ]);
   });
 
+  it('sees a rule added to a class after the class was first validated', async () => {
+    class Late {
+      @IsInt() n: number;
+      m?: unknown;
+    }
+    const late = (value: unknown) =>
+      Promise.resolve().then(() => pipe.transform(value, { type: 'body', metatype: Late }));
+    await expect(late({ n: 1, m: 'kept?' })).resolves.toEqual({ n: 1 });
+    IsString()(Late.prototype, 'm');
+    await expect(late({ n: 1, m: 'kept' })).resolves.toEqual({ n: 1, m: 'kept' });
+    await expect(late({ n: 1, m: 2 })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+  });
+
   it('gives what is not a JSON object to Nest’s own pipe, with the same rules', async () => {
     await expect(run([{ n: 1 }])).rejects.toMatchObject({ code: 'BAD_REQUEST' });
     await expect(run(Buffer.from('{"n":1}'))).rejects.toMatchObject({ code: 'BAD_REQUEST' });
