@@ -9,6 +9,8 @@ const SECONDS = Number(process.env.BENCH_REPLICAS_SECONDS ?? 30);
 const PARTITIONS = 6;
 /** Replica counts run partitioned (BENCH_REPLICAS_COUNTS, e.g. `1,2`); default 1, 2 and 3. */
 const COUNTS = (process.env.BENCH_REPLICAS_COUNTS ?? '1,2,3').split(',').map(Number);
+/** Every configuration this many times, in turn (the machine's load drifts between runs). */
+const ROUNDS = Number(process.env.BENCH_REPLICAS_ROUNDS ?? 1);
 const RESULTS = resolve(__dirname, '../../bench/results/coordinator-replicas.json');
 
 /**
@@ -25,12 +27,19 @@ const RESULTS = resolve(__dirname, '../../bench/results/coordinator-replicas.jso
  * seconds and share of the turns it decided, deliveries to the channel durables, forwarded
  * check-turns and Postgres transactions per turn. Flat coordinator CPU per turn, divided
  * among the replicas in proportion to their turns, is what makes throughput grow with
- * cores. Written to bench/results/coordinator-replicas.json too.
+ * cores: "turns/s bound with a core per replica" is 1000 ms over the busiest replica's CPU
+ * ms per turn. "partition moves" counts leases that changed hands during the run: a replica
+ * starved of CPU (the machine shared with other work) that cannot renew within ¾ of the
+ * lease loses it, and the partition pauses while it moves (DIRIGENT_COORDINATOR_LEASE_MS in
+ * the bench's environment reaches the replicas). BENCH_REPLICAS_ROUNDS runs every
+ * configuration that many times in turn.
+ * Written to bench/results/coordinator-replicas.json too.
  */
 export async function benchCoordinatorReplicas(): Promise<BenchResult> {
   const result: BenchResult = { channels: CHANNELS, 'seconds per run': SECONDS };
   const runs: Record<string, SoakReport & { load: string }> = {};
-  const run = async (replicas: number, partitions: number, label: string) => {
+  const run = async (replicas: number, partitions: number, name: string, round: number) => {
+    const label = ROUNDS > 1 ? `${name}, round ${round}` : name;
     const load = loadavg()
       .map((l) => l.toFixed(2))
       .join(' ');
@@ -48,6 +57,7 @@ export async function benchCoordinatorReplicas(): Promise<BenchResult> {
     runs[label] = { ...r, load };
     result[`turns/s, ${label}`] = r.turnsPerS;
     result[`coordinator CPU ms/turn, ${label}`] = r.coordinatorCpuMsPerTurn;
+    result[`turns/s bound with a core per replica, ${label}`] = r.coreBoundTurnsPerS;
     result[`per replica CPU s (share of turns), ${label}`] = Object.keys(r)
       .filter((k) => k.endsWith(' cpuS'))
       .map((k) => `${r[k]} (${r[k.replace(' cpuS', ' turnsShare')]})`)
@@ -56,17 +66,21 @@ export async function benchCoordinatorReplicas(): Promise<BenchResult> {
       `${r.natsCpuMsPerTurn} / ${r.agentsCpuMsPerTurn}`;
     result[`deliveries / forwarded checks / pg xacts per turn, ${label}`] =
       `${r.deliveriesPerTurn} / ${r.forwardedChecksPerTurn} / ${r.pgTransactionsPerTurn}`;
+    result[`partition moves, ${label}`] = r.leaseMoves;
     for (const k of ['doubleGrants', 'repeatedGrants', 'refusals', 'stuckChannels'] as const) {
       result[`${k}, ${label}`] = r[k];
     }
     result[`load before, ${label}`] = load;
     if (r.examples) process.stderr.write(`${label}: ${r.examples}\n`);
   };
-  if (process.env.BENCH_REPLICAS_UNPARTITIONED !== '0') {
-    await run(1, 0, '1 replica, unpartitioned');
-  }
-  for (const n of COUNTS) {
-    await run(n, PARTITIONS, `${n} replica${n > 1 ? 's' : ''}, ${PARTITIONS} partitions`);
+  for (let round = 1; round <= ROUNDS; round++) {
+    if (process.env.BENCH_REPLICAS_UNPARTITIONED !== '0') {
+      await run(1, 0, '1 replica, unpartitioned', round);
+    }
+    for (const n of COUNTS) {
+      const name = `${n} replica${n > 1 ? 's' : ''}, ${PARTITIONS} partitions`;
+      await run(n, PARTITIONS, name, round);
+    }
   }
   mkdirSync(resolve(RESULTS, '..'), { recursive: true });
   writeFileSync(

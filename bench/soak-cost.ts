@@ -60,6 +60,8 @@ export class CostMeter {
   private pg0 = 0;
   private forwarded = 0;
   private leaseMsgs = 0;
+  private leaseMoves = 0;
+  private readonly leaseHolders = new Map<string, string>();
   private subs: Subscription[] = [];
   private msgs0 = new Map<string, { in: number; out: number }>();
   private measuring = false;
@@ -86,8 +88,19 @@ export class CostMeter {
         },
       }),
       this.i.nc.subscribe('$KV.dirigent_coordinator_leases.>', {
-        callback: () => {
+        callback: (_e, m) => {
           this.leaseMsgs++;
+          // A partition's lease put by another replica than its last holder: it moved.
+          const key = m.subject.split('.').slice(2).join('.');
+          if (!key.startsWith('p') || m.data.length === 0) return;
+          try {
+            const holder = m.json<{ replica?: string }>().replica;
+            const last = this.leaseHolders.get(key);
+            if (last !== undefined && last !== holder) this.leaseMoves++;
+            if (holder) this.leaseHolders.set(key, holder);
+          } catch {
+            // Not a lease value.
+          }
         },
       }),
     ];
@@ -162,6 +175,8 @@ export class CostMeter {
     const out = new Map<string, number>();
     for (const stream of CHANNEL_STREAMS) {
       for await (const c of this.i.jsm.consumers.list(stream)) {
+        // A consumer deleted while the list is read comes back empty (ephemeral readers).
+        if (!c?.config) continue;
         const name = c.config.durable_name ?? c.name;
         if (!name.startsWith('turn-coordinator')) continue;
         out.set(`${stream}/${name}`, c.delivered.consumer_seq);
@@ -202,7 +217,12 @@ export class CostMeter {
       deliveriesPerTurn: per(deliveries),
       forwardedChecksPerTurn: per(this.forwarded),
       leaseMsgsPerS: Math.round((this.leaseMsgs / seconds) * 10) / 10,
+      leaseMoves: this.leaseMoves,
       pgTransactionsPerTurn: per(pg),
+      // With a core of its own per replica, the busiest replica's CPU per turn bounds the
+      // rate (NATS, Postgres and the agents on other cores).
+      coreBoundTurnsPerS:
+        turns > 0 ? Math.round(1000 / (Math.max(...replicaCpu.values()) / turns)) : 0,
     };
     for (const [id, ms] of replicaCpu) {
       out[`${id} cpuS`] = Math.round(ms / 10) / 100;

@@ -465,7 +465,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     const measuredS = (Date.now() - startedAt) / 1000;
     const turnsPerS = (ledger.turns - turnsAtStart) / measuredS;
     // Figures only for runs without kills: a killed replica's CPU time is lost with it.
-    const cost = killEveryS > 0 ? {} : await meter.stop(ledger.turns - turnsAtStart, measuredS);
+    const cost =
+      killEveryS > 0
+        ? {}
+        : await meter
+            .stop(ledger.turns - turnsAtStart, measuredS)
+            .catch((e: Error) => ({ costError: e.message }));
     // A last look with the coordinators left alone.
     await sleep(5000);
     ledger.tick(Date.now());
