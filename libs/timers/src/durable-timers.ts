@@ -41,8 +41,8 @@ const encodeKey = (key: string) => Buffer.from(key, 'utf8').toString('base64url'
  * replaces the timer (the bucket keeps one revision a key), then the marker itself is
  * deleted, so the bucket holds only pending timers and a start reads only those, however many
  * turns ever ran. Markers left by a crash in between are swept when a watcher sees them. No
- * purge is used: on NATS 2.9 (before 2.9.15) a purge or roll-up of one key moves every watcher
- * of the bucket past timers written meanwhile, which then never fire.
+ * purge is used: on NATS 2.9.10 a purge or roll-up of one key moves every watcher of the
+ * bucket past timers written meanwhile, which then never fire (nats-io/nats-server#3838).
  *
  * A watcher may still miss a delete marker (it is deleted before it was delivered), so a due
  * timer is read back from the bucket before it fires: only the revision still stored fires.
