@@ -69,7 +69,13 @@ export async function runDurableConsumer(
   const ackSkipped = () => {
     const batch = skipped;
     skipped = [];
-    for (const m of batch) m.ack();
+    for (const m of batch) {
+      try {
+        m.ack();
+      } catch {
+        // Connection closing: the delivery comes back after the ack wait and is skipped again.
+      }
+    }
   };
   const loop = (async () => {
     for await (const m of messages) {
