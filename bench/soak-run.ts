@@ -421,10 +421,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     });
 
     // People: each channel hears from a human every few seconds (waking it when dormant).
+    // They go round the channels in turn: picked at random, a channel created dormant could
+    // wait 20-30 s for its first person and count as stuck although it only waited for one.
     const humans = (async () => {
       const human = snowflake();
-      while (running) {
-        const channelId = channels[Math.floor(Math.random() * channels.length)];
+      for (let i = 0; running; i++) {
+        const channelId = channels[i % channels.length];
         // While NATS restarts the post fails: people just talk again later.
         await fake
           .post(guildId, channelId, human, `a person says ${randomUUID()}`, false)
