@@ -2,7 +2,22 @@ import { Kvm } from '@nats-io/kv';
 import { Streams, subject, type Envelope, type TurnGranted } from '@dirigent/contracts';
 import { EventStore } from '@dirigent/event-store';
 import type { ChannelEvent } from '@dirigent/turn-domain';
-import { freePort, spawnNode, snowflake, uid, waitFor, type Spawned } from '@dirigent/testing';
+import { migrate } from '@dirigent/persistence';
+import {
+  freePort,
+  spawnNode,
+  snowflake,
+  testDatabaseUrl,
+  uid,
+  waitFor,
+  type Spawned,
+} from '@dirigent/testing';
+import {
+  createScratchDatabase,
+  startPrivateNats,
+  type PrivateNats,
+  type ScratchDatabase,
+} from '../../../libs/testing/src/private-services';
 import { LEASE_BUCKET } from '../partitions/partition-leases';
 import { partitionOf } from '../partitions/partition-of';
 import { coordinatorEnv, Harness, makeAgents, type Agent } from './harness';
@@ -69,7 +84,19 @@ describe('turn coordinator: two replicas, one SIGKILLed', () => {
     return out;
   };
 
+  // Its own nats-server and database: partitioned replicas read the whole event store, and
+  // channels left by the run's earlier test files (their fake Discord gone) would keep a
+  // replica busy retrying their member queries while this test's channels wait.
+  let nats: PrivateNats;
+  let db: ScratchDatabase;
+  const runEnv = { NATS_URL: process.env.NATS_URL, DATABASE_URL: process.env.DATABASE_URL };
+
   beforeAll(async () => {
+    nats = await startPrivateNats();
+    db = await createScratchDatabase(testDatabaseUrl());
+    await migrate(db.url);
+    process.env.NATS_URL = nats.url;
+    process.env.DATABASE_URL = db.url;
     h = await Harness.start({}, false);
     await start(`${run}-a`);
     await start(`${run}-b`);
@@ -91,6 +118,10 @@ describe('turn coordinator: two replicas, one SIGKILLed', () => {
     }
     await jsm.streams.delete(`KV_${LEASE_BUCKET}`).catch(() => undefined);
     await h?.close();
+    process.env.NATS_URL = runEnv.NATS_URL;
+    process.env.DATABASE_URL = runEnv.DATABASE_URL;
+    await nats?.stop();
+    await db?.drop();
   });
 
   it('moves the killed replica’s channels to the survivor, with no double grant', async () => {
