@@ -130,6 +130,7 @@ export const PLAYGROUND_CLIENT_JS = String.raw`'use strict';
     li.appendChild(el('span', { class: 'content' }, m.content));
     return li;
   }
+  var pendingAgents = {};
   function renderAgents() {
     var box = $('agents'); box.innerHTML = '';
     var nc = $('nc-agents'); nc.innerHTML = '';
@@ -138,9 +139,15 @@ export const PLAYGROUND_CLIENT_JS = String.raw`'use strict';
       var label = a.name + (a.builtin ? ' (Dirigent) in the guild' : ' in the guild');
       var row = el('div', { class: 'row' });
       var cb = el('input', { type: 'checkbox', id: id });
-      cb.checked = a.inGuild;
+      // A state read that left before this click would show the old box: the click's intent
+      // wins until a read made after its request has come back.
+      cb.checked = a.userId in pendingAgents ? pendingAgents[a.userId] : a.inGuild;
       cb.addEventListener('change', function () {
-        post('/playground/api/agents/' + a.userId, { inGuild: cb.checked }).then(load);
+        pendingAgents[a.userId] = cb.checked;
+        post('/playground/api/agents/' + a.userId, { inGuild: cb.checked })
+          .catch(function () {})
+          .then(function () { return load(); })
+          .then(function () { delete pendingAgents[a.userId]; renderAgents(); });
       });
       row.appendChild(cb); row.appendChild(el('label', { for: id }, label));
       box.appendChild(row);
