@@ -85,7 +85,8 @@ if (source.startsWith(BANNER)) {
   process.stderr.write('bundle-coordinator: main.js is already a bundle (run tsc to rebuild it)\n');
   process.exit(0);
 }
-const tmp = `${entry}.bundle.tmp`;
+// Per process: two builds at once (CI and a bench, say) must not write one temp file.
+const tmp = `${entry}.${process.pid}.bundle.tmp`;
 await build({
   entryPoints: [entry],
   outfile: tmp,
