@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import {
   ConcurrencyError,
   type AppendMeta,
   type DomainEvent,
   type EventStore,
 } from './event-store';
+import { foldAggregate, type SnapshotStore } from './snapshots';
 
 /** A pure aggregate: no I/O, no clock, no randomness (STYLE.md §2). */
 export interface Decider<C, E extends DomainEvent, S> {
@@ -23,6 +25,14 @@ interface Cached<S> {
   version: number;
 }
 
+export interface CommandHandlerOptions<S> {
+  maxAttempts?: number;
+  /** Snapshots of the state: a cold load reads the latest one and the commits after it. */
+  snapshots?: SnapshotStore<S>;
+  /** A snapshot is written after this many commits were folded since the last one. */
+  snapshotEvery?: number;
+}
+
 /**
  * Load → decide → append, retried on a concurrency conflict. Keeps each aggregate's
  * state in memory (invalidated on conflict) and runs commands for one aggregate one at a
@@ -37,12 +47,19 @@ export class CommandHandler<C, E extends DomainEvent, S> {
   /** Cached states that may be behind: caught up from their version on next use. */
   private readonly stale = new Set<string>();
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** Commits folded into the cached state since its last snapshot, per aggregate. */
+  private readonly sinceSnapshot = new Map<string, number>();
+  private readonly maxAttempts: number;
+  private readonly snapshotEvery: number;
 
   constructor(
     private readonly store: EventStore,
     private readonly decider: Decider<C, E, S>,
-    private readonly maxAttempts = 20,
-  ) {}
+    private readonly options: CommandHandlerOptions<S> = {},
+  ) {
+    this.maxAttempts = options.maxAttempts ?? 20;
+    this.snapshotEvery = Math.max(1, options.snapshotEvery ?? 50);
+  }
 
   async handle(subject: string, command: C, meta: AppendMeta = {}): Promise<HandleResult<E, S>> {
     const previous = this.queues.get(subject) ?? Promise.resolve();
@@ -63,27 +80,65 @@ export class CommandHandler<C, E extends DomainEvent, S> {
     const cached = this.cache.get(subject);
     if (cached && !this.stale.has(subject)) return cached;
     this.stale.delete(subject);
-    const initial = { state: this.decider.initialState(), version: 0 };
-    let base = cached ?? initial;
-    let commits;
+    let loaded;
     try {
       // A store that lost commits (a reset stream) is read again from the start.
-      if (cached && (await this.store.version(subject)) < cached.version) base = initial;
-      commits = await this.store.loadCommits<E>(subject, base.version);
+      const base =
+        cached && (await this.store.version(subject)) >= cached.version ? cached : undefined;
+      loaded = base ? await this.catchUp(subject, base) : await this.load(subject);
     } catch (e) {
       if (cached) this.stale.add(subject);
       throw e;
     }
+    const current = { state: loaded.state, version: loaded.version };
+    this.snapshotted(subject, current, loaded.commitId, loaded.folded, loaded.fresh);
+    // Not if a newer state was cached meanwhile (a command of this process appended).
+    const now = this.cache.get(subject);
+    if (!now || now === cached || now.version < current.version) this.cache.set(subject, current);
+    return current;
+  }
+
+  /** All of the aggregate: its snapshot and the commits after it, or every commit. */
+  private async load(subject: string) {
+    const f = await foldAggregate<E, S>(this.store, subject, this.decider, {
+      snapshots: this.options.snapshots,
+    });
+    return { ...f, fresh: true };
+  }
+
+  /** The commits after a cached state. */
+  private async catchUp(subject: string, base: Cached<S>) {
     let { state, version } = base;
+    let commitId: string | undefined;
+    const commits = await this.store.loadCommits<E>(subject, base.version);
     for (const c of commits) {
       state = c.envelope.data.events.reduce(this.decider.evolve, state);
       version = c.seq;
+      commitId = c.envelope.id;
     }
-    const current = { state, version };
-    // Not if a newer state was cached meanwhile (a command of this process appended).
-    const now = this.cache.get(subject);
-    if (!now || now === cached || now.version < version) this.cache.set(subject, current);
-    return current;
+    return { state, version, commitId, folded: commits.length, fresh: false };
+  }
+
+  /**
+   * Counts `folded` more commits into the aggregate's state and writes a snapshot of it once
+   * enough have been folded since the last one (`fresh`: the count starts again, from a load).
+   */
+  private snapshotted(
+    subject: string,
+    current: Cached<S>,
+    commitId: string | undefined,
+    folded: number,
+    fresh = false,
+  ): void {
+    const snapshots = this.options.snapshots;
+    if (!snapshots) return;
+    const since = (fresh ? 0 : (this.sinceSnapshot.get(subject) ?? 0)) + folded;
+    if (since >= this.snapshotEvery && commitId !== undefined && current.version > 0) {
+      snapshots.write(subject, { version: current.version, commitId, state: current.state });
+      this.sinceSnapshot.set(subject, 0);
+    } else {
+      this.sinceSnapshot.set(subject, since);
+    }
   }
 
   /**
@@ -113,9 +168,13 @@ export class CommandHandler<C, E extends DomainEvent, S> {
       const events = this.decider.decide(command, state);
       if (events.length === 0) return { events, state, version };
       try {
-        const next = await this.store.append(subject, events, version, meta);
+        // The commit's id is known here, so that a snapshot can name it.
+        const id = meta.id ?? randomUUID();
+        const next = await this.store.append(subject, events, version, { ...meta, id });
         const newState = events.reduce(this.decider.evolve, state);
-        this.cache.set(subject, { state: newState, version: next });
+        const current = { state: newState, version: next };
+        this.cache.set(subject, current);
+        this.snapshotted(subject, current, id, 1);
         return { events, state: newState, version: next };
       } catch (e) {
         if (e instanceof ConcurrencyError) this.stale.add(subject);

@@ -115,12 +115,22 @@ export class EventStore {
     return this.getCommit<E>({ last_by_subj: subject });
   }
 
+  /** The aggregate's commit at version `seq` (undefined: the stream holds none of it there). */
+  async commitAt<E extends DomainEvent>(
+    subject: string,
+    seq: number,
+  ): Promise<StoredCommit<E> | undefined> {
+    return this.getCommit<E>({ seq }, subject);
+  }
+
   private async getCommit<E extends DomainEvent>(
     query: { last_by_subj: string } | { seq: number },
+    subject?: string,
   ): Promise<StoredCommit<E> | undefined> {
     try {
       const sm = await this.messaging.client.jsm.streams.getMessage(this.stream, query);
-      return sm ? { seq: sm.seq, envelope: sm.json<Envelope<Commit<E>>>() } : undefined;
+      if (!sm || (subject !== undefined && sm.subject !== subject)) return undefined;
+      return { seq: sm.seq, envelope: sm.json<Envelope<Commit<E>>>() };
     } catch (e) {
       if (e instanceof JetStreamApiError && e.code === NO_MESSAGE_FOUND) return undefined;
       throw e;
@@ -149,13 +159,20 @@ export class EventStore {
     return undefined;
   }
 
-  /** The aggregate's commits after version `after` (all of them from 0), in order. */
-  async loadCommits<E extends DomainEvent>(subject: string, after = 0): Promise<StoredCommit<E>[]> {
+  /**
+   * The aggregate's commits after version `after` (all of them from 0), in order. Up to
+   * `maxChain` of them are read one by one backwards from the last, more through a consumer.
+   */
+  async loadCommits<E extends DomainEvent>(
+    subject: string,
+    after = 0,
+    maxChain = 8,
+  ): Promise<StoredCommit<E>[]> {
     const lastCommit = await this.lastCommit<E>(subject);
     const last = lastCommit?.seq ?? 0;
     if (!lastCommit || last <= after) return [];
     if (after > 0) {
-      const recent = await this.recentCommits(lastCommit, after);
+      const recent = await this.recentCommits(lastCommit, after, maxChain);
       if (recent) return recent;
     }
     // An ephemeral consumer with a single filter subject (NATS 2.9 has no multi-filter
