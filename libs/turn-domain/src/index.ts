@@ -19,3 +19,4 @@ export * from './channel/queries';
 export * from './channel/react';
 export * from './channel/handle';
 export * from './identity/identity';
+export * from './channel/snapshot';
