@@ -1,4 +1,4 @@
-import { Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
+import { Logger, Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Durables, StreamSpecs } from '@dirigent/contracts';
 import { ChannelReadModel, withControlPage } from '@dirigent/control-web';
@@ -7,8 +7,9 @@ import { Messaging } from '@dirigent/messaging';
 import { SERVICE_CONFIG, type ServiceDefinition } from '@dirigent/service-kit';
 import { DurableTimers } from '@dirigent/timers';
 import { CacheCoherence } from './adapters/cache-coherence';
+import { openChannelSnapshots } from './adapters/channel-snapshots';
 import { NatsDiscord } from './adapters/discord.nats';
-import { ChannelInbox } from './application/channel-inbox';
+import { ChannelInbox, channelInputLimits } from './application/channel-inbox';
 import { ChannelSettings } from './application/channel-settings';
 import { ChannelTimerFired } from './application/channel-timer-fired';
 import { Channels } from './application/channels';
@@ -24,7 +25,7 @@ import { ModeratorSelf, ObserveMessage } from './application/observe-message';
 import { DiscordPort } from './application/ports';
 import { ReactToCommit, SERVICE_NAME } from './application/react-to-commit';
 import { RegisterAgent } from './application/register-agent';
-import { TURN_DOMAIN_CONFIG } from './application/tokens';
+import { CHANNEL_SNAPSHOTS, TURN_DOMAIN_CONFIG } from './application/tokens';
 import { domainConfig, TurnCoordinatorConfig } from './config';
 import { AdminHandler } from './handlers/admin.handler';
 import { ChannelCommitsHandler } from './handlers/channel-commits.handler';
@@ -59,6 +60,16 @@ const providers: Provider[] = [
       DurableTimers.open(messaging, SERVICE_NAME, {
         fires: ({ data }) => ownership.ownsChannel((data as { channelId?: unknown }).channelId),
       }),
+  },
+  {
+    provide: CHANNEL_SNAPSHOTS,
+    inject: [Messaging],
+    useFactory: (messaging: Messaging) => {
+      const log = new Logger('snapshots');
+      return openChannelSnapshots(messaging, {
+        onError: (e, subject) => log.warn({ subject, err: e.message, msg: 'snapshot failed' }),
+      });
+    },
   },
   { provide: DiscordPort, useClass: NatsDiscord },
   {
@@ -147,12 +158,12 @@ export const TurnCoordinatorBase: ServiceDefinition<TurnCoordinatorConfig> = {
   module: turnCoordinatorModule,
   consumers: (config) => {
     const n = config.DIRIGENT_COORDINATOR_CONCURRENCY;
-    const parallel = { concurrency: n, maxAckPending: n * 4 };
+    const inputs = channelInputLimits(n);
     return {
-      [Durables.coordinatorDiscordEvents]: parallel,
-      [Durables.coordinatorTurnComplete]: parallel,
-      [Durables.coordinatorTimers]: parallel,
-      [Durables.coordinatorReactor]: parallel,
+      [Durables.coordinatorDiscordEvents]: inputs,
+      [Durables.coordinatorTurnComplete]: inputs,
+      [Durables.coordinatorTimers]: inputs,
+      [Durables.coordinatorReactor]: { concurrency: n, maxAckPending: n * 4 },
     };
   },
 };

@@ -136,6 +136,8 @@ export const Buckets = {
   timers: 'dirigent_timers',
   /** Partition leases and membership of the coordinator replicas. */
   coordinatorLeases: 'dirigent_coordinator_leases',
+  /** The coordinator's channel snapshots: one key per channel (a cache of the event store). */
+  channelSnapshots: 'dirigent_channel_snapshots',
 } as const;
 
 export type StreamName = (typeof Streams)[keyof typeof Streams];

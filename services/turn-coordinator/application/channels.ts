@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Aggregates, DomainError, ErrorCodes, subject, type ErrorCode } from '@dirigent/contracts';
-import { CommandHandler, EventStore } from '@dirigent/event-store';
+import { CommandHandler, EventStore, type SnapshotStore } from '@dirigent/event-store';
 import {
   decideChannel,
   evolveChannel,
@@ -14,7 +14,7 @@ import {
   type DomainError as TurnDomainError,
   type TurnDomainConfig,
 } from '@dirigent/turn-domain';
-import { TURN_DOMAIN_CONFIG } from './tokens';
+import { CHANNEL_SNAPSHOTS, TURN_DOMAIN_CONFIG } from './tokens';
 
 const CODES: Record<DomainErrorCode, ErrorCode> = {
   BAD_REQUEST: ErrorCodes.BAD_REQUEST,
@@ -43,6 +43,12 @@ export const channelSubject = (channelId: string) =>
 type ChannelHandler = CommandHandler<ChannelCommand, ChannelEvent, ChannelState>;
 
 /**
+ * A channel's snapshot is written after this many of its commits (about a dozen turns), so
+ * a cold load reads at most this many commits after the snapshot whatever its history.
+ */
+export const SNAPSHOT_EVERY_COMMITS = 32;
+
+/**
  * The command side of the channel aggregates: one event-store subject per channel,
  * optimistic concurrency, state cached in memory and rebuilt from the events after a
  * restart. Also lets check-turn wait until a channel has processed a given message.
@@ -57,21 +63,28 @@ export class Channels {
   constructor(
     private readonly store: EventStore,
     @Inject(TURN_DOMAIN_CONFIG) private readonly config: TurnDomainConfig,
+    @Optional()
+    @Inject(CHANNEL_SNAPSHOTS)
+    private readonly snapshots?: SnapshotStore<ChannelState>,
   ) {}
 
   private handler(channelId: string): ChannelHandler {
     let h = this.handlers.get(channelId);
     if (!h) {
       const config = this.config;
-      h = new CommandHandler(this.store, {
-        initialState: () => initialChannelState(channelId),
-        decide: (command, state) => {
-          const decision = decideChannel(command, state, config);
-          if (!decision.ok) throw new RefusedError(decision.error);
-          return [...decision.events];
+      h = new CommandHandler(
+        this.store,
+        {
+          initialState: () => initialChannelState(channelId),
+          decide: (command, state) => {
+            const decision = decideChannel(command, state, config);
+            if (!decision.ok) throw new RefusedError(decision.error);
+            return [...decision.events];
+          },
+          evolve: evolveChannel,
         },
-        evolve: evolveChannel,
-      });
+        { snapshots: this.snapshots, snapshotEvery: SNAPSHOT_EVERY_COMMITS },
+      );
       this.handlers.set(channelId, h);
     }
     return h;

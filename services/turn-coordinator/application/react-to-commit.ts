@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import {
   Aggregates,
   EnvelopeTypes,
@@ -8,7 +8,7 @@ import {
   type Envelope,
   type TurnGranted as TurnGrantedPayload,
 } from '@dirigent/contracts';
-import { EventStore, type Commit } from '@dirigent/event-store';
+import { EventStore, foldAggregate, type Commit, type SnapshotStore } from '@dirigent/event-store';
 import { KeyedQueue, Messaging } from '@dirigent/messaging';
 import { DurableTimers } from '@dirigent/timers';
 import {
@@ -22,7 +22,7 @@ import {
 import { channelSubject } from './channels';
 import { isCurrent, isFenced, planEffects, type PlannedEffect } from './effect-fence';
 import { DiscordPort } from './ports';
-import { TURN_DOMAIN_CONFIG } from './tokens';
+import { CHANNEL_SNAPSHOTS, TURN_DOMAIN_CONFIG } from './tokens';
 
 export const SERVICE_NAME = 'turn-coordinator';
 
@@ -69,6 +69,9 @@ export class ReactToCommit {
     private readonly discord: DiscordPort,
     private readonly timers: DurableTimers,
     @Inject(TURN_DOMAIN_CONFIG) private readonly config: TurnDomainConfig,
+    @Optional()
+    @Inject(CHANNEL_SNAPSHOTS)
+    private readonly snapshots?: SnapshotStore<ChannelState>,
   ) {}
 
   /** Reacts to commit `seq` on `subj`; commits of one channel in order. */
@@ -88,16 +91,15 @@ export class ReactToCommit {
     if (cached && (previous === undefined ? cached.seq < seq : cached.seq === previous)) {
       return cached;
     }
-    // Not contiguous (first sight after a start, or another replica reacted in between).
-    const commits = await this.store.loadCommits<ChannelEvent>(channelSubj);
-    let state = initialChannelState(channelId);
-    let at = 0;
-    for (const c of commits) {
-      if (c.seq >= seq) break;
-      state = c.envelope.data.events.reduce(evolveChannel, state);
-      at = c.seq;
-    }
-    return { state, seq: at };
+    // Not contiguous (first sight after a start, or another replica reacted in between):
+    // from the channel's snapshot when it is older than this commit, else from the start.
+    const { state, version } = await foldAggregate<ChannelEvent, ChannelState>(
+      this.store,
+      channelSubj,
+      { initialState: () => initialChannelState(channelId), evolve: evolveChannel },
+      { snapshots: this.snapshots, before: seq },
+    );
+    return { state, seq: version };
   }
 
   /** The channel's latest committed state; `after` is the state right after commit `seq`. */
