@@ -3,6 +3,7 @@
  * Postgres (NATS_URL / DATABASE_URL). Prints one table; figures go in the README.
  */
 import 'reflect-metadata';
+import { benchChannelLoad } from './channel-load.bench';
 import { benchCoordinatorReplicas } from './coordinator-replicas.bench';
 import { benchDiscordIngest } from './discord-ingest.bench';
 import { benchFoundation } from './foundation.bench';
@@ -17,6 +18,7 @@ const suites: [string, () => Promise<BenchResult>][] = [
   ['foundation', benchFoundation],
   ['turn-coordinator', benchTurnCoordinator],
   ['coordinator-replicas', benchCoordinatorReplicas],
+  ['channel-load', benchChannelLoad],
   ['projection', benchProjection],
   ['discord-ingest', benchDiscordIngest],
   ['llm-gateway', benchLlmGateway],
