@@ -168,7 +168,10 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     msg: Msg,
   ): void {
     const started = process.hrtime.bigint();
-    const bare = (handler.extras as RequestOptions | undefined)?.around === false;
+    // Without a wrapper the handler's result is used as it is: an answer at once is sent at
+    // once, in this callback, with no promise in between.
+    const bare =
+      !this.opts.around || (handler.extras as RequestOptions | undefined)?.around === false;
     const call = (body: object) => {
       const ctx = new NatsRequestContext([msg]);
       return toReply(direct ? direct(body, ctx) : handler(body, ctx));

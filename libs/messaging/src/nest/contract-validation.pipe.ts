@@ -2,9 +2,11 @@ import { ValidationPipe, type ArgumentMetadata, type Type } from '@nestjs/common
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError, type ValidatorOptions } from 'class-validator';
 import { DomainError, ErrorCodes, fieldErrors } from '@dirigent/contracts';
+import { cacheTransformMetadata } from './transform-metadata-cache';
 import { cacheValidationMetadata } from './validation-metadata-cache';
 
 cacheValidationMetadata();
+cacheTransformMetadata();
 
 /** The keys Nest's ValidationPipe removes from a payload (prototype pollution). */
 const PROTO_KEYS = ['__proto__', 'prototype', 'constructor'] as const;

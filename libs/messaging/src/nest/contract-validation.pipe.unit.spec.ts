@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Type } from 'class-transformer';
+import { Exclude, Transform, Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { DomainError } from '@dirigent/contracts';
 import { ContractValidationPipe } from './contract-validation.pipe';
@@ -53,6 +53,22 @@ describe('ContractValidationPipe', () => {
     IsString()(Late.prototype, 'm');
     await expect(late({ n: 1, m: 'kept' })).resolves.toEqual({ n: 1, m: 'kept' });
     await expect(late({ n: 1, m: 2 })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+  });
+
+  it('sees a class-transformer rule added to a class after the class was first transformed', async () => {
+    class Shaped {
+      @IsString() name: string;
+      @IsOptional() @IsInt() size?: number;
+    }
+    const shaped = (value: unknown) =>
+      Promise.resolve().then(() => pipe.transform(value, { type: 'body', metatype: Shaped }));
+    await expect(shaped({ name: 'a', size: 2 })).resolves.toEqual({ name: 'a', size: 2 });
+    Transform(({ value }: { value: unknown }) => String(value).toUpperCase())(
+      Shaped.prototype,
+      'name',
+    );
+    Exclude()(Shaped.prototype, 'size');
+    await expect(shaped({ name: 'a', size: 2 })).resolves.toEqual({ name: 'A' });
   });
 
   it('gives what is not a JSON object to Nest’s own pipe, with the same rules', async () => {
