@@ -142,6 +142,14 @@ export class CommandHandler<C, E extends DomainEvent, S> {
   }
 
   /**
+   * The cached state when it is known to be current (cached and not due to be caught up), else
+   * undefined: what {@link state} answers without reading the store, synchronously.
+   */
+  currentState(subject: string): S | undefined {
+    return this.stale.has(subject) ? undefined : this.cache.get(subject)?.state;
+  }
+
+  /**
    * The version of the cached state, without reading the store; undefined when nothing is
    * cached or the cached state is already due to be caught up on next use.
    */

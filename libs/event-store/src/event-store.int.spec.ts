@@ -97,6 +97,25 @@ describe('EventStore against the real JetStream', () => {
     expect(new Set(events.map((e) => e.data.by)).size).toBe(40);
   });
 
+  it('CommandHandler tells its current state without a read only while it is known to be current', async () => {
+    const subject = subjects.aggregate('test', uid('current'));
+    const decider = {
+      initialState: () => ({ count: 0 }),
+      decide: (c: { by: string }): Added[] => [{ type: 'Added', data: { by: c.by } }],
+      evolve: (s: { count: number }) => ({ count: s.count + 1 }),
+    };
+    const a = new CommandHandler(store, decider);
+    expect(a.currentState(subject)).toBeUndefined();
+    await a.handle(subject, { by: 'a' });
+    expect(a.currentState(subject)).toEqual({ count: 1 });
+    // Another writer appends: once told, the state is no longer current until caught up.
+    await new CommandHandler(store, decider).handle(subject, { by: 'b' });
+    a.invalidate(subject);
+    expect(a.currentState(subject)).toBeUndefined();
+    expect((await a.state(subject)).state).toEqual({ count: 2 });
+    expect(a.currentState(subject)).toEqual({ count: 2 });
+  });
+
   it('tells a watcher about new commits and which process wrote them', async () => {
     const aggregate = uid('watched');
     const other = new EventStore(messaging);

@@ -96,12 +96,28 @@ export class Channels {
    * grant an agent has heard of is never answered with an older state.
    */
   async state(channelId: string): Promise<ChannelState> {
+    const now = this.stateInMemory(channelId);
+    if (now) return now;
     const cached = (await this.handler(channelId).state(channelSubject(channelId))).state;
     const heard = this.grantsHeard.get(channelId);
     if (heard === undefined) return cached;
     const state = cached.currentTurn?.turnId === heard ? cached : await this.freshState(channelId);
     if (this.grantsHeard.get(channelId) === heard) this.grantsHeard.delete(channelId);
     return state;
+  }
+
+  /**
+   * What {@link state} answers without a read, synchronously: the cached state when it is
+   * known to be current and holds every grant heard for the channel; else undefined.
+   */
+  stateInMemory(channelId: string): ChannelState | undefined {
+    const cached = this.handlers.get(channelId)?.currentState(channelSubject(channelId));
+    if (!cached) return undefined;
+    const heard = this.grantsHeard.get(channelId);
+    if (heard === undefined) return cached;
+    if (cached.currentTurn?.turnId !== heard) return undefined;
+    this.grantsHeard.delete(channelId);
+    return cached;
   }
 
   /**

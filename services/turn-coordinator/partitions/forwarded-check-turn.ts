@@ -58,9 +58,13 @@ export class ForwardedCheckTurn extends CheckTurn {
     this.leases = undefined;
   }
 
-  override async run(r: CheckTurnRequest): Promise<CheckTurnResult> {
+  override run(r: CheckTurnRequest): CheckTurnResult | Promise<CheckTurnResult> {
     const holder = this.leases?.holderOf(this.ownership.partitionOf(r.channelId));
     if (!this.leases || !holder || holder === this.leases.replicaId) return super.run(r);
+    return this.forward(holder, r);
+  }
+
+  private async forward(holder: string, r: CheckTurnRequest): Promise<CheckTurnResult> {
     try {
       const m = await this.bus.client.nc.request(forwardSubject(holder), JSON.stringify(r), {
         timeout: FORWARD_TIMEOUT_MS,
