@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 
 /** An upstream's non-2xx answer, shaped as the SDKs' `APIError` (`status`, `headers`, message). */
 export class UpstreamStatusError extends Error {
@@ -50,6 +51,8 @@ export class UpstreamHttp {
   private readonly base: URL;
   private readonly headers: Record<string, string>;
   private readonly transport: typeof http | typeof https;
+  /** Request options per path, resolved once (a URL per call cost more than its request's headers). */
+  private readonly targets = new Map<string, http.RequestOptions>();
 
   constructor(baseUrl: string, apiKey: string) {
     this.base = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
@@ -64,16 +67,24 @@ export class UpstreamHttp {
     };
   }
 
+  private target(path: string): http.RequestOptions {
+    let t = this.targets.get(path);
+    if (!t) {
+      const url = new URL(path.replace(/^\//, ''), this.base);
+      t = { ...urlToHttpOptions(url), method: 'POST', agent: this.agent };
+      this.targets.set(path, t);
+    }
+    return t;
+  }
+
   postJson(path: string, body: unknown, signal: AbortSignal): Promise<unknown> {
     const payload = Buffer.from(JSON.stringify(body));
-    const url = new URL(path.replace(/^\//, ''), this.base);
+    const target = this.target(path);
     return new Promise((resolve, reject) => {
       const send = (mayResend: boolean) => {
         const req = this.transport.request(
-          url,
           {
-            method: 'POST',
-            agent: this.agent,
+            ...target,
             signal,
             headers: { ...this.headers, 'content-length': String(payload.length) },
           },

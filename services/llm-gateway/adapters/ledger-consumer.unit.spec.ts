@@ -1,34 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import type { UsageRecord } from '@dirigent/llm';
 import { waitFor } from '@dirigent/testing';
 import { ledgerEntry, LedgerConsumer, type Delivery, type LedgerStore } from './ledger-consumer';
 import type { LedgerEntry } from './postgres-ledger';
 import { INSTANCE_HEADER } from './usage-publisher';
+import { usageRecord } from '../test/usage-record';
 
 const INSTANCE = '00000000-0000-4000-8000-000000000001';
 
-function record(over: Partial<UsageRecord> = {}): UsageRecord {
-  return {
-    id: randomUUID(),
-    at: '2026-11-23T10:00:00.000Z',
-    guildId: '42',
-    purpose: 'agent',
-    kind: 'chat',
-    stream: false,
-    requestedModel: 'purpose:agent',
-    model: 'gpt',
-    provider: 'oa',
-    inputTokens: 10,
-    outputTokens: 5,
-    reservedUsd: 0.002,
-    costUsd: 0.00002,
-    latencyMs: 3,
-    outcome: 'ok',
-    fallbacks: [],
-    attempts: 1,
-    ...over,
-  };
-}
+const record = usageRecord;
 
 function delivery(body: unknown, instance: string | undefined = INSTANCE) {
   const d = {
