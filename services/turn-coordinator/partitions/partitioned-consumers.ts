@@ -3,7 +3,13 @@ import { PATTERN_EXTRAS_METADATA, PATTERN_METADATA } from '@nestjs/microservices
 import { MikroORM, RequestContext } from '@mikro-orm/postgresql';
 import { AckPolicy, DeliverPolicy, JetStreamApiError, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
-import { createValidated, Subjects, TurnComplete, type Envelope } from '@dirigent/contracts';
+import {
+  createValidated,
+  Durables,
+  Subjects,
+  TurnComplete,
+  type Envelope,
+} from '@dirigent/contracts';
 import {
   handlerLatency,
   JetStreamContext,
@@ -14,6 +20,7 @@ import {
 } from '@dirigent/messaging';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { DurableTimers } from '@dirigent/timers';
+import { channelInputLimits } from '../application/channel-inbox';
 import { ChannelTimerPayload } from '../application/channel-timer-fired';
 import { channelSubject } from '../application/channels';
 import type { TurnCoordinatorConfig } from '../config';
@@ -168,8 +175,10 @@ export class PartitionedConsumers implements PartitionOwner {
       ...r.extras,
       durable: `${r.extras.durable}-p${k}of${this.ownership.partitions}`,
       filterSubject: r.extras.filterSubject ?? r.pattern,
-      concurrency: n,
-      maxAckPending: n * 4,
+      // The channel inputs are capped per channel by the inbox, the reactor by its consumer.
+      ...(r.extras.durable === Durables.coordinatorReactor
+        ? { concurrency: n, maxAckPending: n * 4 }
+        : channelInputLimits(n)),
     };
   }
 

@@ -5,7 +5,7 @@ import {
   JetStreamApiError,
   type ConsumerMessages,
 } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/nats-core';
+import { nanos, type Msg } from '@nats-io/nats-core';
 import {
   ChannelMembersQuery,
   CreateChannelRequest,
@@ -62,6 +62,27 @@ export class FakeIngest {
     this.members.set(channelId, members);
   }
 
+  /** Member queries of held channels, received and not answered (yet). */
+  private readonly held = new Map<string, Msg[]>();
+
+  /** Stops answering `channel-members` for a channel (its guild gone): queries are kept. */
+  hold(channelId: string): void {
+    if (!this.held.has(channelId)) this.held.set(channelId, []);
+  }
+
+  /** Member queries of a held channel received so far. */
+  heldQueries(channelId: string): number {
+    return this.held.get(channelId)?.length ?? 0;
+  }
+
+  /** Answers a held channel's kept queries with its members and answers it again from now on. */
+  release(channelId: string): void {
+    const kept = this.held.get(channelId) ?? [];
+    this.held.delete(channelId);
+    const members = this.members.get(channelId) ?? [];
+    for (const msg of kept) msg.respond(JSON.stringify(ok({ members })));
+  }
+
   /** Guilds this fake owns: it answers only for them and for channels it knows. */
   readonly guilds = new Set<string>();
 
@@ -73,7 +94,7 @@ export class FakeIngest {
   private respond<T extends object>(
     subj: string,
     payload: new () => T,
-    answer: (data: T) => unknown | undefined,
+    answer: (data: T, msg: Msg) => unknown | undefined,
   ): void {
     const sub = this.messaging.client.nc.subscribe(subj, {
       callback: (_err, msg) => {
@@ -85,7 +106,7 @@ export class FakeIngest {
         }
         const checked = validatePayload(payload, body);
         if (!checked.ok) return;
-        const result = answer(checked.value);
+        const result = answer(checked.value, msg);
         if (result !== undefined) msg.respond(JSON.stringify(ok(result)));
       },
     });
@@ -93,7 +114,12 @@ export class FakeIngest {
   }
 
   async start(): Promise<void> {
-    this.respond(Subjects.discord.queryChannelMembers, ChannelMembersQuery, (q) => {
+    this.respond(Subjects.discord.queryChannelMembers, ChannelMembersQuery, (q, msg) => {
+      const kept = this.held.get(q.channelId);
+      if (kept) {
+        kept.push(msg);
+        return undefined;
+      }
       const members = this.members.get(q.channelId);
       return members ? { members } : undefined;
     });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { MetadataStorage } from '@mikro-orm/core';
-import { Subjects, type Reply } from '@dirigent/contracts';
+import { Streams, Subjects, type Reply } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
 import { RelayClient, type GrantedEvent } from '@dirigent/relay-client';
 import { startServiceApp } from '@dirigent/service-kit';
@@ -16,6 +16,7 @@ import {
   testNatsUrl,
   uid,
 } from '@dirigent/testing';
+import { LEASE_BUCKET } from '../partitions/partition-leases';
 import { TurnCoordinatorService } from '../turn-coordinator.module';
 import { FakeIngest } from './fake-ingest';
 
@@ -29,6 +30,23 @@ export function makeAgents(n: number, prefix = 'ag'): Agent[] {
     agentId: uid(`${prefix}${i}`).replace(/[^A-Za-z0-9_-]/g, '_'),
     userId: snowflake(),
   }));
+}
+
+/** What partitioned coordinators created: their partitions' durables and the lease bucket. */
+export async function removePartitionState(messaging: Messaging, partitions: number) {
+  const jsm = messaging.client.jsm;
+  const ofPartition = new RegExp(`-p\\d+of${partitions}$`);
+  for (const stream of [
+    Streams.eventStore,
+    Streams.discordEvents,
+    Streams.turnComplete,
+    Streams.timerFired,
+  ]) {
+    for await (const c of jsm.consumers.list(stream)) {
+      if (ofPartition.test(c.name)) await jsm.consumers.delete(stream, c.name);
+    }
+  }
+  await jsm.streams.delete(`KV_${LEASE_BUCKET}`).catch(() => undefined);
 }
 
 /** The environment a coordinator under test runs with. */

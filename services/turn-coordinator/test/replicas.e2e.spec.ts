@@ -1,5 +1,5 @@
 import { Kvm } from '@nats-io/kv';
-import { Streams, subject, type Envelope, type TurnGranted } from '@dirigent/contracts';
+import { subject, type Envelope, type TurnGranted } from '@dirigent/contracts';
 import { EventStore } from '@dirigent/event-store';
 import type { ChannelEvent } from '@dirigent/turn-domain';
 import { migrate } from '@dirigent/persistence';
@@ -20,12 +20,11 @@ import {
 } from '../../../libs/testing/src/private-services';
 import { LEASE_BUCKET } from '../partitions/partition-leases';
 import { partitionOf } from '../partitions/partition-of';
-import { coordinatorEnv, Harness, makeAgents, type Agent } from './harness';
+import { coordinatorEnv, Harness, makeAgents, removePartitionState, type Agent } from './harness';
 
 const MAIN = 'dist/services/turn-coordinator/main.js';
 const PARTITIONS = 4;
 const CHANNELS = 4;
-const DURABLE_OF_PARTITION = new RegExp(`-p\\d+of${PARTITIONS}$`);
 
 interface Replica {
   id: string;
@@ -104,19 +103,7 @@ describe('turn coordinator: two replicas, one SIGKILLed', () => {
 
   afterAll(async () => {
     for (const r of replicas) await r.proc.kill('SIGTERM');
-    // What the partitioned replicas created: their durables and the lease bucket.
-    const jsm = h.messaging.client.jsm;
-    for (const stream of [
-      Streams.eventStore,
-      Streams.discordEvents,
-      Streams.turnComplete,
-      Streams.timerFired,
-    ]) {
-      for await (const c of jsm.consumers.list(stream)) {
-        if (DURABLE_OF_PARTITION.test(c.name)) await jsm.consumers.delete(stream, c.name);
-      }
-    }
-    await jsm.streams.delete(`KV_${LEASE_BUCKET}`).catch(() => undefined);
+    await removePartitionState(h.messaging, PARTITIONS);
     await h?.close();
     process.env.NATS_URL = runEnv.NATS_URL;
     process.env.DATABASE_URL = runEnv.DATABASE_URL;

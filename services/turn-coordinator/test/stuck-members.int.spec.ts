@@ -1,0 +1,3 @@
+import { describeStuckMembers } from './stuck-members';
+
+describeStuckMembers('one replica', '0');
