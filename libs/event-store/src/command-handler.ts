@@ -29,7 +29,10 @@ export interface CommandHandlerOptions<S> {
   maxAttempts?: number;
   /** Snapshots of the state: a cold load reads the latest one and the commits after it. */
   snapshots?: SnapshotStore<S>;
-  /** A snapshot is written after this many commits were folded since the last one. */
+  /**
+   * A snapshot is written after this many commits were folded since the last one; unset, the
+   * handler only reads them (another component writes them).
+   */
   snapshotEvery?: number;
 }
 
@@ -58,7 +61,7 @@ export class CommandHandler<C, E extends DomainEvent, S> {
     private readonly options: CommandHandlerOptions<S> = {},
   ) {
     this.maxAttempts = options.maxAttempts ?? 20;
-    this.snapshotEvery = Math.max(1, options.snapshotEvery ?? 50);
+    this.snapshotEvery = options.snapshotEvery ?? Infinity;
   }
 
   async handle(subject: string, command: C, meta: AppendMeta = {}): Promise<HandleResult<E, S>> {

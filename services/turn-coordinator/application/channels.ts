@@ -44,7 +44,10 @@ type ChannelHandler = CommandHandler<ChannelCommand, ChannelEvent, ChannelState>
 
 /**
  * A channel's snapshot is written after this many of its commits (about a dozen turns), so
- * a cold load reads at most this many commits after the snapshot whatever its history.
+ * a cold load reads about this many commits after the snapshot whatever its history. The
+ * reactor writes them (react-to-commit.ts): its snapshots are of commits whose effects are
+ * done, so the reactor of a restarted process, which starts at the first commit it had not
+ * acknowledged, can use them too; the command side only reads them.
  */
 export const SNAPSHOT_EVERY_COMMITS = 32;
 
@@ -83,7 +86,7 @@ export class Channels {
           },
           evolve: evolveChannel,
         },
-        { snapshots: this.snapshots, snapshotEvery: SNAPSHOT_EVERY_COMMITS },
+        { snapshots: this.snapshots },
       );
       this.handlers.set(channelId, h);
     }

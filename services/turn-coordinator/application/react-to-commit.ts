@@ -19,7 +19,7 @@ import {
   type Effect,
   type TurnDomainConfig,
 } from '@dirigent/turn-domain';
-import { channelSubject } from './channels';
+import { channelSubject, SNAPSHOT_EVERY_COMMITS } from './channels';
 import { isCurrent, isFenced, planEffects, type PlannedEffect } from './effect-fence';
 import { DiscordPort } from './ports';
 import { CHANNEL_SNAPSHOTS, TURN_DOMAIN_CONFIG } from './tokens';
@@ -62,6 +62,8 @@ export class ReactToCommit {
   /** The newest state seen per channel, so that fencing old commits folds only what is new. */
   private readonly head = new Map<string, Folded>();
   private readonly queue = new KeyedQueue();
+  /** Commits reacted to per channel since its last snapshot. */
+  private readonly sinceSnapshot = new Map<string, number>();
 
   constructor(
     private readonly messaging: Messaging,
@@ -87,19 +89,43 @@ export class ReactToCommit {
     previous: number | undefined,
   ): Promise<Folded> {
     const cached = this.folded.get(channelId);
-    if (previous === 0) return { state: initialChannelState(channelId), seq: 0 };
+    if (previous === 0) {
+      this.sinceSnapshot.set(channelId, 0);
+      return { state: initialChannelState(channelId), seq: 0 };
+    }
     if (cached && (previous === undefined ? cached.seq < seq : cached.seq === previous)) {
       return cached;
     }
     // Not contiguous (first sight after a start, or another replica reacted in between):
     // from the channel's snapshot when it is older than this commit, else from the start.
-    const { state, version } = await foldAggregate<ChannelEvent, ChannelState>(
+    const { state, version, folded } = await foldAggregate<ChannelEvent, ChannelState>(
       this.store,
       channelSubj,
       { initialState: () => initialChannelState(channelId), evolve: evolveChannel },
       { snapshots: this.snapshots, before: seq },
     );
+    this.sinceSnapshot.set(channelId, folded);
     return { state, seq: version };
+  }
+
+  /**
+   * Snapshots the channel's state after commit `seq`, whose effects are done, once enough
+   * commits have passed since the last snapshot (channels.ts, SNAPSHOT_EVERY_COMMITS).
+   */
+  private snapshotAfter(
+    channelSubj: string,
+    channelId: string,
+    seq: number,
+    commitId: string,
+    state: ChannelState,
+  ) {
+    const since = (this.sinceSnapshot.get(channelId) ?? 0) + 1;
+    if (this.snapshots && since >= SNAPSHOT_EVERY_COMMITS) {
+      this.snapshots.write(channelSubj, { version: seq, commitId, state });
+      this.sinceSnapshot.set(channelId, 0);
+    } else {
+      this.sinceSnapshot.set(channelId, since);
+    }
   }
 
   /** The channel's latest committed state; `after` is the state right after commit `seq`. */
@@ -164,6 +190,7 @@ export class ReactToCommit {
       await this.perform(p.effect, p.id, at);
     }
     this.folded.set(channelId, { state: plan.state, seq });
+    this.snapshotAfter(subj, channelId, seq, env.id, plan.state);
   }
 
   private async perform(effect: Effect, id: string, committedAt: number): Promise<void> {

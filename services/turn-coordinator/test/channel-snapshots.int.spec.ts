@@ -1,7 +1,8 @@
+import './orm-reset';
 import { Kvm, type KV } from '@nats-io/kv';
+import { Buckets, subject } from '@dirigent/contracts';
 import { EventStore, foldAggregate, type KvSnapshotStore } from '@dirigent/event-store';
-import type { Messaging } from '@dirigent/messaging';
-import { closeMessaging, snowflake, testMessaging, uid } from '@dirigent/testing';
+import { snowflake, waitFor } from '@dirigent/testing';
 import {
   DEFAULT_TURN_CONFIG,
   evolveChannel,
@@ -11,88 +12,87 @@ import {
 } from '@dirigent/turn-domain';
 import { openChannelSnapshots } from '../adapters/channel-snapshots';
 import { Channels, channelSubject, SNAPSHOT_EVERY_COMMITS } from '../application/channels';
+import { Harness, makeAgents } from './harness';
 
-const config = { ...DEFAULT_TURN_CONFIG, speakerTimeoutMs: 0 };
-
-describe('channel snapshots through NATS', () => {
-  let messaging: Messaging;
+/**
+ * The coordinator snapshots a busy channel (its reactor, every SNAPSHOT_EVERY_COMMITS commits)
+ * in the KV bucket; a restarted coordinator's channel state (snapshot + the commits after it)
+ * equals the replay of its whole history, and a bad snapshot is replayed around.
+ */
+describe('turn coordinator: channel snapshots through NATS', () => {
+  let h: Harness;
   let store: EventStore;
   let snapshots: KvSnapshotStore<ChannelState>;
   let kv: KV;
-  const bucket = `test_channel_snapshots_${uid('b').replace(/[^A-Za-z0-9_-]/g, '_')}`;
-  const agents = [0, 1, 2].map((i) => ({ agentId: uid(`snap${i}`), discordUserId: snowflake() }));
-  const guildId = snowflake();
-  const human = snowflake();
+  let channelId: string;
+  const config = DEFAULT_TURN_CONFIG;
 
   beforeAll(async () => {
-    messaging = await testMessaging('channel-snapshots-test');
-    store = new EventStore(messaging);
-    snapshots = await openChannelSnapshots(messaging, { bucket });
-    kv = await new Kvm(messaging.client.js).open(bucket);
-  });
+    // Agents that never pass and no loop breaker: the channel keeps taking turns.
+    h = await Harness.start({ DIRIGENT_MAX_CYCLES_WITHOUT_HUMAN: '0' });
+    store = new EventStore(h.messaging);
+    snapshots = await openChannelSnapshots(h.messaging);
+    kv = await new Kvm(h.messaging.client.js).open(Buckets.channelSnapshots);
+    const agents = makeAgents(3, 'snap');
+    await h.register(agents);
+    ({ channelId } = await h.create(subject.tool('create-chat-channel'), {
+      callerAgentId: agents[0].agentId,
+      guildId: h.guildId,
+      name: 'snapshots',
+      participants: [agents[1].userId, agents[2].userId],
+    }));
+    await h.runAgents(channelId, agents, (a, g) => `${a.agentId} speaks in cycle ${g.cycle}`);
+    await h.fake.post(h.guildId, channelId, snowflake(), 'go on, all of you', false);
+    // Two snapshots' worth of commits.
+    await waitFor(
+      async () =>
+        ((await snapshots.read(channelSubject(channelId)))?.state.turnSeq ?? 0) > 0 &&
+        (await store.loadCommits(channelSubject(channelId))).length > SNAPSHOT_EVERY_COMMITS * 2,
+      60_000,
+      100,
+      'a snapshot and two snapshot intervals of commits',
+    );
+    await h.stopApp();
+  }, 90_000);
+
   afterAll(async () => {
-    await snapshots?.destroy();
-    await closeMessaging(messaging);
+    await h?.close();
   });
 
-  /** A chat channel that took turns for `commits` commits, through a coordinator's Channels. */
-  async function busyChannel(commits: number): Promise<{ channelId: string; state: ChannelState }> {
-    const channels = new Channels(store, config, snapshots);
-    const channelId = snowflake();
-    await channels.execute(channelId, {
-      type: 'CreateChannel',
-      data: { guildId, mode: 'chat', agents },
-    });
-    let written = 1;
-    const message = (authorId: string, content: string, agentId: string | null = null) =>
-      channels.execute(channelId, {
-        type: 'ObserveMessage',
-        data: {
-          messageId: snowflake(),
-          authorId,
-          authorIsBot: agentId !== null,
-          content,
-          isModerator: false,
-          agentIdOfAuthor: agentId,
-        },
-      });
-    while (written < commits) {
-      const turn = (await channels.state(channelId)).currentTurn;
-      const text = `reply ${written}`;
-      const out = !turn
-        ? await message(human, `hello ${written}`)
-        : turn.phase === 'running'
-          ? await channels.execute(channelId, {
-              type: 'CompleteTurn',
-              data: { agentId: turn.agentId, runId: `run-${written}`, text, turnId: turn.turnId },
-            })
-          : await message(turn.discordUserId, `reply ${written - 1}`, turn.agentId);
-      if (out.events.length) written++;
-    }
-    await snapshots.flush();
-    return { channelId, state: await channels.state(channelId) };
-  }
-
-  const fold = (channelId: string) =>
+  const fold = (withSnapshots: boolean) =>
     foldAggregate<ChannelEvent, ChannelState>(
       store,
       channelSubject(channelId),
       { initialState: () => initialChannelState(channelId), evolve: evolveChannel },
-      { snapshots },
+      withSnapshots ? { snapshots } : {},
     );
 
-  it('a restarted coordinator loads a channel from its snapshot and the commits after it', async () => {
-    const { channelId, state } = await busyChannel(SNAPSHOT_EVERY_COMMITS * 2 + 5);
-    expect(state.turnSeq).toBeGreaterThan(10);
-    const snap = await snapshots.read(channelSubject(channelId));
-    expect(snap?.state.turnSeq).toBeGreaterThan(5);
+  it('keeps one snapshot of the channel, of a commit of its history', async () => {
+    const snap = (await snapshots.read(channelSubject(channelId)))!;
+    const commits = await store.loadCommits<ChannelEvent>(channelSubject(channelId));
+    const at = commits.findIndex((c) => c.seq === snap.version);
+    expect(commits[at].envelope.id).toBe(snap.commitId);
+    const replayed = commits
+      .slice(0, at + 1)
+      .reduce(
+        (s, c) => c.envelope.data.events.reduce(evolveChannel, s),
+        initialChannelState(channelId),
+      );
+    expect(snap.state).toEqual(replayed);
+    // History 1: the bucket keeps this one entry for the channel, not every snapshot written.
+    const kept = [];
+    for await (const e of await kv.history({ key: channelSubject(channelId) })) kept.push(e);
+    expect(kept).toHaveLength(1);
+  });
 
-    const folded = await fold(channelId);
-    expect(folded).toMatchObject({ fromSnapshot: true, folded: 5 });
-    expect(folded.state).toEqual(state);
-
-    const restarted = new Channels(store, config, snapshots);
-    expect(await restarted.state(channelId)).toEqual(state);
+  it('a restarted coordinator loads the channel from the snapshot and the commits after it', async () => {
+    const all = await fold(false);
+    const loaded = await fold(true);
+    expect(loaded.fromSnapshot).toBe(true);
+    expect(loaded.folded).toBeLessThan(all.folded);
+    expect(loaded.state).toEqual(all.state);
+    expect(loaded.version).toBe(all.version);
+    expect(await new Channels(store, config, snapshots).state(channelId)).toEqual(all.state);
   });
 
   it.each([
@@ -100,15 +100,18 @@ describe('channel snapshots through NATS', () => {
     ['of an older schema', (s: string) => s.replace(/"schema":\d+/, '"schema":0')],
     ['of another channel', (s: string) => s.replace(/"channelId":"\d+"/, '"channelId":"1"')],
   ])('a snapshot %s is not used: the channel is replayed', async (_what, corrupt) => {
-    const { channelId, state } = await busyChannel(SNAPSHOT_EVERY_COMMITS + 3);
     const key = channelSubject(channelId);
-    const stored = (await kv.get(key))!.string();
+    const good = (await kv.get(key))!.string();
+    const all = await fold(false);
     // A poisoned state, so a snapshot that were wrongly used would show.
-    await kv.put(key, corrupt(stored.replace(/"turnSeq":\d+/, '"turnSeq":0')));
-
-    const folded = await fold(channelId);
-    expect(folded.fromSnapshot).toBe(false);
-    expect(folded.state).toEqual(state);
-    expect(await new Channels(store, config, snapshots).state(channelId)).toEqual(state);
+    await kv.put(key, corrupt(good.replace(/"turnSeq":\d+/, '"turnSeq":0')));
+    try {
+      const loaded = await fold(true);
+      expect(loaded.fromSnapshot).toBe(false);
+      expect(loaded.state).toEqual(all.state);
+      expect(await new Channels(store, config, snapshots).state(channelId)).toEqual(all.state);
+    } finally {
+      await kv.put(key, good);
+    }
   });
 });
