@@ -18,11 +18,24 @@ type Exports = Record<string, any>;
 const main = process.argv[1] ?? '';
 const file = /turn-coordinator\/main\.js$/.test(main) ? process.env.TIMELINE_FILE : undefined;
 
-function mark(ev: string): void {
+/**
+ * Channel history read so far: event-store reads (`loadCommits`: how many, how many from the
+ * start, commits returned, wall ms summed over calls that may overlap) and snapshot reads.
+ */
+const reads = { loads: 0, fromStart: 0, commits: 0, ms: 0, snapshots: 0, snapshotHits: 0 };
+
+function mark(ev: string, extra: object = {}): void {
   if (!file) return;
   const c = process.cpuUsage();
   const cpuMs = Math.round((c.user + c.system) / 1000);
-  const line = { pid: process.pid, t: +performance.now().toFixed(1), abs: Date.now(), ev, cpuMs };
+  const line = {
+    pid: process.pid,
+    t: +performance.now().toFixed(1),
+    abs: Date.now(),
+    ev,
+    cpuMs,
+    ...extra,
+  };
   appendFileSync(file, `${JSON.stringify(line)}\n`);
 }
 
@@ -56,7 +69,12 @@ const patches: Record<string, (m: Exports) => void> = {
     m.Messaging.prototype.publish = function (this: unknown, subject: string, ...rest: any[]) {
       if (first && subject.startsWith('dirigent.turn.granted.')) {
         first = false;
-        mark('FIRST GRANT published');
+        mark('FIRST GRANT published', { reads: { ...reads, ms: Math.round(reads.ms) } });
+        // And once more when the first seconds' backlog is done.
+        setTimeout(
+          () => mark('reads after 5 s', { reads: { ...reads, ms: Math.round(reads.ms) } }),
+          5000,
+        ).unref();
       }
       return publish.call(this, subject, ...rest);
     };
@@ -64,6 +82,29 @@ const patches: Record<string, (m: Exports) => void> = {
   'libs/timers/src/durable-timers.js': (m) => {
     timed(m.DurableTimers, 'open', 'timers.open');
     timed(m.DurableTimers.prototype, 'start', 'timers.start');
+  },
+  'libs/event-store/src/event-store.js': (m) => {
+    const load = m.EventStore.prototype.loadCommits as (...args: any[]) => Promise<unknown[]>;
+    m.EventStore.prototype.loadCommits = function (this: unknown, ...args: any[]) {
+      const t = performance.now();
+      reads.loads++;
+      if (!args[1]) reads.fromStart++;
+      return load.apply(this, args).then((out) => {
+        reads.commits += out.length;
+        reads.ms += performance.now() - t;
+        return out;
+      });
+    };
+  },
+  'libs/event-store/src/snapshots.js': (m) => {
+    const read = m.KvSnapshotStore.prototype.read as (...args: any[]) => Promise<unknown>;
+    m.KvSnapshotStore.prototype.read = function (this: unknown, ...args: any[]) {
+      reads.snapshots++;
+      return read.apply(this, args).then((s) => {
+        if (s) reads.snapshotHits++;
+        return s;
+      });
+    };
   },
   'libs/event-store/src/projection.js': (m) =>
     timed(m, 'runProjection', (_m, _e, p) => `projection ${p?.name}`),
