@@ -60,10 +60,6 @@ export function observeMessage(cmd: ObserveMessage, d: Draft): Result {
   if (typeof m.authorId !== 'string') return badRequest('authorId', 'authorId is required');
   const s = d.state;
   if (!isConversational(s.mode)) return d.done();
-  // Discord ids grow within a channel: anything not newer is a redelivery.
-  if (s.lastMessageId !== null && compareSnowflakes(m.messageId, s.lastMessageId) <= 0) {
-    return d.done();
-  }
   const content = typeof m.content === 'string' ? m.content : '';
   const authorAgent = m.isWebhook ? null : authorAgentId(s, m);
   const kind = authorKindOf(m, authorAgent);
@@ -84,6 +80,21 @@ export function observeMessage(cmd: ObserveMessage, d: Draft): Result {
         ...(reaction === 'archived-notice' && d.at !== null ? { at: d.at } : {}),
       },
     });
+  // Discord ids grow within a channel: anything not newer is a redelivery — except the
+  // speaker's reply coming after a newer message (handled again after a failure, or Discord
+  // and the ingest delivering two authors' messages out of order): it still answers the turn.
+  if (s.lastMessageId !== null && compareSnowflakes(m.messageId, s.lastMessageId) <= 0) {
+    if (turn === null || !fromSpeaker || !lateOwnMessage(s, turn, m.messageId)) return d.done();
+    seen('none');
+    if (turn.phase === 'awaiting-delivery' && matchesTail(content, turn.tailFingerprint ?? '')) {
+      d.emit({
+        type: 'DeliveryConfirmed',
+        data: { turnId: turn.turnId, agentId: turn.agentId, messageId: m.messageId },
+      });
+      advance(d);
+    }
+    return d.done();
+  }
 
   // Precedence: archived > multi-message > delivery wait / dormant / rotation.
   if (s.tmState === 'archived') {
@@ -159,6 +170,16 @@ export function observeMessage(cmd: ObserveMessage, d: Draft): Result {
   if (s.dormantReason === 'loop-breaker' && !human) return d.done();
   wake(d, m.messageId, kind, mentioned);
   return d.done();
+}
+
+/**
+ * An older message of the speaker that is still this turn's (sent after its grant and newer
+ * than the last one of its own seen) in a rotating channel: a late reply, not a redelivery.
+ */
+function lateOwnMessage(s: ChannelState, turn: OpenTurn, messageId: string): boolean {
+  if (!isRotating(s.tmState) || s.multiMessage || !sentDuringTurn(messageId, turn)) return false;
+  const own = turn.lastOwnMessage;
+  return own === null || compareSnowflakes(messageId, own.messageId) > 0;
 }
 
 export function checkTurn(cmd: CheckTurn, d: Draft): Result {

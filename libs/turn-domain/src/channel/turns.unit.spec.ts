@@ -308,6 +308,34 @@ describe('turn-complete', () => {
     expect(types(w.complete('alice', 'Same words').events)).toContain('DeliveryConfirmed');
   });
 
+  it('a reply that arrives after a newer message (out of order, or redelivered) still confirms', () => {
+    // Running: the reply is seen after a newer message, then the completion.
+    const a = three();
+    a.human();
+    const reply = a.message(ALICE.discordUserId, 'Late words', { bot: true, agentId: 'alice' });
+    a.moderator();
+    a.ok(reply);
+    expect(types(a.complete('alice', 'Late words').events)).toContain('DeliveryConfirmed');
+    expect(a.speaker()).toBe('bob');
+    // Awaiting delivery: the completion first, then a newer message, then the reply.
+    const b = three();
+    b.human();
+    const late = b.message(ALICE.discordUserId, 'Late words', { bot: true, agentId: 'alice' });
+    expect(types(b.complete('alice', 'Late words').events)).toContain('DeliveryWaitStarted');
+    b.moderator();
+    expect(types(b.ok(late).events)).toEqual(['MessageSeen', 'DeliveryConfirmed', 'TurnGranted']);
+    // Seen again (a redelivery), it is the old turn's and changes nothing.
+    expect(b.ok(late).events).toEqual([]);
+  });
+
+  it('an older message of the speaker sent before its grant is still ignored', () => {
+    const w = three();
+    const before = w.message(ALICE.discordUserId, 'Old words', { bot: true, agentId: 'alice' });
+    w.human();
+    expect(w.ok(before).events).toEqual([]);
+    expect(types(w.complete('alice', 'Old words').events)).toContain('DeliveryWaitStarted');
+  });
+
   it("the moderator's messages during the wait change nothing", () => {
     const w = three();
     w.human();
