@@ -14,7 +14,14 @@ import {
   type Server,
 } from './llm-gateway/processes';
 import { chart, resultTable, side, summarize, type Round } from './llm-gateway/report';
-import { chatBody, load, PHASE_MS, startUpstream, type Target } from './llm-gateway/workers';
+import {
+  chatBody,
+  load,
+  loadInterleaved,
+  PHASE_MS,
+  startUpstream,
+  type Target,
+} from './llm-gateway/workers';
 import type { BenchResult } from './stats';
 
 const TOKEN = 'bench-gateway-token-0123456789';
@@ -51,8 +58,10 @@ async function startDirigent(
  * The model gateway next to Portkey's open-source gateway (`@portkey-ai/gateway`), both as
  * their own processes in front of the same minimal OpenAI upstream (its own thread), with
  * budgets and the usage ledger on (Postgres, NATS). Load comes from a third thread:
- * closed-loop clients at 1 and at 50. Each round measures direct, Dirigent and Portkey
- * back to back; the figures are the medians over the rounds of the same-run ratios.
+ * closed-loop clients at 1 and at 50. Each round measures one client against direct,
+ * Dirigent and Portkey taking turns in 250 ms slices (each gets `PHASE_MS` in all), then 50
+ * clients against each, one after the other; the figures are the medians over the rounds
+ * of the same-run ratios.
  * Writes `llm-gateway.json` and `.svg` to `$LLM_BENCH_RESULTS` (default bench/results).
  *
  * - `LLM_BENCH_PROFILE=<dir>`: both gateways under `--cpu-prof`; prints their top frames.
@@ -138,27 +147,34 @@ export async function benchLlmGateway(): Promise<BenchResult> {
       // every client of a phase on one guild: all reservations contend for one budget
       const guild = [snowflake()];
       const baseGuild = [snowflake()];
-      const both = async (clients: number) => {
-        const a = async () => side(await load(gateway(dirigent, guild), clients));
-        const b = async () => baseline && side(await load(gateway(baseline, baseGuild), clients));
+      // 1 client: every target in turn, in short slices; 50 clients: one after the other
+      const at1 = await loadInterleaved([
+        direct,
+        gateway(dirigent, guild),
+        ...(baseline ? [gateway(baseline, baseGuild)] : []),
+        ...(portkeyTarget ? [portkeyTarget] : []),
+      ]);
+      const [direct1, dirigent1] = at1.map(side);
+      const baseline1 = baseline ? side(at1[2]) : undefined;
+      const portkey1 = portkeyTarget ? side(at1[at1.length - 1]) : undefined;
+      const at50 = async () => {
+        const a = async () => side(await load(gateway(dirigent, guild), 50));
+        const b = async () => baseline && side(await load(gateway(baseline, baseGuild), 50));
         if (r % 2 === 0) return { dirigent: await a(), baseline: await b() };
         const base = await b();
         return { dirigent: await a(), baseline: base };
       };
-      const direct1 = side(await load(direct, 1));
-      const at1 = await both(1);
-      const portkey1 = portkeyTarget && side(await load(portkeyTarget, 1));
       const direct50 = side(await load(direct, 50));
-      const at50 = await both(50);
+      const both50 = await at50();
       const portkey50 = portkeyTarget && side(await load(portkeyTarget, 50));
       rounds.push({
         direct1,
-        dirigent1: at1.dirigent,
-        ...(at1.baseline ? { baseline1: at1.baseline } : {}),
+        dirigent1,
+        ...(baseline1 ? { baseline1 } : {}),
         portkey1,
         direct50,
-        dirigent50: at50.dirigent,
-        ...(at50.baseline ? { baseline50: at50.baseline } : {}),
+        dirigent50: both50.dirigent,
+        ...(both50.baseline ? { baseline50: both50.baseline } : {}),
         portkey50,
       });
     }

@@ -40,6 +40,7 @@ async function waitHttp(url: string, child: ChildProcess, log: () => string): Pr
 
 export interface Server {
   port: number;
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -84,6 +85,7 @@ export async function startProcess(
   await waitHttp(`http://127.0.0.1:${port}${readyPath}`, child, () => stderr);
   return {
     port,
+    pid: child.pid,
     stop: () =>
       new Promise<void>((res) => {
         if (child.exitCode !== null) return res();

@@ -26,6 +26,47 @@ server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port
 parentPort.on('message', () => server.close(() => process.exit(0)));
 `;
 
+/**
+ * One closed-loop client taking turns over several targets in short slices, in its own
+ * thread; replies with each target's latencies (ms) and the seconds it had.
+ */
+const INTERLEAVED = `
+const { parentPort, workerData } = require('node:worker_threads');
+const http = require('node:http');
+const { targets, warmup, durationMs, sliceMs } = workerData;
+const agents = targets.map(() => new http.Agent({ keepAlive: true, maxSockets: 1 }));
+function post(i) {
+  const t = targets[i];
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: t.port, path: t.path, method: 'POST', agent: agents[i],
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(t.body), ...t.headers,
+        ...(t.guilds ? { 'x-dirigent-guild': t.guilds[0] } : {}) } },
+      (res) => { let s = ''; res.on('data', (d) => { s += d; }); res.on('end', () => res.statusCode === 200
+        ? resolve(Number(process.hrtime.bigint() - started) / 1e6)
+        : reject(new Error('HTTP ' + res.statusCode + ' from ' + t.port + t.path + ' ' + s.slice(0, 300)))); });
+    req.on('error', reject);
+    req.end(t.body);
+  });
+}
+(async () => {
+  for (let i = 0; i < targets.length; i++) for (let k = 0; k < warmup; k++) await post(i);
+  const latencies = targets.map(() => []);
+  const seconds = targets.map(() => 0);
+  const cycles = Math.max(1, Math.round(durationMs / sliceMs));
+  for (let c = 0; c < cycles; c++)
+    for (let j = 0; j < targets.length; j++) {
+      const i = (j + c) % targets.length;
+      const start = performance.now();
+      const end = start + sliceMs;
+      while (performance.now() < end) latencies[i].push(await post(i));
+      seconds[i] += (performance.now() - start) / 1000;
+    }
+  parentPort.postMessage({ latencies, seconds });
+  agents.forEach((a) => a.destroy());
+})().catch((e) => parentPort.postMessage({ error: String(e && e.message || e) }));
+`;
+
 /** Closed-loop HTTP clients, in their own thread; replies with the latencies in ms. */
 const LOAD = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -97,6 +138,26 @@ export function load(t: Target, clients: number): Promise<Phase> {
       void worker.terminate();
       if (m.error) reject(new Error(m.error));
       else resolve({ latencies: m.latencies, rps: m.latencies.length / m.seconds });
+    });
+    worker.once('error', reject);
+  });
+}
+
+/**
+ * One client against every target in turn, `sliceMs` at a time (in rotating order), for
+ * `PHASE_MS` each: what a burst of other work on the machine costs falls on all targets
+ * alike, not on whichever ran during it.
+ */
+export function loadInterleaved(targets: Target[], sliceMs = 250): Promise<Phase[]> {
+  const worker = new Worker(INTERLEAVED, {
+    eval: true,
+    workerData: { targets, warmup: WARMUP, durationMs: PHASE_MS, sliceMs },
+  });
+  return new Promise((resolve, reject) => {
+    worker.once('message', (m: { latencies: number[][]; seconds: number[]; error?: string }) => {
+      void worker.terminate();
+      if (m.error) reject(new Error(m.error));
+      else resolve(m.latencies.map((l, i) => ({ latencies: l, rps: l.length / m.seconds[i] })));
     });
     worker.once('error', reject);
   });
