@@ -57,19 +57,26 @@ export async function applyBatch<E extends DomainEvent>(
   commits: readonly ProjectionCommit<E>[],
 ): Promise<{ checkpoint: number; applied: ProjectionCommit<E>[] }> {
   return em.fork().transactional(async (tx) => {
-    await tx
-      .getConnection()
-      .execute(
-        `insert into projection_checkpoint (name, last_seq, updated_at) values (?, 0, now()) on conflict (name) do nothing`,
-        [projection.name],
-        'run',
-        tx.getTransactionContext(),
+    const locked = () =>
+      tx.findOne(
+        ProjectionCheckpoint,
+        { name: projection.name },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
       );
-    const cp = await tx.findOneOrFail(
-      ProjectionCheckpoint,
-      { name: projection.name },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
+    // The row exists after the first batch: one statement, not an insert on every batch.
+    let cp = await locked();
+    if (!cp) {
+      await tx
+        .getConnection()
+        .execute(
+          `insert into projection_checkpoint (name, last_seq, updated_at) values (?, 0, now()) on conflict (name) do nothing`,
+          [projection.name],
+          'run',
+          tx.getTransactionContext(),
+        );
+      cp = await locked();
+      if (!cp) throw new Error(`projection checkpoint ${projection.name} could not be created`);
+    }
     const before = Number(cp.lastSeq);
     const fresh = commits.filter((c) => c.seq > before);
     if (fresh.length === 0) return { checkpoint: before, applied: [] };
