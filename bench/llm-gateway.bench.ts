@@ -2,10 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate } from '@dirigent/persistence';
-import { snowflake, testDatabaseUrl, testNatsUrl } from '@dirigent/testing';
+import { freePort, snowflake, testDatabaseUrl, testNatsUrl } from '@dirigent/testing';
 import { topFrames } from './llm-gateway/profiles';
 import {
-  freePort,
   portkeyEntry,
   PORTKEY_VERSION,
   ROOT,

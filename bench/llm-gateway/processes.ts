@@ -1,6 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 
 export const PORTKEY_VERSION = '1.15.2';
@@ -12,17 +11,6 @@ export const ROOT = resolve(__dirname, '..', '..', '..');
  * `--cpu-prof` writes its profile (a signal death would not).
  */
 const EXIT_ON_SIGTERM = `process.on('SIGTERM', () => process.exit(0));`;
-
-export function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-  });
-}
 
 async function waitHttp(url: string, child: ChildProcess, log: () => string): Promise<void> {
   const deadline = Date.now() + 60_000;
