@@ -70,7 +70,7 @@ function handler(store: EventStore, channelId: string, snapshots?: SnapshotStore
       },
       evolve: evolveChannel,
     },
-    snapshots ? { snapshots } : {},
+    snapshots ? { snapshots, snapshotEvery: SNAPSHOT_EVERY_COMMITS } : {},
   );
 }
 

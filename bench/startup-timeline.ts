@@ -22,7 +22,30 @@ const file = /turn-coordinator\/main\.js$/.test(main) ? process.env.TIMELINE_FIL
  * Channel history read so far: event-store reads (`loadCommits`: how many, how many from the
  * start, commits returned, wall ms summed over calls that may overlap) and snapshot reads.
  */
-const reads = { loads: 0, fromStart: 0, commits: 0, ms: 0, snapshots: 0, snapshotHits: 0 };
+const reads = {
+  loads: 0,
+  fromStart: 0,
+  commits: 0,
+  ms: 0,
+  snapshots: 0,
+  snapshotHits: 0,
+  /** Reads from the start by the function that asked (the frame after the event store's). */
+  fromStartBy: {} as Record<string, number>,
+};
+
+function caller(): string {
+  const frames = (new Error().stack ?? '').split('\n').slice(3);
+  return frames
+    .filter((l) => !/event-store\.js|startup-timeline/.test(l))
+    .slice(0, 2)
+    .map((f) =>
+      f
+        .trim()
+        .replace(/^at /, '')
+        .replace(/ \(.*$/, ''),
+    )
+    .join(' < ');
+}
 
 function mark(ev: string, extra: object = {}): void {
   if (!file) return;
@@ -88,7 +111,11 @@ const patches: Record<string, (m: Exports) => void> = {
     m.EventStore.prototype.loadCommits = function (this: unknown, ...args: any[]) {
       const t = performance.now();
       reads.loads++;
-      if (!args[1]) reads.fromStart++;
+      if (!args[1]) {
+        reads.fromStart++;
+        const by = caller();
+        reads.fromStartBy[by] = (reads.fromStartBy[by] ?? 0) + 1;
+      }
       return load.apply(this, args).then((out) => {
         reads.commits += out.length;
         reads.ms += performance.now() - t;
