@@ -14,8 +14,10 @@ export interface DurableEventOptions extends DurableSpec {
   /** Messages handled at once by this process (order is kept only at 1). */
   concurrency?: number;
   /**
-   * Tells the server every this many ms that the handler is still busy, so a short ack wait
-   * (a quick takeover after a crash) does not redeliver a message that is merely slow.
+   * Tells the server every this many ms that a delivery is still in hand (its handler is
+   * busy, or it waits for a free slot), so a short ack wait (a quick takeover after a crash)
+   * does not redeliver a message that is merely slow or queued. With it, every delivery the
+   * server hands out (at most `maxAckPending`) is held here.
    */
   workingEveryMs?: number;
   /**
@@ -63,6 +65,25 @@ export async function runDurableConsumer(
   const concurrency = Math.max(opts.concurrency ?? 1, 1);
   const messages = await consumer.consume({ max_messages: concurrency * 2 });
   const inflight = new Set<Promise<void>>();
+  // With in-progress signals, every delivery in hand is taken from the client at once (the
+  // server hands out at most max_ack_pending) and waits here for a slot, where one timer tells
+  // the server it is held: a delivery left unread behind busy slots would be redelivered every
+  // ack wait and handled twice. Without them, a full set of slots stops the reading.
+  const held = new Set<JsMsg>();
+  const waiting: JsMsg[] = [];
+  const beat = opts.workingEveryMs
+    ? setInterval(() => held.forEach((m) => m.working()), opts.workingEveryMs)
+    : undefined;
+  const start = (m: JsMsg) => {
+    held.add(m);
+    const p = handleOne(client, source, opts, handle, log, m).finally(() => {
+      inflight.delete(p);
+      held.delete(m);
+      const next = waiting.shift();
+      if (next) start(next);
+    });
+    inflight.add(p);
+  };
   // Skipped deliveries are acknowledged together once the messages at hand are looked at:
   // one socket write for the batch instead of one per acknowledgement.
   let skipped: JsMsg[] = [];
@@ -83,13 +104,26 @@ export async function runDurableConsumer(
         if (skipped.push(m) === 1) setImmediate(ackSkipped);
         continue;
       }
-      const p = handleOne(client, source, opts, handle, log, m).finally(() => inflight.delete(p));
-      inflight.add(p);
-      if (inflight.size >= concurrency) await Promise.race(inflight);
+      if (beat && inflight.size >= concurrency) {
+        held.add(m);
+        waiting.push(m);
+        continue;
+      }
+      start(m);
+      if (!beat && inflight.size >= concurrency) await Promise.race(inflight);
+    }
+    // Stopped: what never started goes back to the server now, not after its ack wait.
+    for (const m of waiting.splice(0)) {
+      held.delete(m);
+      try {
+        m.nak();
+      } catch {
+        // Connection closing: redelivered after the ack wait.
+      }
     }
     await Promise.all(inflight);
     ackSkipped();
-  })();
+  })().finally(() => clearInterval(beat));
   return {
     done: loop,
     stop: async () => {
@@ -137,12 +171,7 @@ async function handleOne(
     } catch (e) {
       throw new PermanentError(`unreadable message: ${(e as Error).message}`);
     }
-    const beat = opts.workingEveryMs ? setInterval(() => m.working(), opts.workingEveryMs) : null;
-    try {
-      await withTrace(trace, () => handle(env, m));
-    } finally {
-      if (beat) clearInterval(beat);
-    }
+    await withTrace(trace, () => handle(env, m));
     m.ack();
   } catch (e) {
     const message = (e as Error)?.message ?? String(e);

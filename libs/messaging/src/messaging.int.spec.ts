@@ -205,6 +205,53 @@ describe('Messaging against the real NATS', () => {
       await c.stop();
     });
 
+    it('keeps deliveries waiting behind a slow handler from being redelivered', async () => {
+      const durable = uid('queued');
+      const seen: { name: string; delivery: number }[] = [];
+      let release!: () => void;
+      const slow = new Promise<void>((r) => (release = r));
+      const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+      const c = await runDurableConsumer(
+        m.client,
+        'messaging-test',
+        {
+          stream,
+          durable,
+          filterSubject: `${prefix}.queued.*`,
+          maxDeliver: 5,
+          ackWaitMs: 1000,
+          workingEveryMs: 300,
+          maxAckPending: 20,
+        },
+        async (env, msg) => {
+          const name = (env.data as { name: string }).name;
+          seen.push({ name, delivery: msg.info.deliveryCount });
+          if (name === 'job-0') await slow;
+        },
+        quiet,
+      );
+      for (let i = 0; i < 6; i++) {
+        await m.publish(`${prefix}.queued.x`, envelope('job', 'test', { name: `job-${i}` }));
+      }
+      // The one slot is busy for three ack waits while five deliveries wait for it.
+      await waitFor(async () => seen.length === 1, 5000, 20, 'job-0 started');
+      await new Promise((r) => setTimeout(r, 3000));
+      release();
+      await waitFor(
+        async () => {
+          const info = await m.client.jsm.consumers.info(stream, durable);
+          return info.num_ack_pending === 0 && seen.length >= 6;
+        },
+        10_000,
+        50,
+        'every delivery acknowledged',
+      );
+      expect(seen).toEqual([0, 1, 2, 3, 4, 5].map((i) => ({ name: `job-${i}`, delivery: 1 })));
+      const info = await m.client.jsm.consumers.info(stream, durable);
+      expect(info.num_redelivered).toBe(0);
+      await c.stop();
+    });
+
     it('carries W3C trace context from publisher to handler', async () => {
       const subject = `${prefix}.traced`;
       let seen: string | undefined;
