@@ -121,6 +121,36 @@ describe('ProjectionRunner against the real JetStream and Postgres', () => {
     }
   });
 
+  it('applies commits arriving one by one at the tail together; a waiting reader has them at once', async () => {
+    const family = uid('linger').replace(/-/g, '_');
+    const name = `projection-${family}`;
+    const a0 = subjects.aggregate(family, 'a0');
+    const batches: number[] = [];
+    const runner = new ProjectionRunner(
+      messaging,
+      orm.em,
+      counting(name, subjects.aggregate(family, '>')),
+      { lingerMs: 60_000, onApplied: (c) => batches.push(c.length) },
+    );
+    await runner.start();
+    try {
+      let version = await store.append<Counted>(a0, [{ type: 'Counted', data: { n: 0 } }], 0);
+      expect(await runner.reached(version, 10_000)).toBe(true);
+      expect(batches).toEqual([1]);
+      for (let i = 1; i < 20; i++) {
+        version = await store.append<Counted>(a0, [{ type: 'Counted', data: { n: i } }], version);
+      }
+      // Nobody waits: the 19 commits wait for the next batch (a minute away here).
+      expect(batches).toEqual([1]);
+      // A reader waits for the last one: what is at hand is applied now, not after the linger.
+      expect(await runner.reached(version, 10_000)).toBe(true);
+      expect(batches.reduce((a, b) => a + b, 0)).toBe(20);
+      expect(await applied(name)).toEqual([{ n: 20, most: 1 }]);
+    } finally {
+      await runner.stop();
+    }
+  });
+
   it('never applies a commit twice with two runners on one projection', async () => {
     const { name, filter, last } = await backlog(10, 60);
     const a = new ProjectionRunner(messaging, orm.em, counting(name, filter), { batchSize: 37 });

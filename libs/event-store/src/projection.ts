@@ -34,6 +34,12 @@ export interface ProjectionRunnerOptions<E extends DomainEvent = DomainEvent> {
   stream?: string;
   /** Commits applied per transaction at most. */
   batchSize?: number;
+  /**
+   * At the tail, the least time between the starts of two batches (default 50 ms): commits
+   * arriving one by one are applied together, a few transactions a second, at the cost of
+   * that much read-model latency (none for a reader waiting in `reached`).
+   */
+  lingerMs?: number;
   log?: ProjectionLogger;
   /** Called after each committed batch with the commits it applied (live updates). */
   onApplied?: (commits: readonly ProjectionCommit<E>[]) => void;
@@ -103,6 +109,9 @@ const RETRY_MS = 500;
 export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
   private readonly stream: string;
   private readonly batchSize: number;
+  private readonly lingerMs: number;
+  /** Applies the commits waiting for the linger now (a reader waits for a position). */
+  private flushNow?: () => void;
   private stopped = false;
   private messages?: ConsumerMessages;
   private loop?: Promise<void>;
@@ -119,6 +128,7 @@ export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
   ) {
     this.stream = opts.stream ?? Streams.eventStore;
     this.batchSize = opts.batchSize ?? 1000;
+    this.lingerMs = opts.lingerMs ?? 50;
   }
 
   /** Resolves once the first consumer is reading. */
@@ -154,6 +164,7 @@ export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
       };
       const timer = setTimeout(() => w.resolve(false), timeoutMs);
       this.waiters.add(w);
+      this.flushNow?.();
     });
   }
 
@@ -219,30 +230,75 @@ export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
   }
 
   /**
-   * Collects commits while more are pending and applies them together; at the tail each
-   * commit is applied as it comes. Returns when the consumer ends or skipped a delivery.
+   * Collects commits while more are pending and applies them together. At the tail a batch
+   * starts at most every `lingerMs` (what arrives meanwhile joins it), so a steady trickle of
+   * commits costs a few transactions a second instead of one each; a reader waiting for a
+   * position ({@link reached}) has the batch at hand applied at once. Returns when the
+   * consumer ends or skipped a delivery.
    */
   private async read(messages: ConsumerMessages): Promise<void> {
     let queued: ProjectionCommit<E>[] = [];
     let delivered = 0;
+    /** The last delivery read, and the last one in a batch already started. */
+    let through = 0;
+    let started = 0;
+    let lastStart = 0;
+    let timer: NodeJS.Timeout | undefined;
     // One batch is applied while the next one is read (batches still commit in order); a
     // failed batch ends the read, and the next consumer starts from the checkpoint.
     let applying: Promise<void> = Promise.resolve();
+    let running = false;
     let failure: unknown;
-    const failed = (e: unknown) => {
-      failure ??= e;
-      messages.stop();
-    };
-    for await (const m of messages) {
-      if (m.info.deliverySequence !== ++delivered) break;
-      const commit = this.toCommit(m);
-      if (commit) queued.push(commit);
-      if (m.info.pending > 0 && queued.length < this.batchSize) continue;
+    const flush = () => {
+      clearTimeout(timer);
+      timer = undefined;
+      this.flushNow = undefined;
+      // A batch under way: what gathers meanwhile goes when it ends.
+      if (running || failure || through <= started) return;
       const batch = queued;
       queued = [];
-      await applying;
-      if (failure) break;
-      applying = this.apply(batch, m.seq).catch(failed);
+      started = through;
+      lastStart = Date.now();
+      running = true;
+      applying = this.apply(batch, started).then(
+        () => {
+          running = false;
+          schedule();
+        },
+        (e: unknown) => {
+          running = false;
+          failure ??= e;
+          messages.stop();
+        },
+      );
+    };
+    const schedule = () => {
+      if (running || timer || through <= started) return;
+      const wait = lastStart + this.lingerMs - Date.now();
+      if (wait <= 0 || this.waiters.size > 0) return flush();
+      timer = setTimeout(flush, wait);
+      this.flushNow = flush;
+    };
+    try {
+      for await (const m of messages) {
+        if (m.info.deliverySequence !== ++delivered) break;
+        const commit = this.toCommit(m);
+        if (commit) queued.push(commit);
+        through = m.seq;
+        if (m.info.pending > 0 && queued.length < this.batchSize) continue;
+        if (queued.length < this.batchSize) {
+          schedule();
+          continue;
+        }
+        // A full batch (catching up): started as soon as the one before it is applied.
+        await applying;
+        if (failure) break;
+        flush();
+      }
+    } finally {
+      // What was not started is read again by the next consumer, from the checkpoint.
+      clearTimeout(timer);
+      this.flushNow = undefined;
     }
     await applying;
     if (failure) throw failure;
