@@ -50,6 +50,8 @@ export class CommandHandler<C, E extends DomainEvent, S> {
   /** Cached states that may be behind: caught up from their version on next use. */
   private readonly stale = new Set<string>();
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** Reads of the store under way, shared by every caller that asks meanwhile. */
+  private readonly loading = new Map<string, Promise<Cached<S>>>();
   /** Commits folded into the cached state since its last snapshot, per aggregate. */
   private readonly sinceSnapshot = new Map<string, number>();
   private readonly maxAttempts: number;
@@ -82,6 +84,18 @@ export class CommandHandler<C, E extends DomainEvent, S> {
   async state(subject: string): Promise<Cached<S>> {
     const cached = this.cache.get(subject);
     if (cached && !this.stale.has(subject)) return cached;
+    // Callers that ask while the store is being read share that read (a restart's first
+    // inputs, checks and commits of a channel arrive together: one replay, not one each).
+    const underway = this.loading.get(subject);
+    if (underway) return underway;
+    const read = this.read(subject, cached).finally(() => {
+      if (this.loading.get(subject) === read) this.loading.delete(subject);
+    });
+    this.loading.set(subject, read);
+    return read;
+  }
+
+  private async read(subject: string, cached: Cached<S> | undefined): Promise<Cached<S>> {
     this.stale.delete(subject);
     let loaded;
     try {
@@ -163,10 +177,16 @@ export class CommandHandler<C, E extends DomainEvent, S> {
   /** The cached state may be behind (another process may have written): catch up on next use. */
   invalidate(subject?: string): void {
     if (subject) {
-      if (this.cache.has(subject)) this.stale.add(subject);
+      if (this.cache.has(subject) || this.loading.has(subject)) this.markStale(subject);
     } else {
-      for (const s of this.cache.keys()) this.stale.add(s);
+      for (const s of [...this.cache.keys(), ...this.loading.keys()]) this.markStale(s);
     }
+  }
+
+  /** Caught up on next use; a read already under way may be behind, so it is not shared. */
+  private markStale(subject: string): void {
+    this.stale.add(subject);
+    this.loading.delete(subject);
   }
 
   private async attempt(
@@ -188,7 +208,7 @@ export class CommandHandler<C, E extends DomainEvent, S> {
         this.snapshotted(subject, current, id, 1);
         return { events, state: newState, version: next };
       } catch (e) {
-        if (e instanceof ConcurrencyError) this.stale.add(subject);
+        if (e instanceof ConcurrencyError) this.markStale(subject);
         else this.cache.delete(subject);
         if (!(e instanceof ConcurrencyError) || attempt >= this.maxAttempts) throw e;
         await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, attempt * 5)));

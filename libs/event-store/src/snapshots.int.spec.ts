@@ -8,21 +8,11 @@ import {
   EventStore,
   KvSnapshotStore,
   foldAggregate,
-  type Decider,
   type Snapshot,
   type SnapshotStore,
 } from '.';
+import { appendingDecider as decider, type Items } from './test-fixtures';
 
-/** Every command appends its number: a commit applied twice or skipped shows in `items`. */
-type Appended = { type: 'Appended'; data: { n: number } };
-interface Items {
-  items: number[];
-}
-const decider: Decider<{ n: number }, Appended, Items> = {
-  initialState: () => ({ items: [] }),
-  decide: (c) => [{ type: 'Appended', data: { n: c.n } }],
-  evolve: (s, e) => ({ items: [...s.items, e.data.n] }),
-};
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 /** Records what each read returned. */
