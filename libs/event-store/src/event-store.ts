@@ -238,6 +238,9 @@ export class EventStore {
       ack_policy: AckPolicy.None,
       mem_storage: true,
       inactive_threshold: nanos(30_000),
+      // Subject, sequence and writer header are all a watcher reads: not the commit's body
+      // (each replica of a service watches every commit).
+      headers_only: true,
     });
     const consumer = await js.consumers.get(this.stream, info.name);
     const messages = await consumer.consume({ max_messages: 256 });
