@@ -3,7 +3,13 @@ import { subject as subjects } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
 import { ormConfig } from '@dirigent/persistence';
 import { closeMessaging, testDatabaseUrl, testMessaging, uid } from '@dirigent/testing';
-import { EventStore, ProjectionRunner, type Projection, type ProjectionCommit } from '.';
+import {
+  applyBatch,
+  EventStore,
+  ProjectionRunner,
+  type Projection,
+  type ProjectionCommit,
+} from '.';
 
 type Counted = { type: 'Counted'; data: { n: number } };
 
@@ -187,6 +193,32 @@ describe('ProjectionRunner against the real JetStream and Postgres', () => {
     } finally {
       await runner.stop();
     }
+  });
+
+  it('applyBatch creates a missing checkpoint, holds its lock, and applies only commits past it', async () => {
+    const name = `projection-${uid('batch')}`;
+    const p = counting(name, 'unused.>');
+    const commits = (...seqs: number[]) =>
+      seqs.map(
+        (seq) =>
+          ({
+            subject: 'es.fixture.batch',
+            seq,
+            envelope: { data: { events: [{ type: 'Counted', data: { n: seq } }] } },
+          }) as unknown as ProjectionCommit<Counted>,
+      );
+    // Two at once on a checkpoint that does not exist yet: one applies, the other sees it.
+    const results = await Promise.all([
+      applyBatch(orm.em, p, commits(1, 2, 3)),
+      applyBatch(orm.em, p, commits(1, 2, 3)),
+    ]);
+    expect(results.map((r) => r.checkpoint)).toEqual([3, 3]);
+    expect(results.map((r) => r.applied.length).sort()).toEqual([0, 3]);
+    const next = await applyBatch(orm.em, p, commits(2, 3, 4, 5));
+    expect(next.checkpoint).toBe(5);
+    expect(next.applied.map((c) => c.seq)).toEqual([4, 5]);
+    expect(await checkpoint(name)).toBe(5);
+    expect(await applied(name)).toEqual([{ n: 5, most: 1 }]);
   });
 
   it('starts from the checkpoint: commits at or below it are not applied again', async () => {
