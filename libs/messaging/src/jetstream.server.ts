@@ -1,7 +1,8 @@
 import { CustomTransportStrategy, Server, type MessageHandler } from '@nestjs/microservices';
 import { isObservable, lastValueFrom } from 'rxjs';
+import type { JsMsg } from '@nats-io/jetstream';
 import type { Msg, Subscription } from '@nats-io/nats-core';
-import { DomainError, ok, type Reply } from '@dirigent/contracts';
+import { DomainError, ok, type Envelope, type Reply } from '@dirigent/contracts';
 import type { NatsClient } from './connection';
 import { JetStreamContext, NatsRequestContext } from './contexts';
 import {
@@ -22,6 +23,16 @@ export interface RequestOptions {
    * `false`: the handler runs without the server's `around` wrapper (in the services, a fresh
    * ORM request context), for a hot handler that touches no database. Forking the entity
    * manager costs more than answering check-turn from memory.
+   */
+  around?: boolean;
+}
+
+/** Extras of `@EventPattern(subject, extras)`: the durable consumer's settings, and more. */
+export interface EventOptions extends DurableEventOptions {
+  /**
+   * `false`: deliveries are handled without the server's `around` wrapper, as for a request
+   * (RequestOptions.around), for a consumer that touches no database: the coordinator's
+   * reactor forked an entity manager for every channel commit and never used it.
    */
   around?: boolean;
 }
@@ -118,17 +129,21 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
   }
 
   private async startConsumer(pattern: string, handler: MessageHandler): Promise<void> {
-    const extras = handler.extras as DurableEventOptions | undefined;
+    const extras = handler.extras as EventOptions | undefined;
     if (!extras?.stream || !extras.durable || !extras.maxDeliver || !extras.ackWaitMs) {
       throw new Error(
         `@EventPattern('${pattern}') needs { stream, durable, maxDeliver, ackWaitMs } extras`,
       );
     }
+    const { around: wrapped, ...settings } = extras;
     const spec: DurableEventOptions = {
-      ...extras,
+      ...settings,
       ...this.opts.consumerOverrides?.[extras.durable],
       filterSubject: extras.filterSubject ?? pattern,
     };
+    const call = (env: Envelope, m: JsMsg) =>
+      settle(handler(env.data, new JetStreamContext([m, env, spec])));
+    const bare = !this.opts.around || wrapped === false;
     this.consumers.push(
       await runDurableConsumer(
         this.opts.client,
@@ -136,9 +151,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
         spec,
         (env, m) =>
           this.observed('consumer', spec.durable, async () => {
-            await this.around(() =>
-              settle(handler(env.data, new JetStreamContext([m, env, spec]))),
-            );
+            await (bare ? call(env, m) : this.around(() => call(env, m)));
             return 'ok';
           }),
         this.opts.log,

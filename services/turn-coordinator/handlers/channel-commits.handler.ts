@@ -2,7 +2,7 @@ import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { Durables, EnvelopeTypes, Streams, type Envelope } from '@dirigent/contracts';
 import type { Commit } from '@dirigent/event-store';
-import { JetStreamContext, type DurableEventOptions } from '@dirigent/messaging';
+import { JetStreamContext, type EventOptions } from '@dirigent/messaging';
 import type { ChannelEvent } from '@dirigent/turn-domain';
 import { CHANNEL_TOPIC, ReactToCommit } from '../application/react-to-commit';
 
@@ -31,7 +31,10 @@ export class ChannelCommitsHandler {
     backoffMs: [100, 500, 2000, 5000],
     // A restarted or taken-over reactor gets a dead holder's commits back before newer ones.
     awaitAbandoned: true,
-  } satisfies DurableEventOptions)
+    // The reactor reads NATS (the store, its KV buckets) and no database: no ORM request
+    // context, which cost more per commit than reacting to a commit without effects.
+    around: false,
+  } satisfies EventOptions)
   commit(@Payload() _data: unknown, @Ctx() ctx: JetStreamContext) {
     const env = ctx.envelope as Envelope<Commit<ChannelEvent>>;
     if (env.type !== EnvelopeTypes.commit) return undefined;
