@@ -70,6 +70,7 @@ export async function runDurableConsumer(
   // the server it is held: a delivery left unread behind busy slots would be redelivered every
   // ack wait and handled twice. Without them, a full set of slots stops the reading.
   const held = new Set<JsMsg>();
+  let stopping = false;
   const waiting: JsMsg[] = [];
   const beat = opts.workingEveryMs
     ? setInterval(() => held.forEach((m) => m.working()), opts.workingEveryMs)
@@ -79,7 +80,8 @@ export async function runDurableConsumer(
     const p = handleOne(client, source, opts, handle, log, m).finally(() => {
       inflight.delete(p);
       held.delete(m);
-      const next = waiting.shift();
+      // Stopping: what waits goes back to the server (below), nothing new starts.
+      const next = stopping ? undefined : waiting.shift();
       if (next) start(next);
     });
     inflight.add(p);
@@ -127,6 +129,7 @@ export async function runDurableConsumer(
   return {
     done: loop,
     stop: async () => {
+      stopping = true;
       await messages.close();
       await loop.catch(() => undefined);
     },
