@@ -237,9 +237,10 @@ export class PartitionedConsumers implements PartitionOwner {
     const started = process.hrtime.bigint();
     let outcome = 'error';
     try {
-      await RequestContext.create(this.orm.em, async () => {
-        await r.handle(env, new JetStreamContext([m, env, spec]));
-      });
+      const call = () => r.handle(env, new JetStreamContext([m, env, spec]));
+      // A consumer that touches no database (the reactor: `around: false`) gets no ORM context.
+      if ((r.extras as { around?: boolean }).around === false) await call();
+      else await RequestContext.create(this.orm.em, call);
       outcome = 'ok';
     } finally {
       handlerLatency.observe(
