@@ -26,6 +26,12 @@ export interface DurableEventOptions extends DurableSpec {
    * ack waits and handlers that keep a per-key order (the coordinator's channel inputs).
    */
   awaitAbandoned?: boolean;
+  /**
+   * How long `stop()` waits for handlers still running (default 10 s). A handler that is
+   * stuck (e.g. on a request nobody answers) is then left: its delivery is not acknowledged
+   * and comes back, to the next holder of the durable, after the ack wait.
+   */
+  stopGraceMs?: number;
 }
 
 export interface RunningConsumer {
@@ -44,6 +50,7 @@ export type EnvelopeHandler = (env: Envelope, m: JsMsg) => Promise<void>;
 export type SkipDelivery = (m: JsMsg) => boolean;
 
 const DEFAULT_BACKOFF = [250, 1000, 5000, 15000];
+const DEFAULT_STOP_GRACE_MS = 10_000;
 
 /**
  * Runs a durable pull consumer: explicit ack after the handler's promise resolves, `nak`
@@ -73,17 +80,28 @@ export async function runDurableConsumer(
   let stopping = false;
   const waiting: JsMsg[] = [];
   const beat = opts.workingEveryMs
-    ? setInterval(() => held.forEach((m) => m.working()), opts.workingEveryMs)
+    ? setInterval(() => {
+        try {
+          held.forEach((m) => m.working());
+        } catch {
+          // Connection closing: the deliveries come back after their ack wait.
+        }
+      }, opts.workingEveryMs)
     : undefined;
   const start = (m: JsMsg) => {
     held.add(m);
-    const p = handleOne(client, source, opts, handle, log, m).finally(() => {
-      inflight.delete(p);
-      held.delete(m);
-      // Stopping: what waits goes back to the server (below), nothing new starts.
-      const next = stopping ? undefined : waiting.shift();
-      if (next) start(next);
-    });
+    const p = handleOne(client, source, opts, handle, log, m)
+      .catch((e: Error) =>
+        // The ack or nak could not be sent (the connection is closing): redelivered later.
+        log.warn({ seq: m.seq, err: e.message }, 'delivery not settled; it comes back'),
+      )
+      .finally(() => {
+        inflight.delete(p);
+        held.delete(m);
+        // Stopping: what waits goes back to the server (below), nothing new starts.
+        const next = stopping ? undefined : waiting.shift();
+        if (next) start(next);
+      });
     inflight.add(p);
   };
   // Skipped deliveries are acknowledged together once the messages at hand are looked at:
@@ -130,8 +148,26 @@ export async function runDurableConsumer(
     done: loop,
     stop: async () => {
       stopping = true;
-      await messages.close();
-      await loop.catch(() => undefined);
+      // Closing ends once the reading loop has let go, which a stuck handler can keep it from.
+      const closing = messages.close().catch(() => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      const settled = await Promise.race([
+        Promise.all([closing, loop]).then(
+          () => true,
+          () => true,
+        ),
+        new Promise<false>((r) => {
+          timer = setTimeout(() => r(false), opts.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (!settled) {
+        clearInterval(beat);
+        log.warn(
+          { stream: opts.stream, durable: opts.durable, running: inflight.size },
+          'handlers still running after the stop grace are left; their deliveries come back after the ack wait',
+        );
+      }
     },
   };
 }

@@ -252,6 +252,53 @@ describe('Messaging against the real NATS', () => {
       await c.stop();
     });
 
+    it('stops without waiting for ever on a stuck handler; its delivery comes back', async () => {
+      const durable = uid('stuck');
+      const spec = {
+        stream,
+        durable,
+        filterSubject: `${prefix}.stuck.*`,
+        maxDeliver: 5,
+        ackWaitMs: 1000,
+        stopGraceMs: 300,
+      };
+      const warnings: string[] = [];
+      const log = {
+        info: () => undefined,
+        warn: (_: object, msg?: string) => warnings.push(msg ?? ''),
+        error: () => undefined,
+      };
+      const seen: number[] = [];
+      const first = await runDurableConsumer(
+        m.client,
+        'messaging-test',
+        spec,
+        async (_env, msg) => {
+          seen.push(msg.info.deliveryCount);
+          await new Promise(() => undefined); // never settles
+        },
+        log,
+      );
+      await m.publish(`${prefix}.stuck.x`, envelope('job', 'test', { name: 'stuck' }));
+      await waitFor(async () => seen.length === 1, 5000, 20, 'the first delivery');
+      await first.stop();
+      expect(warnings.some((w) => w.includes('stop grace'))).toBe(true);
+
+      const again: number[] = [];
+      const second = await runDurableConsumer(
+        m.client,
+        'messaging-test',
+        spec,
+        async (_env, msg) => {
+          again.push(msg.info.deliveryCount);
+        },
+        log,
+      );
+      await waitFor(async () => again.length === 1, 10_000, 20, 'the delivery back');
+      expect(again).toEqual([2]);
+      await second.stop();
+    });
+
     it('carries W3C trace context from publisher to handler', async () => {
       const subject = `${prefix}.traced`;
       let seen: string | undefined;
