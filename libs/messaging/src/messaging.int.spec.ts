@@ -268,32 +268,26 @@ describe('Messaging against the real NATS', () => {
         warn: (_: object, msg?: string) => warnings.push(msg ?? ''),
         error: () => undefined,
       };
+      const holder = (record: number[], settle: boolean) =>
+        runDurableConsumer(
+          m.client,
+          'messaging-test',
+          spec,
+          async (_env, msg) => {
+            record.push(msg.info.deliveryCount);
+            if (!settle) await new Promise(() => undefined);
+          },
+          log,
+        );
       const seen: number[] = [];
-      const first = await runDurableConsumer(
-        m.client,
-        'messaging-test',
-        spec,
-        async (_env, msg) => {
-          seen.push(msg.info.deliveryCount);
-          await new Promise(() => undefined); // never settles
-        },
-        log,
-      );
+      const first = await holder(seen, false);
       await m.publish(`${prefix}.stuck.x`, envelope('job', 'test', { name: 'stuck' }));
       await waitFor(async () => seen.length === 1, 5000, 20, 'the first delivery');
       await first.stop();
       expect(warnings.some((w) => w.includes('stop grace'))).toBe(true);
 
       const again: number[] = [];
-      const second = await runDurableConsumer(
-        m.client,
-        'messaging-test',
-        spec,
-        async (_env, msg) => {
-          again.push(msg.info.deliveryCount);
-        },
-        log,
-      );
+      const second = await holder(again, true);
       await waitFor(async () => again.length === 1, 10_000, 20, 'the delivery back');
       expect(again).toEqual([2]);
       await second.stop();
