@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Durables, subject, type IdentityEntry } from '@dirigent/contracts';
 import type { EventStore } from '@dirigent/event-store';
@@ -29,6 +30,8 @@ export interface ChannelRead {
  * projection holds it, so an answer is never older than the commit that announced it.
  */
 export class ChannelReadModel {
+  private readonly log = new Logger('read-model');
+
   constructor(
     private readonly em: EntityManager,
     private readonly store: EventStore,
@@ -52,11 +55,28 @@ export class ChannelReadModel {
       () => this.em.fork().findOne(ChannelRow, { channelId }),
       (r) => Number(r?.version ?? 0) >= latest,
     );
+    if (!current) await this.reportBehind(channelId, latest, Number(row?.version ?? 0));
     return {
       version: Number(row?.version ?? 0),
       state: (row?.state as unknown as ChannelState | undefined) ?? initialChannelState(channelId),
       current,
     };
+  }
+
+  /** A read model this far behind is an outage of its projection: say where it stands. */
+  private async reportBehind(channelId: string, latest: number, row: number): Promise<void> {
+    const checkpoint = await this.em
+      .fork()
+      .findOne(ProjectionCheckpoint, { name: Durables.coordinatorProjection });
+    this.log.error({
+      msg: 'channel read model behind the event store after the wait',
+      channelId,
+      latest,
+      row,
+      checkpoint: Number(checkpoint?.lastSeq ?? 0),
+      checkpointAt: checkpoint?.updatedAt,
+      waitMs: this.waitMs,
+    });
   }
 
   /** The channel's newest timeline events as commits, oldest first. */
