@@ -1,25 +1,19 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Controller, type INestApplication } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
-import { Test } from '@nestjs/testing';
 import { IsString } from 'class-validator';
 import { envelope } from '@dirigent/contracts';
-import { closeMessaging, testMessaging, uid, waitFor } from '@dirigent/testing';
-import {
-  connectJetStreamTransport,
-  ensureStream,
-  type EventOptions,
-  type Messaging,
-  type RequestOptions,
-} from '.';
+import { uid, waitFor } from '@dirigent/testing';
+import { type EventOptions, type Messaging, type RequestOptions } from '.';
+import { startProbeApp, testStream, type ProbeApp } from './test-fixtures';
 
 /** The server's `around` wrapper and the handlers that opt out of it (`around: false`). */
 class Probe {
   @IsString() name: string;
 }
 
-const stream = `TEST_${uid('around').replace(/-/g, '_').toUpperCase()}`;
-const prefix = `test.${stream.toLowerCase()}`;
+const test = testStream('around');
+const { stream, prefix } = test;
 const consumer = (name: string): EventOptions => ({
   stream,
   durable: uid(name),
@@ -62,9 +56,8 @@ class AroundHandlers {
 }
 
 describe('JetStreamServer: the around wrapper', () => {
+  let probe: ProbeApp;
   let m: Messaging;
-  let app: INestApplication;
-  const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
   const drained = (durable: string) =>
     waitFor(
       async () => {
@@ -77,32 +70,15 @@ describe('JetStreamServer: the around wrapper', () => {
     );
 
   beforeAll(async () => {
-    m = await testMessaging('jetstream-around-test');
-    await ensureStream(m.client.jsm, {
-      name: stream as never,
-      subjects: [`${prefix}.>`],
-      retention: 'limits',
-      duplicateWindowMs: 60_000,
-    });
-    const moduleRef = await Test.createTestingModule({ controllers: [AroundHandlers] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    connectJetStreamTransport(app, {
-      client: m.client,
-      source: 'probe',
-      log: quiet,
+    probe = await startProbeApp('jetstream-around-test', test, [AroundHandlers], {
       around: (fn) => {
         wrapperCalls++;
         return wrapper.run('inside', fn);
       },
     });
-    await app.init();
-    await app.startAllMicroservices();
+    m = probe.m;
   });
-  afterAll(async () => {
-    await app.close();
-    await m.client.jsm.streams.delete(stream).catch(() => undefined);
-    await closeMessaging(m);
-  });
+  afterAll(() => probe?.close());
 
   it('runs requests inside the wrapper unless they say around: false', async () => {
     const before = wrapperCalls;

@@ -3,24 +3,21 @@ import {
   UseInterceptors,
   type CallHandler,
   type ExecutionContext,
-  type INestApplication,
   type NestInterceptor,
 } from '@nestjs/common';
 import { map } from 'rxjs';
 import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
-import { Test } from '@nestjs/testing';
 import { IsInt, IsString, Min } from 'class-validator';
 import { DomainError, ErrorCodes, envelope, type Reply } from '@dirigent/contracts';
-import { closeMessaging, testMessaging, uid, waitFor } from '@dirigent/testing';
+import { uid, waitFor } from '@dirigent/testing';
 import {
-  connectJetStreamTransport,
-  ensureStream,
   JetStreamContext,
   metricsRegistry,
   NatsRequestContext,
   type DurableEventOptions,
   type Messaging,
 } from '.';
+import { startProbeApp, testStream, type ProbeApp } from './test-fixtures';
 
 class AddRequest {
   @IsInt() @Min(0) a: number;
@@ -30,8 +27,7 @@ class Job {
   @IsString() name: string;
 }
 
-const stream = `TEST_${uid('nest').replace(/-/g, '_').toUpperCase()}`;
-const prefix = `test.${stream.toLowerCase()}`;
+const { stream, prefix } = testStream('nest');
 const durable = uid('jobs');
 const jobs: DurableEventOptions = {
   stream,
@@ -97,32 +93,17 @@ class ProbeHandlers {
 }
 
 describe('JetStreamServer: @nestjs/microservices over JetStream', () => {
+  let probe: ProbeApp;
   let m: Messaging;
-  let app: INestApplication;
-  const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
   const request = (data: unknown) => m.request<Record<string, unknown>>(`rpc.${prefix}.add`, data);
   const deliveries = (name: string) => seen.filter((s) => s.name === name);
   const letters = async () => (await m.listDeadLetters(500)).filter((d) => d.durable === durable);
 
   beforeAll(async () => {
-    m = await testMessaging('jetstream-server-test');
-    await ensureStream(m.client.jsm, {
-      name: stream as never,
-      subjects: [`${prefix}.>`],
-      retention: 'limits',
-      duplicateWindowMs: 60_000,
-    });
-    const moduleRef = await Test.createTestingModule({ controllers: [ProbeHandlers] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    connectJetStreamTransport(app, { client: m.client, source: 'probe', log: quiet });
-    await app.init();
-    await app.startAllMicroservices();
+    probe = await startProbeApp('jetstream-server-test', { stream, prefix }, [ProbeHandlers]);
+    m = probe.m;
   });
-  afterAll(async () => {
-    await app.close();
-    await m.client.jsm.streams.delete(stream).catch(() => undefined);
-    await closeMessaging(m);
-  });
+  afterAll(() => probe?.close());
 
   describe('@MessagePattern (request/reply)', () => {
     it('answers with ok:true and the handler data', async () => {
