@@ -184,11 +184,14 @@ describe('ProjectionRunner against the real JetStream and Postgres', () => {
         throw new Error('crash inside the batch');
       }
     });
-    const runner = new ProjectionRunner(messaging, orm.em, projection, { batchSize: 25 });
+    const errors: object[] = [];
+    const log = { warn: () => undefined, error: (o: object) => errors.push(o) };
+    const runner = new ProjectionRunner(messaging, orm.em, projection, { batchSize: 25, log });
     await runner.start();
     try {
       expect(await runner.reached(last, 30_000)).toBe(true);
       expect(failed).toBe(true);
+      expect(errors).toEqual([{ projection: name, err: 'crash inside the batch' }]);
       expect(await applied(name)).toEqual([{ n: 60, most: 1 }]);
     } finally {
       await runner.stop();

@@ -27,6 +27,8 @@ export interface Projection<E extends DomainEvent = DomainEvent> {
 
 export interface ProjectionLogger {
   warn(obj: object, msg?: string): void;
+  /** A failed batch (the read model stops moving until one succeeds); `warn` without it. */
+  error?(obj: object, msg?: string): void;
 }
 
 export interface ProjectionRunnerOptions<E extends DomainEvent = DomainEvent> {
@@ -185,9 +187,11 @@ export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
         session ??= await this.open();
         await this.read(session.messages);
       } catch (e) {
-        this.opts.log?.warn(
+        const log = this.opts.log;
+        (log?.error ?? log?.warn)?.call(
+          log,
           { projection: this.projection.name, err: (e as Error).message },
-          'projection consumer failed; resuming from the checkpoint',
+          'projection batch or consumer failed; resuming from the checkpoint',
         );
       } finally {
         if (session) await this.close(session.name);
