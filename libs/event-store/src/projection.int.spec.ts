@@ -17,7 +17,7 @@ type Counted = { type: 'Counted'; data: { n: number } };
 function counting(
   name: string,
   filterSubject: string,
-  before?: (commits: readonly ProjectionCommit<Counted>[]) => void,
+  before?: (commits: readonly ProjectionCommit<Counted>[]) => void | Promise<void>,
 ): Projection<Counted> {
   return {
     name,
@@ -34,7 +34,7 @@ function counting(
         'run',
         em.getTransactionContext(),
       );
-      before?.(commits);
+      await before?.(commits);
     },
   };
 }
@@ -193,6 +193,21 @@ describe('ProjectionRunner against the real JetStream and Postgres', () => {
       expect(failed).toBe(true);
       expect(errors).toEqual([{ projection: name, err: 'crash inside the batch' }]);
       expect(await applied(name)).toEqual([{ n: 60, most: 1 }]);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('says so when a batch takes long (the read model is held still meanwhile)', async () => {
+    const { name, filter, last } = await backlog(1, 3);
+    const projection = counting(name, filter, () => new Promise<void>((r) => setTimeout(r, 400)));
+    const errors: string[] = [];
+    const log = { warn: () => undefined, error: (_: object, msg?: string) => errors.push(msg!) };
+    const runner = new ProjectionRunner(messaging, orm.em, projection, { log, slowBatchMs: 100 });
+    await runner.start();
+    try {
+      expect(await runner.reached(last, 30_000)).toBe(true);
+      expect(errors).toContain('projection batch still running after 100 ms');
     } finally {
       await runner.stop();
     }

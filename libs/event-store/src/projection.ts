@@ -42,6 +42,8 @@ export interface ProjectionRunnerOptions<E extends DomainEvent = DomainEvent> {
    */
   lingerMs?: number;
   log?: ProjectionLogger;
+  /** A batch still running after this long is logged as an error (default 5 s). */
+  slowBatchMs?: number;
   /** Called after each committed batch with the commits it applied (live updates). */
   onApplied?: (commits: readonly ProjectionCommit<E>[]) => void;
 }
@@ -314,9 +316,24 @@ export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
 
   private async apply(batch: ProjectionCommit<E>[], through: number): Promise<void> {
     if (batch.length) {
-      const { checkpoint, applied } = await applyBatch(this.em, this.projection, batch);
-      this.advance(checkpoint);
-      if (applied.length) this.opts.onApplied?.(applied);
+      // A batch normally takes milliseconds; one still running after this long (a lock or a
+      // connection it waits for) holds the read model still: say so while it lasts.
+      const slowMs = this.opts.slowBatchMs ?? 5000;
+      const slow = setTimeout(() => {
+        const log = this.opts.log;
+        (log?.error ?? log?.warn)?.call(
+          log,
+          { projection: this.projection.name, commits: batch.length, from: batch[0].seq },
+          `projection batch still running after ${slowMs} ms`,
+        );
+      }, slowMs);
+      try {
+        const { checkpoint, applied } = await applyBatch(this.em, this.projection, batch);
+        this.advance(checkpoint);
+        if (applied.length) this.opts.onApplied?.(applied);
+      } finally {
+        clearTimeout(slow);
+      }
     }
     this.advance(through);
   }
