@@ -1,5 +1,5 @@
 import { MikroORM } from '@mikro-orm/postgresql';
-import { subject as subjects } from '@dirigent/contracts';
+import { Streams, subject as subjects } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
 import { ormConfig } from '@dirigent/persistence';
 import { closeMessaging, testDatabaseUrl, testMessaging, uid } from '@dirigent/testing';
@@ -208,6 +208,32 @@ describe('ProjectionRunner against the real JetStream and Postgres', () => {
     try {
       expect(await runner.reached(last, 30_000)).toBe(true);
       expect(errors).toContain('projection batch still running after 100 ms');
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('opens a new consumer from the checkpoint when its consumer is lost, and says so', async () => {
+    const { family, name, filter, last } = await backlog(1, 5);
+    const warnings: string[] = [];
+    const log = { warn: (_: object, msg?: string) => warnings.push(msg!), error: () => undefined };
+    const runner = new ProjectionRunner(messaging, orm.em, counting(name, filter), { log });
+    await runner.start();
+    try {
+      expect(await runner.reached(last, 30_000)).toBe(true);
+      const jsm = messaging.client.jsm;
+      for await (const c of jsm.consumers.list(Streams.eventStore)) {
+        if (c.config.filter_subject === filter)
+          await jsm.consumers.delete(Streams.eventStore, c.name);
+      }
+      const next = await store.append<Counted>(
+        subjects.aggregate(family, 'a0'),
+        [{ type: 'Counted', data: { n: 5 } }],
+        last,
+      );
+      expect(await runner.reached(next, 30_000)).toBe(true);
+      expect(warnings).toContain('projection consumer lost; resuming from the checkpoint');
+      expect(await applied(name)).toEqual([{ n: 6, most: 1 }]);
     } finally {
       await runner.stop();
     }

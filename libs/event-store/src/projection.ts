@@ -105,6 +105,7 @@ export async function applyBatch<E extends DomainEvent>(
 /** Statuses after which the ephemeral consumer will deliver nothing more. */
 const CONSUMER_LOST = new Set(['consumer_deleted', 'consumer_not_found', 'stream_not_found']);
 const RETRY_MS = 500;
+const PULL_EXPIRES_MS = 5000;
 
 /**
  * Runs a projection as a catch-up subscription whose position is the Postgres checkpoint:
@@ -220,11 +221,18 @@ export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
     const messages = await consumer.consume({
       max_messages: this.batchSize * 2,
       abort_on_missing_resource: true,
+      // Short pulls (heartbeats every 2.5 s): a consumer that stopped delivering is noticed
+      // within seconds rather than half a minute, while the read model waits on it.
+      expires: PULL_EXPIRES_MS,
     });
     this.messages = messages;
     void (async () => {
       for await (const s of messages.status()) {
         if (CONSUMER_LOST.has(s.type) || (s.type === 'heartbeats_missed' && s.count >= 2)) {
+          this.opts.log?.warn(
+            { projection: this.projection.name, status: s.type },
+            'projection consumer lost; resuming from the checkpoint',
+          );
           messages.stop();
           return;
         }
