@@ -190,9 +190,7 @@ export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
         session ??= await this.open();
         await this.read(session.messages);
       } catch (e) {
-        const log = this.opts.log;
-        (log?.error ?? log?.warn)?.call(
-          log,
+        this.logError(
           { projection: this.projection.name, err: (e as Error).message },
           'projection batch or consumer failed; resuming from the checkpoint',
         );
@@ -327,14 +325,14 @@ export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
       // A batch normally takes milliseconds; one still running after this long (a lock or a
       // connection it waits for) holds the read model still: say so while it lasts.
       const slowMs = this.opts.slowBatchMs ?? 5000;
-      const slow = setTimeout(() => {
-        const log = this.opts.log;
-        (log?.error ?? log?.warn)?.call(
-          log,
-          { projection: this.projection.name, commits: batch.length, from: batch[0].seq },
-          `projection batch still running after ${slowMs} ms`,
-        );
-      }, slowMs);
+      const slow = setTimeout(
+        () =>
+          this.logError(
+            { projection: this.projection.name, commits: batch.length, from: batch[0].seq },
+            `projection batch still running after ${slowMs} ms`,
+          ),
+        slowMs,
+      );
       try {
         const { checkpoint, applied } = await applyBatch(this.em, this.projection, batch);
         this.advance(checkpoint);
@@ -344,6 +342,12 @@ export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
       }
     }
     this.advance(through);
+  }
+
+  private logError(obj: object, msg: string): void {
+    const log = this.opts.log;
+    if (log?.error) log.error(obj, msg);
+    else log?.warn(obj, msg);
   }
 
   private toCommit(m: JsMsg): ProjectionCommit<E> | undefined {
