@@ -7,9 +7,9 @@ import type { LedgerEntry } from './postgres-ledger';
 import { INSTANCE_HEADER } from './usage-publisher';
 
 /**
- * The gateways' shared durable consumer of `dirigent.llm.usage` that writes the ledger.
- * Starts at new messages: the events published before it first existed were written by
- * the gateways themselves.
+ * The gateways' shared durable consumer of usage events (`Subjects.llm.usage`) that writes
+ * the ledger. Starts at new messages: the events published before it first existed were
+ * written by the gateways themselves.
  */
 export const LEDGER_DURABLE = Durables.gatewayLedger;
 

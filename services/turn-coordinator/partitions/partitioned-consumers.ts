@@ -145,8 +145,8 @@ export class PartitionedConsumers implements PartitionOwner {
         (m) => m.subject.split('.')[DISCORD_CHANNEL_TOKEN],
         (env, ctx) => inputs.discordEvent(env.data as Record<string, unknown>, ctx),
       ),
-      // `dirigent.turn.complete.<channelId>`: a completion whose body names another channel
-      // is still handled once, by the replica serving the subject's channel.
+      // Turn completions (`subject.turnComplete(channelId)`): a completion whose body names
+      // another channel is still handled once, by the replica serving the subject's channel.
       route(
         inputs.turnComplete as Handler,
         (m) => m.subject.split('.')[COMPLETE_CHANNEL_TOKEN],
