@@ -143,7 +143,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     };
     const call = (env: Envelope, m: JsMsg) =>
       settle(handler(env.data, new JetStreamContext([m, env, spec])));
-    const bare = !this.opts.around || wrapped === false;
+    const bare = this.runsBare(wrapped);
     this.consumers.push(
       await runDurableConsumer(
         this.opts.client,
@@ -183,8 +183,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     const started = process.hrtime.bigint();
     // Without a wrapper the handler's result is used as it is: an answer at once is sent at
     // once, in this callback, with no promise in between.
-    const bare =
-      !this.opts.around || (handler.extras as RequestOptions | undefined)?.around === false;
+    const bare = this.runsBare((handler.extras as RequestOptions | undefined)?.around);
     const call = (body: object) => {
       const ctx = new NatsRequestContext([msg]);
       return toReply(direct ? direct(body, ctx) : handler(body, ctx));
@@ -200,6 +199,11 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
           started,
         ),
     );
+  }
+
+  /** Without a wrapper, or when the handler says `around: false`: called as it is. */
+  private runsBare(around: boolean | undefined): boolean {
+    return !this.opts.around || around === false;
   }
 
   private around<T>(fn: () => Promise<T>): Promise<T> {
