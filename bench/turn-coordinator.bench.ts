@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import {
   Aggregates,
@@ -11,19 +12,28 @@ import {
 } from '@dirigent/contracts';
 import { Messaging, NatsClient } from '@dirigent/messaging';
 import { EventStore } from '@dirigent/event-store';
-import { migrate, ProjectionCheckpoint } from '@dirigent/persistence';
+import { migrate, ormConfig, ProjectionCheckpoint } from '@dirigent/persistence';
 import { startServiceApp } from '@dirigent/service-kit';
-import { snowflake, testDatabaseUrl, testNatsUrl, uid, waitFor } from '@dirigent/testing';
+import {
+  freePort,
+  snowflake,
+  spawnNode,
+  testDatabaseUrl,
+  testNatsUrl,
+  uid,
+  waitFor,
+} from '@dirigent/testing';
 import type { TurnGranted } from '@dirigent/contracts';
 import { TurnCoordinatorService } from '../services/turn-coordinator/turn-coordinator.module';
 import { FakeIngest } from '../services/turn-coordinator/test/fake-ingest';
 import { startPrivateNats } from '../libs/testing/src/private-services';
 import { nestEcho, rawEcho } from './anchors';
+import { echoReply } from './echo-server';
 import { profilePhase } from './profile';
 import { msSince, percentile, round, type BenchResult } from './stats';
 
 const CHANNELS = 1000;
-const CHECK_SECONDS = 5;
+const CHECK_SECONDS = 10;
 const GRANT_SAMPLES = 300;
 const GRANT_RATE = 100;
 const SETUP_CONCURRENCY = 25;
@@ -88,8 +98,80 @@ async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<voi
   );
 }
 
+interface Running {
+  stop(): Promise<void>;
+}
+
 /**
- * Turn coordinator latency on loopback, the coordinator in-process with a fake ingest:
+ * The coordinator: the built service (dist/services/turn-coordinator/main.js) as a process of
+ * its own, as it is deployed, ready when its `/healthz` answers; `inProcess`, a Nest app in
+ * this process (for a CPU profile of client and server together).
+ */
+async function startCoordinator(inProcess: boolean, env: Record<string, string>): Promise<Running> {
+  if (inProcess) {
+    const { app } = await startServiceApp(TurnCoordinatorService, {
+      ...env,
+      TURN_COORDINATOR_PORT: '0',
+    });
+    return { stop: () => app.close() };
+  }
+  const port = await freePort();
+  const child = spawnNode(resolve(__dirname, '../services/turn-coordinator/main.js'), {
+    ...env,
+    TURN_COORDINATOR_PORT: String(port),
+  });
+  const deadline = Date.now() + TIMEOUT_MS;
+  const healthy = () =>
+    fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+  while (!(await healthy())) {
+    const gone = child.child.exitCode !== null || child.child.signalCode !== null;
+    if (gone || Date.now() > deadline) {
+      await child.kill('SIGKILL');
+      throw new Error(
+        `the coordinator ${gone ? 'exited' : `was not healthy in ${TIMEOUT_MS} ms`}:\n${child.output()}`,
+      );
+    }
+    await sleep(100);
+  }
+  return { stop: () => child.kill('SIGTERM') };
+}
+
+/** The two echoes (bench/echo-server.ts) in a process of their own, or in this one. */
+async function startEchoes(
+  inProcess: boolean,
+  natsUrl: string,
+  rawSubject: string,
+  libSubject: string,
+): Promise<Running> {
+  if (inProcess) {
+    const echoClient = await NatsClient.connect({ url: natsUrl, name: 'bench-echo' });
+    rawEcho(echoClient.nc, rawSubject, echoReply);
+    const echoApp = await nestEcho(echoClient, libSubject, CheckTurnRequest, echoReply);
+    await echoClient.nc.flush();
+    return {
+      stop: async () => {
+        await echoApp.close();
+        await echoClient.close();
+      },
+    };
+  }
+  const child = spawnNode(resolve(__dirname, 'echo-server.js'), { NATS_URL: natsUrl }, [
+    rawSubject,
+    libSubject,
+  ]);
+  await child.waitForLine('ready').catch(async (e: Error) => {
+    await child.kill('SIGKILL');
+    throw e;
+  });
+  return { stop: () => child.kill('SIGTERM') };
+}
+
+/**
+ * Turn coordinator latency on loopback, the coordinator in a process of its own with a fake
+ * ingest in the bench's (`BENCH_IN_PROCESS=1` or `BENCH_CPU_PROFILE`: all in one process):
  * `dirigent.turn.check` p50/p99 at 200 and 1000 requests/s spread over 1000 chat channels,
  * and turn-complete (an empty turn) → `turn.granted` of the next speaker, p50/p99.
  * Needs NATS (`NATS_URL`) and Postgres (`DATABASE_URL`), as the service does.
@@ -107,11 +189,12 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
   const nats = new Messaging(client, 'bench', { info: quiet, warn: quiet, error: quiet });
   const fake = new FakeIngest(nats, snowflake());
   await fake.start();
-  const { app } = await startServiceApp(TurnCoordinatorService, {
+  const orm = await MikroORM.init(ormConfig(databaseUrl));
+  const inProcess = !!(process.env.BENCH_IN_PROCESS || process.env.BENCH_CPU_PROFILE);
+  const coordinator = await startCoordinator(inProcess, {
     NATS_URL: natsUrl,
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'silent',
-    TURN_COORDINATOR_PORT: '0',
     DIRIGENT_MODERATOR_USER_ID: fake.moderatorId,
   });
   const current = new Map<string, { agentId: string; at: bigint }>();
@@ -186,7 +269,7 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
     await waitFor(async () => (backlog = await reactorBacklog()) === 0, SETTLE_MS, 100).catch(
       () => undefined,
     );
-    const store = app.get(EventStore);
+    const store = new EventStore(nats);
     let target = 0;
     for (const c of channels) {
       target = Math.max(target, await store.version(subject.aggregate(Aggregates.channel, c)));
@@ -194,9 +277,8 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
     const projected = async () =>
       Number(
         (
-          await app
-            .get(MikroORM)
-            .em.fork()
+          await orm.em
+            .fork()
             .findOne(ProjectionCheckpoint, { name: Durables.coordinatorProjection })
         )?.lastSeq ?? 0,
       );
@@ -205,23 +287,13 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
     });
 
     // check-turn next to its anchors (bench/anchors.ts): a raw @nats-io echo and the same
-    // echo through the messaging layer (Nest, the transport, the contract pipe), served from
-    // this process on a connection of their own, as the coordinator is. Rounds of one second
-    // per target at the same rate, in turn, so that drift on the machine hits all alike.
-    const echoClient = await NatsClient.connect({ url: natsUrl, name: 'bench-echo' });
-    const echoReply = (p: { agentId?: unknown }) => ({
-      allowed: false,
-      currentSpeaker: p.agentId,
-      tmState: 'active',
-      mode: 'chat',
-      dormant: false,
-      multiMessage: false,
-    });
+    // echo through the messaging layer (Nest, the transport, the contract pipe), served on a
+    // connection of their own from a process of their own, as the coordinator is served from
+    // its own. Rounds of one second per target at the same rate, in turn, so that drift on the
+    // machine hits all alike.
     const rawSubject = `bench.${uid('raw-echo')}`;
     const libSubject = `bench.${uid('lib-echo')}`;
-    rawEcho(echoClient.nc, rawSubject, echoReply);
-    const echoApp = await nestEcho(echoClient, libSubject, CheckTurnRequest, echoReply);
-    await echoClient.nc.flush();
+    const echoes = await startEchoes(inProcess, natsUrl, rawSubject, libSubject);
     const body = (i: number) => ({
       guildId,
       channelId: channels[(i * 7919) % channels.length],
@@ -259,8 +331,7 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
       at200 = await measure(200);
       at1000 = await measure(1000);
     });
-    await echoApp.close();
-    await echoClient.close();
+    await echoes.stop();
 
     // Empty turns: the speaker passes, the next one is granted.
     const grantSample: number[] = [];
@@ -293,6 +364,7 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
     });
 
     return {
+      servers: inProcess ? 'in this process' : 'a process each',
       channels: CHANNELS,
       ...sideBySide('@200/s', at200!.samples),
       ...sideBySide('@1000/s', at1000!.samples),
@@ -305,7 +377,8 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
     };
   } finally {
     grants.unsubscribe();
-    await app.close();
+    await coordinator.stop();
+    await orm.close(true);
     await fake.stop();
     await nats.close();
     await client.close();
