@@ -30,6 +30,7 @@ import { startPrivateNats } from '../libs/testing/src/private-services';
 import { nestEcho, rawEcho } from './anchors';
 import { echoReply } from './echo-server';
 import { profilePhase } from './profile';
+import { startStallProbe, type StallReport } from './stall-probe';
 import { msSince, percentile, round, type BenchResult } from './stats';
 
 const CHANNELS = 1000;
@@ -59,6 +60,12 @@ function sideBySide(rate: string, samples: Record<Target, number[]>): BenchResul
     [`check-turn/raw p99 ${rate}`]: round(p('check', 99) / p('raw', 99), 2),
   };
 }
+
+/** The machine's stalls while a rate was measured (bench/stall-probe.ts). */
+const stalls = (rate: string, r: StallReport): BenchResult => ({
+  [`machine stalls > 1 ms per s ${rate}`]: r.stallsPerSecond,
+  [`machine stall p99 ms ${rate}`]: r.p99OverrunMs,
+});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -311,6 +318,7 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
       const samples: Record<Target, number[]> = { raw: [], messaging: [], check: [] };
       let errors = 0;
       let fired = 0;
+      const probe = startStallProbe();
       for (let round = 0; round < CHECK_SECONDS; round++) {
         for (let k = 0; k < TARGETS.length; k++) {
           const target = TARGETS[(round + k) % TARGETS.length];
@@ -323,7 +331,7 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
           });
         }
       }
-      return { samples, errors };
+      return { samples, errors, stalls: await probe.stop() };
     };
     let at200: Awaited<ReturnType<typeof measure>> | undefined;
     let at1000: Awaited<ReturnType<typeof measure>> | undefined;
@@ -367,7 +375,9 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
       servers: inProcess ? 'in this process' : 'a process each',
       channels: CHANNELS,
       ...sideBySide('@200/s', at200!.samples),
+      ...stalls('@200/s', at200!.stalls),
       ...sideBySide('@1000/s', at1000!.samples),
+      ...stalls('@1000/s', at1000!.stalls),
       'check-turn errors': at200!.errors + at1000!.errors,
       'grant after empty turn p50 ms': round(percentile(grantSample, 50)),
       'grant after empty turn p99 ms': round(percentile(grantSample, 99)),
