@@ -30,6 +30,7 @@ import { startPrivateNats } from '../libs/testing/src/private-services';
 import { nestEcho, rawEcho } from './anchors';
 import { echoReply } from './echo-server';
 import { profilePhase } from './profile';
+import { procCpuMs } from './soak-cost';
 import { startStallProbe, type StallReport } from './stall-probe';
 import { msSince, percentile, round, type BenchResult } from './stats';
 
@@ -66,6 +67,10 @@ const stalls = (rate: string, r: StallReport): BenchResult => ({
   [`machine stalls > 1 ms per s ${rate}`]: r.stallsPerSecond,
   [`machine stall p99 ms ${rate}`]: r.p99OverrunMs,
 });
+
+/** The coordinator process's CPU per check at a rate (only when it has a process of its own). */
+const cpuPerCheck = (rate: string, us: number | undefined): BenchResult =>
+  us === undefined ? {} : { [`coordinator CPU µs per check ${rate}`]: us };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -107,6 +112,8 @@ async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<voi
 
 interface Running {
   stop(): Promise<void>;
+  /** CPU time the server's process has used so far, ms (undefined: it shares this process). */
+  cpuMs(): number | undefined;
 }
 
 /**
@@ -120,7 +127,7 @@ async function startCoordinator(inProcess: boolean, env: Record<string, string>)
       ...env,
       TURN_COORDINATOR_PORT: '0',
     });
-    return { stop: () => app.close() };
+    return { stop: () => app.close(), cpuMs: () => undefined };
   }
   const port = await freePort();
   const child = spawnNode(resolve(__dirname, '../services/turn-coordinator/main.js'), {
@@ -143,7 +150,7 @@ async function startCoordinator(inProcess: boolean, env: Record<string, string>)
     }
     await sleep(100);
   }
-  return { stop: () => child.kill('SIGTERM') };
+  return { stop: () => child.kill('SIGTERM'), cpuMs: () => procCpuMs(child.child.pid) };
 }
 
 /** The two echoes (bench/echo-server.ts) in a process of their own, or in this one. */
@@ -163,6 +170,7 @@ async function startEchoes(
         await echoApp.close();
         await echoClient.close();
       },
+      cpuMs: () => undefined,
     };
   }
   const child = spawnNode(resolve(__dirname, 'echo-server.js'), { NATS_URL: natsUrl }, [
@@ -173,7 +181,7 @@ async function startEchoes(
     await child.kill('SIGKILL');
     throw e;
   });
-  return { stop: () => child.kill('SIGTERM') };
+  return { stop: () => child.kill('SIGTERM'), cpuMs: () => procCpuMs(child.child.pid) };
 }
 
 /**
@@ -319,9 +327,10 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
       let errors = 0;
       let fired = 0;
       const probe = startStallProbe();
-      for (let round = 0; round < CHECK_SECONDS; round++) {
+      const cpuBefore = coordinator.cpuMs();
+      for (let pass = 0; pass < CHECK_SECONDS; pass++) {
         for (let k = 0; k < TARGETS.length; k++) {
-          const target = TARGETS[(round + k) % TARGETS.length];
+          const target = TARGETS[(pass + k) % TARGETS.length];
           await openLoop(rate, rate, async () => {
             const i = fired++;
             const started = process.hrtime.bigint();
@@ -331,7 +340,14 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
           });
         }
       }
-      return { samples, errors, stalls: await probe.stop() };
+      const cpuAfter = coordinator.cpuMs();
+      // The coordinator's CPU over the rate's rounds, per check sent: unlike latency, it does
+      // not grow when the machine stalls (its ticks are 10 ms; a rate's rounds take ~30 s).
+      const cpuUsPerCheck =
+        cpuBefore === undefined || cpuAfter === undefined
+          ? undefined
+          : round(((cpuAfter - cpuBefore) * 1000) / samples.check.length, 0);
+      return { samples, errors, stalls: await probe.stop(), cpuUsPerCheck };
     };
     let at200: Awaited<ReturnType<typeof measure>> | undefined;
     let at1000: Awaited<ReturnType<typeof measure>> | undefined;
@@ -376,8 +392,10 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
       channels: CHANNELS,
       ...sideBySide('@200/s', at200!.samples),
       ...stalls('@200/s', at200!.stalls),
+      ...cpuPerCheck('@200/s', at200!.cpuUsPerCheck),
       ...sideBySide('@1000/s', at1000!.samples),
       ...stalls('@1000/s', at1000!.stalls),
+      ...cpuPerCheck('@1000/s', at1000!.cpuUsPerCheck),
       'check-turn errors': at200!.errors + at1000!.errors,
       'grant after empty turn p50 ms': round(percentile(grantSample, 50)),
       'grant after empty turn p99 ms': round(percentile(grantSample, 99)),
