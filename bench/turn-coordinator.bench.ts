@@ -341,8 +341,8 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
         }
       }
       const cpuAfter = coordinator.cpuMs();
-      // The coordinator's CPU over the rate's rounds, per check sent: unlike latency, it does
-      // not grow when the machine stalls (its ticks are 10 ms; a rate's rounds take ~30 s).
+      // The coordinator's CPU over the rate's rounds, per check sent: time it spends
+      // descheduled is not in it (its ticks are 10 ms; a rate's rounds take ~30 s).
       const cpuUsPerCheck =
         cpuBefore === undefined || cpuAfter === undefined
           ? undefined
