@@ -10,7 +10,11 @@ export interface Spawned {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Runs a built script (`dist/...`, a path from the repo root) as a child process with extra environment. */
+/**
+ * Runs a built script as a child process with extra environment. `distPath` is resolved from
+ * the folder that holds `libs/`: the repository root under ts-jest (`dist/...`), but `dist/`
+ * itself in built code (a bench), which therefore passes an absolute path.
+ */
 export function spawnNode(
   distPath: string,
   env: Record<string, string>,
