@@ -112,7 +112,10 @@ async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<voi
 
 interface Running {
   stop(): Promise<void>;
-  /** CPU time the server's process has used so far, ms (undefined: it shares this process). */
+}
+
+interface RunningCoordinator extends Running {
+  /** CPU time the coordinator's process has used so far, ms (undefined: it is this process). */
   cpuMs(): number | undefined;
 }
 
@@ -121,7 +124,10 @@ interface Running {
  * its own, as it is deployed, ready when its `/healthz` answers; `inProcess`, a Nest app in
  * this process (for a CPU profile of client and server together).
  */
-async function startCoordinator(inProcess: boolean, env: Record<string, string>): Promise<Running> {
+async function startCoordinator(
+  inProcess: boolean,
+  env: Record<string, string>,
+): Promise<RunningCoordinator> {
   if (inProcess) {
     const { app } = await startServiceApp(TurnCoordinatorService, {
       ...env,
@@ -170,7 +176,6 @@ async function startEchoes(
         await echoApp.close();
         await echoClient.close();
       },
-      cpuMs: () => undefined,
     };
   }
   const child = spawnNode(resolve(__dirname, 'echo-server.js'), { NATS_URL: natsUrl }, [
@@ -181,7 +186,7 @@ async function startEchoes(
     await child.kill('SIGKILL');
     throw e;
   });
-  return { stop: () => child.kill('SIGTERM'), cpuMs: () => procCpuMs(child.child.pid) };
+  return { stop: () => child.kill('SIGTERM') };
 }
 
 /**
