@@ -29,6 +29,7 @@ import { FakeIngest } from '../services/turn-coordinator/test/fake-ingest';
 import { startPrivateNats } from '../libs/testing/src/private-services';
 import { nestEcho, rawEcho } from './anchors';
 import { echoReply } from './echo-server';
+import { startProcess } from './llm-gateway/processes';
 import { profilePhase } from './profile';
 import { procCpuMs } from './soak-cost';
 import { startStallProbe, type StallReport } from './stall-probe';
@@ -136,27 +137,14 @@ async function startCoordinator(
     return { stop: () => app.close(), cpuMs: () => undefined };
   }
   const port = await freePort();
-  const child = spawnNode(resolve(__dirname, '../services/turn-coordinator/main.js'), {
-    ...env,
-    TURN_COORDINATOR_PORT: String(port),
-  });
-  const deadline = Date.now() + TIMEOUT_MS;
-  const healthy = () =>
-    fetch(`http://127.0.0.1:${port}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-  while (!(await healthy())) {
-    const gone = child.child.exitCode !== null || child.child.signalCode !== null;
-    if (gone || Date.now() > deadline) {
-      await child.kill('SIGKILL');
-      throw new Error(
-        `the coordinator ${gone ? 'exited' : `was not healthy in ${TIMEOUT_MS} ms`}:\n${child.output()}`,
-      );
-    }
-    await sleep(100);
-  }
-  return { stop: () => child.kill('SIGTERM'), cpuMs: () => procCpuMs(child.child.pid) };
+  const server = await startProcess(
+    'turn-coordinator',
+    [resolve(__dirname, '../services/turn-coordinator/main.js')],
+    { ...env, TURN_COORDINATOR_PORT: String(port) },
+    port,
+    '/healthz',
+  );
+  return { stop: server.stop, cpuMs: () => procCpuMs(server.pid) };
 }
 
 /** The two echoes (bench/echo-server.ts) in a process of their own, or in this one. */

@@ -39,7 +39,10 @@ export interface Observe {
   stagesDir?: string;
 }
 
-/** A gateway as its own process, ready once `readyPath` answers; SIGTERM to stop it. */
+/**
+ * A service (a gateway, the turn coordinator) as its own process, ready once `readyPath`
+ * answers; SIGTERM to stop it.
+ */
 export async function startProcess(
   name: string,
   args: string[],
