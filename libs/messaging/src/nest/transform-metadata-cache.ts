@@ -20,6 +20,10 @@ interface Storage {
 
 const installed = Symbol.for('dirigent.transformMetadataCache');
 
+/** Counts the registrations seen since the cache was installed (see compiled-contract.ts). */
+let generation = 0;
+export const transformMetadataGeneration = (): number => generation;
+
 /**
  * Caches class-transformer's per-class metadata look-ups, as {@link cacheValidationMetadata}
  * does for class-validator's. `plainToInstance` asks the storage, for every key of the
@@ -38,6 +42,7 @@ export function cacheTransformMetadata(): void {
   let excluded = new WeakMap<object, Metadata[]>();
   let transforms = new WeakMap<object, Map<string, Metadata[]>>();
   const forget = () => {
+    generation++;
     exposed = new WeakMap();
     excluded = new WeakMap();
     transforms = new WeakMap();

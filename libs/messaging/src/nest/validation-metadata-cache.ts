@@ -22,6 +22,10 @@ interface Storage {
 
 const installed = Symbol.for('dirigent.validationMetadataCache');
 
+/** Counts the registrations seen since the cache was installed (see compiled-contract.ts). */
+let generation = 0;
+export const validationMetadataGeneration = (): number => generation;
+
 /**
  * Caches class-validator's per-class metadata look-ups. `validateSync` asks the global
  * metadata storage for a class's rules on every call (and for every nested object), and the
@@ -39,6 +43,7 @@ export function cacheValidationMetadata(): void {
   let byClass = new WeakMap<object, Map<string, Metadata[]>>();
   let grouped = new WeakMap<Metadata[], Grouped>();
   const forget = () => {
+    generation++;
     byClass = new WeakMap();
     grouped = new WeakMap();
   };
