@@ -164,8 +164,11 @@ function compile(metatype: ContractClass): CompiledContract | undefined {
       if (key === '__proto__' || key === 'constructor') continue;
       const value = plain[key];
       if (value !== null && typeof value === 'object') return undefined;
-      if (Object.getOwnPropertyDescriptor(metatype.prototype, key)) continue;
-      if (object[key] instanceof Function) continue;
+      // As class-transformer: a getter without a setter, or a method, is not overwritten; a
+      // setter would run code of the class's own, which the full path then runs.
+      const accessor = Object.getOwnPropertyDescriptor(metatype.prototype, key);
+      if (accessor?.set) return undefined;
+      if (accessor || object[key] instanceof Function) continue;
       object[key] = value;
     }
     // validateSync with whitelist: what no rule names is removed, then every rule holds.
@@ -193,17 +196,8 @@ const compiled = new WeakMap<
   { validation: number; transform: number; run: CompiledContract | undefined }
 >();
 
-/**
- * The compiled form of a contract class's validation (see {@link CompiledContract}) under the
- * given options, or undefined when the class or the options are beyond it. Built on first use
- * and again after any decorator registers a rule (class-validator's or class-transformer's).
- */
-export function compiledContract(
-  metatype: ContractClass,
-  options: ValidatorOptions,
-  transformOptions: ClassTransformOptions = {},
-): CompiledContract | undefined {
-  if (!supported(options, transformOptions)) return undefined;
+/** A class's compiled form, built on first use and again after a rule is registered. */
+function compiledFor(metatype: ContractClass): CompiledContract | undefined {
   const validation = validationMetadataGeneration();
   const transform = transformMetadataGeneration();
   let entry = compiled.get(metatype);
@@ -212,4 +206,18 @@ export function compiledContract(
     compiled.set(metatype, entry);
   }
   return entry.run;
+}
+
+/**
+ * The compiled forms of contract classes' validation (see {@link CompiledContract}) under the
+ * given options, or undefined when the options are beyond them. The function it returns
+ * answers undefined for a class whose rules are beyond them; it builds a class's form on
+ * first use and again after any decorator registers a rule (class-validator's or
+ * class-transformer's).
+ */
+export function contractCompiler(
+  options: ValidatorOptions,
+  transformOptions: ClassTransformOptions = {},
+): ((metatype: ContractClass) => CompiledContract | undefined) | undefined {
+  return supported(options, transformOptions) ? compiledFor : undefined;
 }

@@ -2,7 +2,7 @@ import { ValidationPipe, type ArgumentMetadata, type Type } from '@nestjs/common
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError, type ValidatorOptions } from 'class-validator';
 import { DomainError, ErrorCodes, fieldErrors } from '@dirigent/contracts';
-import { compiledContract } from './compiled-contract';
+import { contractCompiler, type CompiledContract, type ContractClass } from './compiled-contract';
 import { cacheTransformMetadata } from './transform-metadata-cache';
 import { cacheValidationMetadata } from './validation-metadata-cache';
 
@@ -52,6 +52,7 @@ function stripJsonProtoKeys(value: unknown, depth = 0): boolean {
  */
 export class ContractValidationPipe extends ValidationPipe {
   private syncOptions?: ValidatorOptions;
+  private compiled?: (metatype: ContractClass) => CompiledContract | undefined;
 
   constructor() {
     super({
@@ -79,8 +80,9 @@ export class ContractValidationPipe extends ValidationPipe {
       // As Nest's pipe: the error's target would repeat the whole object once per error.
       validationError: { target: false, ...this.validatorOptions.validationError },
     };
-    const compiled = compiledContract(metatype, this.syncOptions, this.transformOptions);
-    const valid = compiled?.(value as Record<string, unknown>);
+    this.compiled ??=
+      contractCompiler(this.syncOptions, this.transformOptions) ?? (() => undefined);
+    const valid = this.compiled(metatype)?.(value as Record<string, unknown>);
     if (valid) return valid;
     const entity = plainToInstance(metatype, value, this.transformOptions) as object;
     if (entity.constructor !== metatype) return super.transform(value, metadata);
