@@ -137,12 +137,16 @@ async function startCoordinator(
     return { stop: () => app.close(), cpuMs: () => undefined };
   }
   const port = await freePort();
+  // BENCH_COORDINATOR_PROFILE=<dir>: the coordinator process under `--cpu-prof`, its whole
+  // life (start-up and set-up included), written to <dir>/turn-coordinator/ when it stops.
+  const profileDir = process.env.BENCH_COORDINATOR_PROFILE;
   const server = await startProcess(
     'turn-coordinator',
     [resolve(__dirname, '../services/turn-coordinator/main.js')],
     { ...env, TURN_COORDINATOR_PORT: String(port) },
     port,
     '/healthz',
+    profileDir ? { profileDir } : {},
   );
   return { stop: server.stop, cpuMs: () => procCpuMs(server.pid) };
 }

@@ -56,6 +56,7 @@ export async function startProcess(
   const { profileDir, stagesDir } = observe;
   if (profileDir || stagesDir) {
     const hook = join(profileDir ?? stagesDir!, 'exit-on-sigterm.js');
+    mkdirSync(profileDir ?? stagesDir!, { recursive: true });
     writeFileSync(hook, EXIT_ON_SIGTERM);
     nodeArgs.push('-r', hook);
   }
