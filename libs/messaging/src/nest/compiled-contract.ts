@@ -5,22 +5,16 @@ import {
   type ValidationArguments,
   type ValidatorOptions,
 } from 'class-validator';
-import { cacheTransformMetadata, transformMetadataGeneration } from './transform-metadata-cache';
+import {
+  cacheTransformMetadata,
+  hasTransformRules,
+  transformMetadataGeneration,
+} from './transform-metadata-cache';
 import { cacheValidationMetadata, validationMetadataGeneration } from './validation-metadata-cache';
 
 // The generations below count registrations only once the caches are installed.
 cacheValidationMetadata();
 cacheTransformMetadata();
-
-// class-transformer's metadata storage is not part of its typed entry point (see
-// transform-metadata-cache.ts); only its per-class maps are read here.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { defaultMetadataStorage: transformStorage } = require('class-transformer/cjs/storage') as {
-  defaultMetadataStorage: Record<
-    '_typeMetadatas' | '_transformMetadatas' | '_exposeMetadatas' | '_excludeMetadatas',
-    Map<unknown, unknown>
-  >;
-};
 
 /** A payload class of the contract (a constructor without arguments, as class-transformer calls it). */
 export type ContractClass = new () => object;
@@ -91,22 +85,6 @@ function supported(o: ValidatorOptions, t: ClassTransformOptions): boolean {
     !o.skipNullProperties &&
     !o.skipUndefinedProperties
   );
-}
-
-/** True when class-transformer has a rule for the class or an ancestor (a @Type, @Expose…). */
-function hasTransformRules(metatype: ContractClass): boolean {
-  for (let c: unknown = metatype; typeof c === 'function' && c !== Function.prototype; ) {
-    for (const map of [
-      transformStorage._typeMetadatas,
-      transformStorage._transformMetadatas,
-      transformStorage._exposeMetadatas,
-      transformStorage._excludeMetadatas,
-    ]) {
-      if (map.has(c)) return true;
-    }
-    c = Object.getPrototypeOf(c);
-  }
-  return false;
 }
 
 /**

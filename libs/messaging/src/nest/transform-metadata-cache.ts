@@ -8,6 +8,10 @@ const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as {
 type Metadata = object;
 
 interface Storage {
+  _typeMetadatas: Map<unknown, unknown>;
+  _transformMetadatas: Map<unknown, unknown>;
+  _exposeMetadatas: Map<unknown, unknown>;
+  _excludeMetadatas: Map<unknown, unknown>;
   getExposedMetadatas(target: object): Metadata[];
   getExcludedMetadatas(target: object): Metadata[];
   findTransformMetadatas(target: object, propertyName: unknown, type: number): Metadata[];
@@ -23,6 +27,17 @@ const installed = Symbol.for('dirigent.transformMetadataCache');
 /** Counts the registrations seen since the cache was installed (see compiled-contract.ts). */
 let generation = 0;
 export const transformMetadataGeneration = (): number => generation;
+
+/** True when class-transformer has a rule for the class or an ancestor (a @Type, @Expose…). */
+export function hasTransformRules(target: object): boolean {
+  const s = defaultMetadataStorage;
+  const maps = [s._typeMetadatas, s._transformMetadatas, s._exposeMetadatas, s._excludeMetadatas];
+  for (let c: unknown = target; typeof c === 'function' && c !== Function.prototype; ) {
+    if (maps.some((map) => map.has(c))) return true;
+    c = Object.getPrototypeOf(c);
+  }
+  return false;
+}
 
 /**
  * Caches class-transformer's per-class metadata look-ups, as {@link cacheValidationMetadata}
