@@ -6,6 +6,7 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from '@nats-io/jetstream';
+import { JetStreamPublisher } from './jetstream-publisher';
 
 export interface NatsClientOptions {
   url: string;
@@ -23,7 +24,12 @@ export class NatsClient {
     readonly nc: NatsConnection,
     readonly js: JetStreamClient,
     readonly jsm: JetStreamManager,
-  ) {}
+  ) {
+    this.publisher = new JetStreamPublisher(nc);
+  }
+
+  /** Acked JetStream publishes at a fraction of `js.publish`'s cost (one per connection). */
+  readonly publisher: JetStreamPublisher;
 
   static async connect(opts: NatsClientOptions): Promise<NatsClient> {
     const nc = await connect({

@@ -1,4 +1,5 @@
 export * from './connection';
+export * from './jetstream-publisher';
 export * from './provision';
 export * from './errors';
 export * from './dead-letters';

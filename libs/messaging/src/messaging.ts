@@ -81,14 +81,10 @@ export class Messaging {
 
   /** Publishes an envelope to JetStream; its id becomes `Nats-Msg-Id`. */
   async publish<T>(subject: string, env: Envelope<T>, opts: PublishOptions = {}): Promise<PubAck> {
-    const expect =
-      opts.expectLastSubjectSequence !== undefined
-        ? { lastSubjectSequence: opts.expectLastSubjectSequence }
-        : undefined;
-    return this.client.js.publish(subject, JSON.stringify(env), {
+    return this.client.publisher.publish(subject, JSON.stringify(env), {
       msgID: env.id,
+      expectLastSubjectSequence: opts.expectLastSubjectSequence,
       headers: this.traceHeaders(opts.headers),
-      ...(expect ? { expect } : {}),
     });
   }
 
