@@ -133,9 +133,9 @@ export class DurableTimers {
   private async remove(storageKey: string, revision?: number): Promise<void> {
     const h = headers();
     h.set('KV-Operation', 'DEL');
-    const ack = await this.messaging.client.js.publish(this.subjectOf(storageKey), Empty, {
+    const ack = await this.messaging.client.publisher.publish(this.subjectOf(storageKey), Empty, {
       headers: h,
-      ...(revision !== undefined ? { expect: { lastSubjectSequence: revision } } : {}),
+      expectLastSubjectSequence: revision,
     });
     await this.sweep(ack.seq);
   }
