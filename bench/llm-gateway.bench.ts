@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate } from '@dirigent/persistence';
-import { freePort, snowflake, testDatabaseUrl, testNatsUrl } from '@dirigent/testing';
+import { freePort, snowflake, testDatabaseUrl } from '@dirigent/testing';
+import { createScratchDatabase, startPrivateNats } from '../libs/testing/src/private-services';
 import { topFrames } from './llm-gateway/profiles';
 import {
   portkeyEntry,
@@ -28,20 +29,27 @@ const ROUNDS = Number(process.env.LLM_BENCH_ROUNDS ?? 3);
 
 const loadAverage = () => loadavg().map((x) => Number(x.toFixed(2)));
 
+/** Where the gateways keep their state: NATS (usage events) and Postgres (budgets, ledger). */
+interface Stores {
+  natsUrl: string;
+  databaseUrl: string;
+}
+
 /** Dirigent's gateway of the build under `root`, with budgets and the ledger on. */
 async function startDirigent(
   name: string,
   root: string,
   config: string,
   observe: Observe,
+  stores: Stores,
 ): Promise<Server> {
   const port = await freePort();
   return startProcess(
     name,
     [join(root, 'dist', 'services', 'llm-gateway', 'main.js')],
     {
-      NATS_URL: testNatsUrl(),
-      DATABASE_URL: testDatabaseUrl(),
+      NATS_URL: stores.natsUrl,
+      DATABASE_URL: stores.databaseUrl,
       LLM_GATEWAY_PORT: String(port),
       DIRIGENT_LLM_CONFIG: config,
       DIRIGENT_GATEWAY_TOKEN: TOKEN,
@@ -72,7 +80,18 @@ async function startDirigent(
  */
 export async function benchLlmGateway(): Promise<BenchResult> {
   const loadAtStart = loadAverage();
-  await migrate(testDatabaseUrl());
+  // A nats-server and a database of its own unless NATS_URL / DATABASE_URL name them: every
+  // call is a usage event and a ledger row (~50,000 a run) that would otherwise stay on the
+  // machine's stream and tables, and a stream that grows from run to run is not the same
+  // server from one run to the next.
+  const ownNats = process.env.NATS_URL ? undefined : await startPrivateNats();
+  const ownDb = process.env.DATABASE_URL
+    ? undefined
+    : await createScratchDatabase(testDatabaseUrl());
+  const stores: Stores = {
+    natsUrl: process.env.NATS_URL ?? ownNats!.url,
+    databaseUrl: process.env.DATABASE_URL ?? ownDb!.url,
+  };
   const upstream = await startUpstream();
   const dir = mkdtempSync(join(tmpdir(), 'llm-bench-'));
   const observe: Observe = {
@@ -102,10 +121,11 @@ export async function benchLlmGateway(): Promise<BenchResult> {
   );
   const servers: Server[] = [];
   try {
-    const dirigent = await startDirigent('dirigent', ROOT, config, observe);
+    await migrate(stores.databaseUrl);
+    const dirigent = await startDirigent('dirigent', ROOT, config, observe, stores);
     servers.push(dirigent);
     const baseline =
-      baselineRoot && (await startDirigent('baseline', baselineRoot, config, observe));
+      baselineRoot && (await startDirigent('baseline', baselineRoot, config, observe, stores));
     if (baseline) servers.push(baseline);
     const { entry, note } = portkeyEntry();
     let portkey: Server | undefined;
@@ -194,6 +214,8 @@ export async function benchLlmGateway(): Promise<BenchResult> {
   } finally {
     for (const s of servers.reverse()) await s.stop();
     await upstream.stop();
+    await ownNats?.stop();
+    await ownDb?.drop();
     for (const name of ['dirigent', 'baseline', 'portkey']) {
       if (observe.profileDir && existsSync(join(observe.profileDir, name)))
         process.stderr.write(
