@@ -89,9 +89,9 @@ describe('JetStreamPublisher', () => {
     afterEach(() => nc.close().catch(() => undefined));
 
     it('times out each publish after its time, the others still answered', async () => {
-      const publisher = new JetStreamPublisher(client.nc, 300);
+      const publisher = new JetStreamPublisher(client.nc, 1_000);
       const silent = publisher.publish(`silent.${prefix}.x`, 'x').catch((e) => e);
-      await new Promise((r) => setTimeout(r, 150));
+      await new Promise((r) => setTimeout(r, 500));
       const later = publisher.publish(`silent.${prefix}.y`, 'y').catch((e) => e);
       const answered = publisher.publish(`${prefix}.timeout`, 'z');
       await expect(answered).resolves.toMatchObject({ stream });
