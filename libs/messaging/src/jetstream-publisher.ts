@@ -41,7 +41,7 @@ interface Waiting {
  *
  * @example
  * const publisher = new JetStreamPublisher(nc);
- * const ack = await publisher.publish('dirigent.llm.usage', json, { msgID: `llm-usage:${id}` });
+ * const ack = await publisher.publish(subject, JSON.stringify(env), { msgID: env.id });
  */
 export class JetStreamPublisher {
   private readonly prefix = `${createInbox()}.`;
@@ -97,9 +97,14 @@ export class JetStreamPublisher {
     if (!this.waiting.size) this.disarm();
     const code = m.headers?.code ?? 0;
     if (!m.data.length && code >= 300) {
-      const cause =
-        code === 503 ? new errors.NoRespondersError(w.subject) : new Error(`status ${code}`);
-      return w.reject(new JetStreamError('jetstream is not enabled', { cause }));
+      // 503: no stream takes the subject (js.publish words it so too)
+      return w.reject(
+        code === 503
+          ? new JetStreamError('jetstream is not enabled', {
+              cause: new errors.NoRespondersError(w.subject),
+            })
+          : new JetStreamError(`publish answered with status ${code}`),
+      );
     }
     let ack: PubAck & { error?: ConstructorParameters<typeof JetStreamApiError>[0] };
     try {

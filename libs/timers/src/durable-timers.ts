@@ -120,9 +120,8 @@ export class DurableTimers {
     };
     // A KV put is a publish to the key's subject; the connection's publisher acks it at half
     // the CPU of `kv.put`'s request (the reactor schedules on every turn).
-    const storageKey = this.storageKey(key);
     await this.messaging.client.publisher.publish(
-      this.subjectOf(storageKey),
+      this.subjectOf(this.storageKey(key)),
       JSON.stringify(stored),
     );
   }
