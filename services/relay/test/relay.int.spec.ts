@@ -33,22 +33,33 @@ describe('relay instances through NATS leaf nodes', () => {
   const savedDatabaseUrl = process.env.DATABASE_URL;
   const human = snowflake();
 
+  /**
+   * A first start picks its port just before binding it, and picks again when another
+   * process took it in between; a restart (`keepDir`) keeps the port its clients reconnect to.
+   */
   const startLeaf = async (name: 'a' | 'b', keepDir?: string) => {
     const leaf = leaves[name];
-    const config = leafServerConfig({
-      masterLeafUrl: `nats-leaf://relay-relay-${name}:${secrets[name]}@127.0.0.1:${leafPort}`,
-      port: leaf.port,
-    });
-    leaf.server = startNatsServer(config, leaf.port, keepDir);
-    await leaf.server.ready(30_000);
-    return leaf.server;
+    for (let attempt = 1; ; attempt++) {
+      if (!keepDir) leaf.port = await freePort();
+      const config = leafServerConfig({
+        masterLeafUrl: `nats-leaf://relay-relay-${name}:${secrets[name]}@127.0.0.1:${leafPort}`,
+        port: leaf.port,
+      });
+      leaf.server = startNatsServer(config, leaf.port, keepDir);
+      try {
+        await leaf.server.ready(30_000);
+        return leaf.server;
+      } catch (e) {
+        const taken = /address already in use/.test(leaf.server.log());
+        if (keepDir || !taken || attempt === 3) throw e;
+        await leaf.server.stop('SIGKILL');
+      }
+    }
   };
 
   beforeAll(async () => {
     const masterPort = await freePort();
     leafPort = await freePort();
-    leaves.a.port = await freePort();
-    leaves.b.port = await freePort();
     master = startNatsServer(
       [
         `listen: "127.0.0.1:${masterPort}"`,
