@@ -5,6 +5,7 @@ import { migrate } from '@dirigent/persistence';
 import { freePort, snowflake, testDatabaseUrl } from '@dirigent/testing';
 import { createScratchDatabase, startPrivateNats } from '../libs/testing/src/private-services';
 import { topFrames } from './llm-gateway/profiles';
+import { procCpuMs } from './soak-cost';
 import {
   portkeyEntry,
   PORTKEY_VERSION,
@@ -176,16 +177,22 @@ export async function benchLlmGateway(): Promise<BenchResult> {
       const [direct1, dirigent1] = at1.map(side);
       const baseline1 = baseline ? side(at1[2]) : undefined;
       const portkey1 = portkeyTarget ? side(at1[at1.length - 1]) : undefined;
+      // 50 clients, with the gateway process's CPU over the phase (0 off Linux: not shown)
+      const at50of = async (t: Target, s?: Server) => {
+        const before = procCpuMs(s?.pid);
+        const phase = await load(t, 50);
+        return side(phase, procCpuMs(s?.pid) - before);
+      };
       const at50 = async () => {
-        const a = async () => side(await load(gateway(dirigent, guild), 50));
-        const b = async () => baseline && side(await load(gateway(baseline, baseGuild), 50));
+        const a = () => at50of(gateway(dirigent, guild), dirigent);
+        const b = async () => baseline && at50of(gateway(baseline, baseGuild), baseline);
         if (r % 2 === 0) return { dirigent: await a(), baseline: await b() };
         const base = await b();
         return { dirigent: await a(), baseline: base };
       };
       const direct50 = side(await load(direct, 50));
       const both50 = await at50();
-      const portkey50 = portkeyTarget && side(await load(portkeyTarget, 50));
+      const portkey50 = portkeyTarget && (await at50of(portkeyTarget, portkey));
       rounds.push({
         direct1,
         dirigent1,

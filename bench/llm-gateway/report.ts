@@ -1,6 +1,6 @@
 import { percentile, round, type BenchResult } from '../stats';
 import { PORTKEY_VERSION } from './processes';
-import type { Phase } from './workers';
+import { WARMUP, type Phase } from './workers';
 
 const median = (xs: number[]) => percentile(xs, 50);
 
@@ -8,11 +8,15 @@ export interface Side {
   p50: number;
   p99: number;
   rps: number;
+  /** The gateway process's CPU (user + system, all threads) per request, µs: 50-client phases. */
+  cpuUs?: number;
 }
-export const side = (p: Phase): Side => ({
+/** A phase's figures; `cpuMs`, the gateway's CPU over it, is spread over its requests and warm-up. */
+export const side = (p: Phase, cpuMs?: number): Side => ({
   p50: percentile(p.latencies, 50),
   p99: percentile(p.latencies, 99),
   rps: p.rps,
+  ...(cpuMs ? { cpuUs: (cpuMs * 1000) / (p.latencies.length + WARMUP) } : {}),
 });
 
 /** One round's phases; `baseline*` only with `LLM_BENCH_BASELINE` (another build of Dirigent). */
@@ -46,10 +50,12 @@ export interface Summary extends Round {
 }
 
 function medianSide(sides: Side[]): Side {
+  const cpu = sides.map((s) => s.cpuUs);
   return {
     p50: median(sides.map((s) => s.p50)),
     p99: median(sides.map((s) => s.p99)),
     rps: median(sides.map((s) => s.rps)),
+    ...(cpu.every((c) => c !== undefined) ? { cpuUs: median(cpu as number[]) } : {}),
   };
 }
 
@@ -114,9 +120,13 @@ export function resultTable(summary: Summary, note?: string): BenchResult {
   result['direct requests/s @50'] = Math.round(summary.direct50.rps);
   result['Dirigent requests/s @50 (one guild)'] = Math.round(summary.dirigent50.rps);
   result['Dirigent p50/p99 ms @50'] = ms(summary.dirigent50);
+  if (summary.dirigent50.cpuUs !== undefined)
+    result['Dirigent gateway CPU µs/request @50'] = Math.round(summary.dirigent50.cpuUs);
   if (summary.portkey50) {
     result['Portkey requests/s @50'] = Math.round(summary.portkey50.rps);
     result['Portkey p50/p99 ms @50'] = ms(summary.portkey50);
+    if (summary.portkey50.cpuUs !== undefined)
+      result['Portkey gateway CPU µs/request @50'] = Math.round(summary.portkey50.cpuUs);
     result['throughput Dirigent/Portkey @50 (median ratio, target ≥ 2)'] = round(
       summary.ratios.throughput50!,
       2,
@@ -129,6 +139,8 @@ export function resultTable(summary: Summary, note?: string): BenchResult {
   if (summary.baseline1 && summary.baseline50) {
     result['baseline added p50 ms @1'] = round(summary.addedP50.baseline!);
     result['baseline requests/s @50'] = Math.round(summary.baseline50.rps);
+    if (summary.baseline50.cpuUs !== undefined)
+      result['baseline gateway CPU µs/request @50'] = Math.round(summary.baseline50.cpuUs);
     if (summary.ratios.baselineAddedP50at1 !== undefined) {
       result['baseline throughput/Portkey @50'] = round(summary.ratios.baselineThroughput50!, 2);
       result['baseline added p50/Portkey @1'] = round(summary.ratios.baselineAddedP50at1, 2);

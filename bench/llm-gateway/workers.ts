@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 
-const WARMUP = 500;
+/** Requests each `load` sends before its phase (counted in a process's CPU per request). */
+export const WARMUP = 500;
 const MAX_REQUESTS = 60_000;
 export const PHASE_MS = Number(process.env.LLM_BENCH_PHASE_MS ?? 3_000);
 
