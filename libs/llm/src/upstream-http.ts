@@ -112,11 +112,12 @@ class JsonAnswer implements Dispatcher.DispatchHandlers {
  * the gateway's plain chat completions, without an SDK's per-request machinery (header
  * building, retry loop, fetch's web streams) and without `http.request`'s (a
  * `ClientRequest`, an `IncomingMessage` stream and the agent's bookkeeping per call: at 50
- * clients this client costs the gateway ~15% less CPU a call, docs/performance/gateway.md).
- * A request still queued when its connection closes is sent on another one (undici);
- * idle connections are closed before the upstream's keep-alive hint runs out. No time
- * limit of its own: the caller's signal (the failover's timeout, the client leaving) ends
- * a request.
+ * clients the gateway spends ~23% less CPU a call, docs/performance/gateway.md § Fifth
+ * pass). A request still queued when its connection closes is sent on another one (undici),
+ * and idle connections are closed before the upstream's keep-alive hint runs out; a request
+ * already written to a connection the upstream closes at that instant fails as a
+ * connection failure, which the failover retries. No time limit of its own: the caller's
+ * signal (the failover's timeout, the client leaving) ends a request.
  *
  * @example
  * const up = new UpstreamHttp('http://127.0.0.1:11434/v1', 'sk-…');
