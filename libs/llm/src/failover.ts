@@ -2,7 +2,7 @@ import type { Accounting } from './accounting';
 import { budgetDay } from './accounting';
 import type { LlmConfig, ModelConfig } from './config';
 import { failureError, GatewayError, redact } from './errors';
-import { backoffMs, classifyFailure, type Cooldowns, type Failure } from './failures';
+import { abortError, backoffMs, classifyFailure, type Cooldowns, type Failure } from './failures';
 import type { Executed, Held, Operation } from './operation';
 import { microsToUsd } from './pricing';
 import type { RequestMeta, ReserveResult, UsageOutcome } from './ports';
@@ -25,7 +25,7 @@ export const sleepWithSignal = (ms: number, signal: AbortSignal) =>
 
 function abortedPromise(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {
-    const fail = () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }));
+    const fail = () => reject(abortError());
     if (signal.aborted) fail();
     else signal.addEventListener('abort', fail, { once: true });
   });

@@ -79,6 +79,9 @@ export function classifyFailure(
   return { kind: 'skip', status, message };
 }
 
+/** The error a request ended by its signal fails with (`classifyFailure` reads it as aborted). */
+export const abortError = (): Error => Object.assign(new Error('aborted'), { name: 'AbortError' });
+
 /**
  * Per-deployment circuit breaker: after `threshold` consecutive failed attempts the
  * deployment is skipped for `cooldownMs`; after that one request may try it again, and

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Pool, type Dispatcher } from 'undici';
+import { abortError } from './failures';
 
 /** An upstream's non-2xx answer, shaped as the SDKs' `APIError` (`status`, `headers`, message). */
 export class UpstreamStatusError extends Error {
@@ -46,8 +47,6 @@ function headerRecord(raw: Buffer[] | string[] | null): IncomingHttpHeaders {
   }
   return headers;
 }
-
-const abortError = () => Object.assign(new Error('aborted'), { name: 'AbortError' });
 
 /**
  * One JSON answer, read with undici's handler interface (no response stream, no body
