@@ -70,6 +70,12 @@ class ProbeHandlers {
     return { a };
   }
 
+  /** A result JSON cannot carry. */
+  @MessagePattern(`rpc.${prefix}.bigint`)
+  bigint() {
+    return { n: BigInt(1) };
+  }
+
   @MessagePattern(`rpc.${prefix}.add`)
   add(@Payload() r: AddRequest, @Ctx() ctx: NatsRequestContext) {
     if (r.a === 13) throw new DomainError(ErrorCodes.FORBIDDEN, 'unlucky');
@@ -176,6 +182,13 @@ describe('JetStreamServer: @nestjs/microservices over JetStream', () => {
       await expect(m.request(`rpc.${prefix}.field`, { a: 7, b: 1 })).resolves.toEqual({
         ok: true,
         data: { a: 7 },
+      });
+    });
+
+    it('answers INTERNAL for a result JSON cannot carry', async () => {
+      await expect(m.request(`rpc.${prefix}.bigint`, {})).resolves.toMatchObject({
+        ok: false,
+        error: { code: 'INTERNAL' },
       });
     });
 

@@ -11,9 +11,9 @@ import {
   type RunningConsumer,
 } from './durable-consumer';
 import type { Logger } from './errors';
-import { observeHandlerLatency } from './metrics';
+import { observeHandlerLatency, type LatencyLabels } from './metrics';
 import type { DirectRequestHandler } from './nest/direct-request-handlers';
-import { answerRequest } from './responder';
+import { answerRequest, type Responder } from './responder';
 
 /** Extras of `@MessagePattern(subject, extras)`. */
 export interface RequestOptions {
@@ -66,6 +66,39 @@ function toReply(result: unknown): Reply<unknown> | Promise<Reply<unknown>> {
   if (result instanceof Promise) return result.then(toReply);
   if (isObservable(result)) return lastValueFrom(result, { defaultValue: undefined }).then(toReply);
   return result instanceof FailedReply ? result.reply : ok(result ?? {});
+}
+
+/**
+ * The answers of one `@MessagePattern` subscription: its handler (Nest's chain, or the direct
+ * call of the method) in the server's `around` wrapper when it has one, each reply observed in
+ * the handler latency histogram. One object per subscription, so that answering a request
+ * makes no closures (see answerRequest).
+ */
+class PatternResponder implements Responder {
+  private readonly ok: LatencyLabels;
+
+  constructor(
+    readonly subject: string,
+    readonly log: Logger,
+    private readonly handler: DirectRequestHandler,
+    private readonly around?: <T>(fn: () => Promise<T>) => Promise<T>,
+  ) {
+    this.ok = { kind: 'rpc', name: subject, outcome: 'ok' };
+  }
+
+  reply(body: object, msg: Msg): Reply<unknown> | Promise<Reply<unknown>> {
+    if (!this.around) return this.call(body, msg);
+    return this.around(() => Promise.resolve(this.call(body, msg)));
+  }
+
+  replied(reply: Reply<unknown>, startedAt: number): void {
+    const labels = reply.ok ? this.ok : { ...this.ok, outcome: reply.error.code };
+    observeHandlerLatency(labels, startedAt);
+  }
+
+  private call(body: object, msg: Msg): Reply<unknown> | Promise<Reply<unknown>> {
+    return toReply(this.handler(body, new NatsRequestContext([msg])));
+  }
 }
 
 /**
@@ -160,45 +193,22 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
   }
 
   private subscribe(pattern: string, handler: MessageHandler, direct?: DirectRequestHandler): void {
-    const queue = (handler.extras as RequestOptions | undefined)?.queue ?? pattern;
+    const extras = handler.extras as RequestOptions | undefined;
+    // Without a wrapper the handler's result is used as it is: an answer at once is sent at
+    // once, in the subscription's callback, with no promise in between.
+    const around = this.runsBare(extras?.around) ? undefined : this.opts.around;
+    const responder = new PatternResponder(pattern, this.opts.log, direct ?? handler, around);
     const sub = this.opts.client.nc.subscribe(pattern, {
-      queue,
+      queue: extras?.queue ?? pattern,
       callback: (err, msg) => {
         if (err) {
           this.opts.log.error({ err: String(err), subject: pattern }, 'subscription error');
           return;
         }
-        this.answer(pattern, handler, direct, msg);
+        answerRequest(msg, responder);
       },
     });
     this.subscriptions.push(sub);
-  }
-
-  private answer(
-    pattern: string,
-    handler: MessageHandler,
-    direct: DirectRequestHandler | undefined,
-    msg: Msg,
-  ): void {
-    const started = process.hrtime.bigint();
-    // Without a wrapper the handler's result is used as it is: an answer at once is sent at
-    // once, in this callback, with no promise in between.
-    const bare = this.runsBare((handler.extras as RequestOptions | undefined)?.around);
-    const call = (body: object) => {
-      const ctx = new NatsRequestContext([msg]);
-      return toReply(direct ? direct(body, ctx) : handler(body, ctx));
-    };
-    answerRequest(
-      msg,
-      pattern,
-      this.opts.log,
-      (body) => (bare ? call(body) : this.around(() => Promise.resolve(call(body)))),
-      (reply) =>
-        observeHandlerLatency(
-          { kind: 'rpc', name: pattern, outcome: reply.ok ? 'ok' : reply.error.code },
-          started,
-        ),
-    );
   }
 
   /** Without a wrapper, or when the handler says `around: false`: called as it is. */
@@ -220,7 +230,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     name: string,
     call: () => Promise<string>,
   ): Promise<void> {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     let outcome = 'error';
     try {
       outcome = await call();

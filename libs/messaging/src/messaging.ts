@@ -19,7 +19,7 @@ import {
   type RunningConsumer,
 } from './durable-consumer';
 import { PermanentError, type Logger } from './errors';
-import { answerRequest } from './responder';
+import { answerRequest, type Responder } from './responder';
 import { currentTrace, formatTraceparent, nextSpan } from './trace';
 
 export interface PublishOptions {
@@ -116,22 +116,27 @@ export class Messaging {
 
   /** Answers requests on `subject` outside a Nest app, with the same envelope rules. */
   serve<T extends object, R>(subject: string, opts: ServeOptions<T, R>): void {
+    const responder: Responder = {
+      subject,
+      log: this.log,
+      reply: async (body, msg) => {
+        const checked = validatePayload(opts.payload, body);
+        if (!checked.ok) {
+          const fields = checked.errors.map((e) => e.field || '(body)').join(', ');
+          throw new DomainError(
+            ErrorCodes.BAD_REQUEST,
+            `invalid request: ${fields}`,
+            checked.errors,
+          );
+        }
+        return ok((await opts.handler(checked.value, msg)) ?? {});
+      },
+    };
     const sub = this.client.nc.subscribe(subject, {
       queue: opts.queue ?? subject,
       callback: (err, msg) => {
         if (err) return this.log.error({ err: String(err), subject }, 'subscription error');
-        answerRequest(msg, subject, this.log, async (body) => {
-          const checked = validatePayload(opts.payload, body);
-          if (!checked.ok) {
-            const fields = checked.errors.map((e) => e.field || '(body)').join(', ');
-            throw new DomainError(
-              ErrorCodes.BAD_REQUEST,
-              `invalid request: ${fields}`,
-              checked.errors,
-            );
-          }
-          return ok((await opts.handler(checked.value, msg)) ?? {});
-        });
+        answerRequest(msg, responder);
       },
     });
     this.subs.push(sub);

@@ -4,17 +4,20 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 export const metricsRegistry = new Registry();
 collectDefaultMetrics({ register: metricsRegistry });
 
-type LatencyLabels = { kind: string; name: string; outcome: string };
+export type LatencyLabels = { kind: string; name: string; outcome: string };
 
 /** Observations not yet in the histogram (see {@link observeHandlerLatency}). */
-const pendingLatencies: [LatencyLabels, number][] = [];
+const pendingLabels: LatencyLabels[] = [];
+const pendingSeconds: number[] = [];
 let drainScheduled = false;
 
 function drainLatencies(): void {
   drainScheduled = false;
-  for (const [labels, seconds] of pendingLatencies.splice(0)) {
-    handlerLatency.observe(labels, seconds);
+  for (let i = 0; i < pendingLabels.length; i++) {
+    handlerLatency.observe(pendingLabels[i], pendingSeconds[i]);
   }
+  pendingLabels.length = 0;
+  pendingSeconds.length = 0;
 }
 
 export const handlerLatency = new Histogram({
@@ -27,12 +30,15 @@ export const handlerLatency = new Histogram({
 });
 
 /**
- * Records a handler call in `dirigent_handler_duration_seconds` once the current I/O is done
- * (and before any read of the histogram): prom-client validates and hashes the labels of
- * every observation, a few µs that a reply need not wait for.
+ * Records a handler call that started at `startedAt` (`performance.now()`) in
+ * `dirigent_handler_duration_seconds` once the current I/O is done (and before any read of the
+ * histogram): prom-client validates and hashes the labels of every observation, a few µs that
+ * a reply need not wait for. A caller that observes often passes the same labels object each
+ * time (nothing is made per call).
  */
-export function observeHandlerLatency(labels: LatencyLabels, startedAt: bigint): void {
-  pendingLatencies.push([labels, Number(process.hrtime.bigint() - startedAt) / 1e9]);
+export function observeHandlerLatency(labels: LatencyLabels, startedAt: number): void {
+  pendingLabels.push(labels);
+  pendingSeconds.push((performance.now() - startedAt) / 1000);
   if (drainScheduled) return;
   drainScheduled = true;
   setImmediate(drainLatencies);

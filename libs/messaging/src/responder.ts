@@ -19,44 +19,60 @@ function requestBody(msg: Msg): object {
   return body;
 }
 
+/** Who answers the requests of one subscription (see {@link answerRequest}). */
+export interface Responder {
+  /** The subject served, for the log of a failure. */
+  readonly subject: string;
+  readonly log: Logger;
+  /** The reply envelope for a request's body: at once, or a promise of it. */
+  reply(body: object, msg: Msg): Reply<unknown> | Promise<Reply<unknown>>;
+  /** Told each reply once it is sent, with `performance.now()` of the request's arrival. */
+  replied?(reply: Reply<unknown>, startedAt: number): void;
+}
+
+const replyOf = (responder: Responder, body: object, msg: Msg) => responder.reply(body, msg);
+
 /**
  * Answers one NATS request with the reply envelope: a body that is not a JSON object gets
- * `BAD_REQUEST`; `run` produces the reply; whatever it throws becomes a failure reply (a
- * DomainError its own code, anything else `INTERNAL`). Runs `run` in the caller's W3C trace.
- * `onReply` is told the reply once it is sent.
+ * `BAD_REQUEST`; the responder produces the reply; whatever it throws becomes a failure reply
+ * (a DomainError its own code, anything else `INTERNAL`). Runs the responder in the caller's
+ * W3C trace.
  *
- * A reply `run` returns at once is sent at once, in the subscription's callback, as a raw
- * responder would; a promise is followed with `then` rather than `async`/`await`. With
+ * A reply the responder returns at once is sent at once, in the subscription's callback, as a
+ * raw responder would; a promise is followed with `then` rather than `async`/`await`. With
  * AsyncLocalStorage on (trace context, ORM request contexts) every promise costs an
- * async-hooks call, and the reply waits for each (docs/performance/turn-path.md).
+ * async-hooks call, and the reply waits for each (docs/performance/turn-path.md). Nothing is
+ * made per request on that path but what the request needs (no closures: the responder is
+ * one object per subscription), which keeps the young generation's garbage down
+ * (docs/performance/request-reply-third-pass.md § Ninth look).
  */
-export function answerRequest(
-  msg: Msg,
-  subject: string,
-  log: Logger,
-  run: (body: object) => Reply<unknown> | Promise<Reply<unknown>>,
-  onReply?: (reply: Reply<unknown>) => void,
-): void {
-  const failed = (e: unknown) => send(failureReply(e, log, subject));
-  const send = (reply: Reply<unknown>): void => {
-    let text: string;
-    try {
-      text = JSON.stringify(reply);
-    } catch (e) {
-      // A result JSON cannot carry (a BigInt, a cycle) is a failure of the handler too.
-      return failed(e);
-    }
-    if (msg.reply) msg.respond(text);
-    onReply?.(reply);
-  };
+export function answerRequest(msg: Msg, responder: Responder): void {
+  const startedAt = performance.now();
   let reply: Reply<unknown> | Promise<Reply<unknown>>;
   try {
     const body = requestBody(msg);
     const trace = nextSpan(parseTraceparent(msg.headers?.get('traceparent')));
-    reply = withTrace(trace, () => run(body));
+    reply = withTrace(trace, replyOf, responder, body, msg);
   } catch (e) {
-    return failed(e);
+    return send(msg, responder, failureReply(e, responder.log, responder.subject), startedAt);
   }
-  if (reply instanceof Promise) reply.then(send, failed);
-  else send(reply);
+  if (!(reply instanceof Promise)) return send(msg, responder, reply, startedAt);
+  reply.then(
+    (value) => send(msg, responder, value, startedAt),
+    (e: unknown) =>
+      send(msg, responder, failureReply(e, responder.log, responder.subject), startedAt),
+  );
+}
+
+function send(msg: Msg, responder: Responder, reply: Reply<unknown>, startedAt: number): void {
+  let text: string;
+  try {
+    text = JSON.stringify(reply);
+  } catch (e) {
+    // A result JSON cannot carry (a BigInt, a cycle) is a failure of the handler too.
+    reply = failureReply(e, responder.log, responder.subject);
+    text = JSON.stringify(reply);
+  }
+  if (msg.reply) msg.respond(text);
+  responder.replied?.(reply, startedAt);
 }

@@ -56,6 +56,11 @@ export function currentTrace(): TraceContext | undefined {
   return storage.getStore();
 }
 
-export function withTrace<T>(ctx: TraceContext, fn: () => T): T {
-  return storage.run(ctx, fn);
+/** Calls `fn(...args)` in the trace `ctx` (arguments rather than a closure on hot paths). */
+export function withTrace<A extends unknown[], T>(
+  ctx: TraceContext,
+  fn: (...args: A) => T,
+  ...args: A
+): T {
+  return storage.run(ctx, fn, ...args);
 }
