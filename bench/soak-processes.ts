@@ -10,6 +10,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { freePort, waitFor } from '@dirigent/testing';
 import { natsServerBinary } from '../libs/testing/src/private-services';
+import { COORDINATOR_NODE_FLAGS } from '../services/turn-coordinator/node-flags';
 
 const MAIN = resolve(__dirname, '../services/turn-coordinator/main.js');
 
@@ -130,7 +131,8 @@ export class Coordinator {
     this.replicaId = replicaId;
     // SOAK_CPU_PROFILE=<dir>: a V8 CPU profile per replica process, written when it stops.
     const prof = process.env.SOAK_CPU_PROFILE;
-    const args = prof ? ['--cpu-prof', '--cpu-prof-dir', resolve(prof), MAIN] : [MAIN];
+    const main = [...COORDINATOR_NODE_FLAGS, MAIN];
+    const args = prof ? ['--cpu-prof', '--cpu-prof-dir', resolve(prof), ...main] : main;
     const child = spawn(process.execPath, args, {
       env: { ...process.env, ...this.env, DIRIGENT_COORDINATOR_REPLICA_ID: replicaId },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -26,6 +26,7 @@ import {
 import type { TurnGranted } from '@dirigent/contracts';
 import { TurnCoordinatorService } from '../services/turn-coordinator/turn-coordinator.module';
 import { FakeIngest } from '../services/turn-coordinator/test/fake-ingest';
+import { COORDINATOR_NODE_FLAGS } from '../services/turn-coordinator/node-flags';
 import { startPrivateNats } from '../libs/testing/src/private-services';
 import { nestEcho, rawEcho } from './anchors';
 import { echoReply } from './echo-server';
@@ -69,9 +70,37 @@ const stalls = (rate: string, r: StallReport): BenchResult => ({
   [`machine stall p99 ms ${rate}`]: r.p99OverrunMs,
 });
 
-/** The coordinator process's CPU per check at a rate (only when it has a process of its own). */
-const cpuPerCheck = (rate: string, us: number | undefined): BenchResult =>
-  us === undefined ? {} : { [`coordinator CPU µs per check ${rate}`]: us };
+/** CPU (ms) each server process used in each round, by the round's target. */
+type RoundCpu = Record<Target, { coordinator: number[]; echoes: number[] }>;
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/**
+ * The servers' CPU at a rate (only when they have processes of their own): the coordinator's
+ * over all the rounds per check sent (its idle work included, as in earlier readings), and the
+ * CPU a request adds to the process that answers it — a round of its target against the
+ * rounds of the others in the same process (the raw and messaging echoes share one) — so that
+ * check-turn's cost is read next to the raw echo's.
+ */
+function cpuPerRequest(rate: number, label: string, rounds: RoundCpu | undefined): BenchResult {
+  if (!rounds) return {};
+  const { raw, messaging, check } = rounds;
+  const total = [...raw.coordinator, ...messaging.coordinator, ...check.coordinator];
+  const added = (busy: number[], idle: number[]) =>
+    round(((mean(busy) - mean(idle)) * 1000) / rate, 0);
+  return {
+    [`coordinator CPU µs per check ${label}`]: round(
+      (total.reduce((a, b) => a + b, 0) * 1000) / (rate * check.coordinator.length),
+      0,
+    ),
+    [`raw echo added CPU µs per request ${label}`]: added(raw.echoes, check.echoes),
+    [`messaging echo added CPU µs per request ${label}`]: added(messaging.echoes, check.echoes),
+    [`check-turn added CPU µs per request ${label}`]: added(check.coordinator, [
+      ...raw.coordinator,
+      ...messaging.coordinator,
+    ]),
+  };
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -113,22 +142,17 @@ async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<voi
 
 interface Running {
   stop(): Promise<void>;
-}
-
-interface RunningCoordinator extends Running {
-  /** CPU time the coordinator's process has used so far, ms (undefined: it is this process). */
+  /** CPU time the server's process has used so far, ms (undefined: it is this process). */
   cpuMs(): number | undefined;
 }
 
 /**
  * The coordinator: the built service (dist/services/turn-coordinator/main.js) as a process of
- * its own, as it is deployed, ready when its `/healthz` answers; `inProcess`, a Nest app in
- * this process (for a CPU profile of client and server together).
+ * its own, as it is deployed (with its node flags, node-flags.ts), ready when its `/healthz`
+ * answers; `inProcess`, a Nest app in this process (for a CPU profile of client and server
+ * together).
  */
-async function startCoordinator(
-  inProcess: boolean,
-  env: Record<string, string>,
-): Promise<RunningCoordinator> {
+async function startCoordinator(inProcess: boolean, env: Record<string, string>): Promise<Running> {
   if (inProcess) {
     const { app } = await startServiceApp(TurnCoordinatorService, {
       ...env,
@@ -142,7 +166,7 @@ async function startCoordinator(
   const profileDir = process.env.BENCH_COORDINATOR_PROFILE;
   const server = await startProcess(
     'turn-coordinator',
-    [resolve(__dirname, '../services/turn-coordinator/main.js')],
+    [...COORDINATOR_NODE_FLAGS, resolve(__dirname, '../services/turn-coordinator/main.js')],
     { ...env, TURN_COORDINATOR_PORT: String(port) },
     port,
     '/healthz',
@@ -168,6 +192,7 @@ async function startEchoes(
         await echoApp.close();
         await echoClient.close();
       },
+      cpuMs: () => undefined,
     };
   }
   const child = spawnNode(resolve(__dirname, 'echo-server.js'), { NATS_URL: natsUrl }, [
@@ -178,7 +203,7 @@ async function startEchoes(
     await child.kill('SIGKILL');
     throw e;
   });
-  return { stop: () => child.kill('SIGTERM') };
+  return { stop: () => child.kill('SIGTERM'), cpuMs: () => procCpuMs(child.child.pid) };
 }
 
 /**
@@ -321,13 +346,19 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
     };
     const measure = async (rate: number) => {
       const samples: Record<Target, number[]> = { raw: [], messaging: [], check: [] };
+      const cpu: RoundCpu = {
+        raw: { coordinator: [], echoes: [] },
+        messaging: { coordinator: [], echoes: [] },
+        check: { coordinator: [], echoes: [] },
+      };
+      const servers = { coordinator, echoes };
       let errors = 0;
       let fired = 0;
       const probe = startStallProbe();
-      const cpuBefore = coordinator.cpuMs();
       for (let pass = 0; pass < CHECK_SECONDS; pass++) {
         for (let k = 0; k < TARGETS.length; k++) {
           const target = TARGETS[(pass + k) % TARGETS.length];
+          const before = { coordinator: coordinator.cpuMs(), echoes: echoes.cpuMs() };
           await openLoop(rate, rate, async () => {
             const i = fired++;
             const started = process.hrtime.bigint();
@@ -335,16 +366,19 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
             samples[target].push(msSince(started));
             if (!ok) errors++;
           });
+          // Ticks of 10 ms against rounds of a second; time descheduled is not in them.
+          for (const server of ['coordinator', 'echoes'] as const) {
+            const [from, to] = [before[server], servers[server].cpuMs()];
+            if (from !== undefined && to !== undefined) cpu[target][server].push(to - from);
+          }
         }
       }
-      const cpuAfter = coordinator.cpuMs();
-      // The coordinator's CPU over the rate's rounds, per check sent: time it spends
-      // descheduled is not in it (its ticks are 10 ms; a rate's rounds take ~30 s).
-      const cpuUsPerCheck =
-        cpuBefore === undefined || cpuAfter === undefined
-          ? undefined
-          : round(((cpuAfter - cpuBefore) * 1000) / samples.check.length, 0);
-      return { samples, errors, stalls: await probe.stop(), cpuUsPerCheck };
+      return {
+        samples,
+        errors,
+        stalls: await probe.stop(),
+        cpu: inProcess ? undefined : cpu,
+      };
     };
     let at200: Awaited<ReturnType<typeof measure>> | undefined;
     let at1000: Awaited<ReturnType<typeof measure>> | undefined;
@@ -389,10 +423,10 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
       channels: CHANNELS,
       ...sideBySide('@200/s', at200!.samples),
       ...stalls('@200/s', at200!.stalls),
-      ...cpuPerCheck('@200/s', at200!.cpuUsPerCheck),
+      ...cpuPerRequest(200, '@200/s', at200!.cpu),
       ...sideBySide('@1000/s', at1000!.samples),
       ...stalls('@1000/s', at1000!.stalls),
-      ...cpuPerCheck('@1000/s', at1000!.cpuUsPerCheck),
+      ...cpuPerRequest(1000, '@1000/s', at1000!.cpu),
       'check-turn errors': at200!.errors + at1000!.errors,
       'grant after empty turn p50 ms': round(percentile(grantSample, 50)),
       'grant after empty turn p99 ms': round(percentile(grantSample, 99)),
