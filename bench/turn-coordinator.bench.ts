@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import {
   Aggregates,
@@ -29,8 +30,9 @@ import { FakeIngest } from '../services/turn-coordinator/test/fake-ingest';
 import { COORDINATOR_NODE_FLAGS } from '../services/turn-coordinator/node-flags';
 import { startPrivateNats } from '../libs/testing/src/private-services';
 import { nestEcho, rawEcho } from './anchors';
+import { barChart, type Panel } from './chart';
 import { echoReply } from './echo-server';
-import { startProcess } from './llm-gateway/processes';
+import { ROOT, startProcess } from './llm-gateway/processes';
 import { profilePhase } from './profile';
 import { procCpuMs } from './soak-cost';
 import { startStallProbe, type StallReport } from './stall-probe';
@@ -100,6 +102,46 @@ function cpuPerRequest(rate: number, label: string, rounds: RoundCpu | undefined
       ...messaging.coordinator,
     ]),
   };
+}
+
+/**
+ * The run's figures as bench/results/turn-coordinator.json and a chart of the three targets'
+ * p50 and p99 at each rate (turn-coordinator.svg); returns where they are.
+ */
+function writeResults(result: BenchResult): string {
+  const at = new Date().toISOString();
+  const dir = join(ROOT, 'bench', 'results');
+  const ms = (key: string) => Number(result[key]);
+  const panels: Panel[] = ['@200/s', '@1000/s'].flatMap((rate) =>
+    ([50, 99] as const).map((q) => ({
+      title: `p${q} ms ${rate} (lower is better)`,
+      unit: '',
+      bars: [
+        { label: 'raw echo', value: ms(`raw echo p${q} ms ${rate}`) },
+        { label: 'messaging', value: ms(`messaging echo p${q} ms ${rate}`) },
+        { label: 'check-turn', value: ms(`check-turn p${q} ms ${rate}`) },
+      ],
+    })),
+  );
+  const ratios = ['@200/s', '@1000/s']
+    .map((rate) => {
+      const r = (q: number) => result[`check-turn/raw p${q} ${rate}`];
+      return `${rate}: p50 ${r(50)}×, p99 ${r(99)}×`;
+    })
+    .join(' · ');
+  const svg = barChart({
+    title: `check-turn next to a raw @nats-io echo, ${CHANNELS} channels (${at})`,
+    panels,
+    colours: { 'raw echo': '#8a8f98', messaging: '#d9822b', 'check-turn': '#2f6fdf' },
+    footer: `check-turn/raw ${ratios} (targets p50 ≤ 1.5×, p99 ≤ 2×) · servers: ${result.servers}`,
+    panelWidth: 300,
+  });
+  mkdirSync(dir, { recursive: true });
+  const json = join(dir, 'turn-coordinator.json');
+  const chartFile = join(dir, 'turn-coordinator.svg');
+  writeFileSync(json, `${JSON.stringify({ at, ...result }, null, 2)}\n`);
+  writeFileSync(chartFile, `${svg}\n`);
+  return `${json}, ${chartFile}`;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -418,7 +460,7 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
       await granted;
     });
 
-    return {
+    const result: BenchResult = {
       servers: inProcess ? 'in this process' : 'a process each',
       channels: CHANNELS,
       ...sideBySide('@200/s', at200!.samples),
@@ -434,6 +476,7 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
       'grants missing': missing,
       'event-store backlog when measuring': backlog,
     };
+    return { ...result, results: writeResults(result) };
   } finally {
     grants.unsubscribe();
     await coordinator.stop();

@@ -1,3 +1,4 @@
+import { barChart, type Panel } from '../chart';
 import { percentile, round, type BenchResult } from '../stats';
 import { PORTKEY_VERSION } from './processes';
 import { WARMUP, type Phase } from './workers';
@@ -149,12 +150,9 @@ export function resultTable(summary: Summary, note?: string): BenchResult {
   return result;
 }
 
-/** The figures of one comparison as an SVG bar chart (no chart library). */
+/** The figures of one comparison as an SVG bar chart. */
 export function chart(summary: Summary): string {
-  const W = 760;
-  const H = 360;
-  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-  const panels: { title: string; unit: string; bars: { label: string; value: number }[] }[] = [
+  const panels: Panel[] = [
     {
       title: 'requests/s at 50 clients (higher is better)',
       unit: '/s',
@@ -175,43 +173,12 @@ export function chart(summary: Summary): string {
       ],
     },
   ];
-  const colours: Record<string, string> = {
-    Dirigent: '#2f6fdf',
-    Portkey: '#d9822b',
-    direct: '#8a8f98',
-  };
-  const parts: string[] = [];
-  const pw = W / 2;
-  panels.forEach((panel, i) => {
-    const x0 = i * pw + 30;
-    const top = 70;
-    const bottom = H - 50;
-    const max = Math.max(...panel.bars.map((b) => b.value), 1e-9);
-    const bw = Math.min(80, (pw - 60) / panel.bars.length - 20);
-    parts.push(
-      `<text x="${x0}" y="50" font-size="14" font-weight="bold">${esc(panel.title)}</text>`,
-      `<line x1="${x0}" y1="${bottom}" x2="${x0 + pw - 60}" y2="${bottom}" stroke="#444"/>`,
-    );
-    panel.bars.forEach((b, j) => {
-      const h = ((bottom - top) * b.value) / max;
-      const x = x0 + 20 + j * (bw + 20);
-      const v = b.value >= 100 ? Math.round(b.value).toString() : b.value.toFixed(2);
-      parts.push(
-        `<rect x="${x}" y="${bottom - h}" width="${bw}" height="${h}" fill="${colours[b.label]}"/>`,
-        `<text x="${x + bw / 2}" y="${bottom - h - 6}" font-size="12" text-anchor="middle">${v}${panel.unit}</text>`,
-        `<text x="${x + bw / 2}" y="${bottom + 18}" font-size="12" text-anchor="middle">${b.label}</text>`,
-      );
-    });
-  });
   const ratio = (r: number | undefined, what: string) =>
     r === undefined ? `${what}: Portkey not measured` : `${what}: ${r.toFixed(2)}×`;
-  const footer = `${ratio(summary.ratios.throughput50, 'throughput Dirigent/Portkey @50')} · ${ratio(summary.ratios.addedP50at1, 'added p50 Dirigent/Portkey @1')} · median of ${summary.rounds} same-run rounds · load ${summary.load.start[0]}`;
-  return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif">`,
-    `<rect width="${W}" height="${H}" fill="#fff"/>`,
-    `<text x="30" y="24" font-size="16" font-weight="bold">Model gateway vs Portkey ${PORTKEY_VERSION}, same fake OpenAI upstream (${esc(summary.at)})</text>`,
-    ...parts,
-    `<text x="30" y="${H - 12}" font-size="12" fill="#333">${esc(footer)}</text>`,
-    `</svg>`,
-  ].join('\n');
+  return barChart({
+    title: `Model gateway vs Portkey ${PORTKEY_VERSION}, same fake OpenAI upstream (${summary.at})`,
+    panels,
+    colours: { Dirigent: '#2f6fdf', Portkey: '#d9822b', direct: '#8a8f98' },
+    footer: `${ratio(summary.ratios.throughput50, 'throughput Dirigent/Portkey @50')} · ${ratio(summary.ratios.addedP50at1, 'added p50 Dirigent/Portkey @1')} · median of ${summary.rounds} same-run rounds · load ${summary.load.start[0]}`,
+  });
 }
