@@ -298,7 +298,8 @@ describe('deploy/k8s manifests', () => {
       expect(container.image).toMatch(/^[a-z0-9./_-]+(:[\w.-]+|@sha256:[a-f0-9]{64})$/);
       expect(container.image).not.toMatch(/:latest$/);
       expect(commandLine(container)).toContain(entryPoint(name));
-      expect(pkg.scripts[`start:${name}`]).toBe(`node ${entryPoint(name)}`);
+      // `npm run start:<service>` runs what the Deployment runs (node flags included).
+      expect(pkg.scripts[`start:${name}`]).toBe(commandLine(container));
     });
 
     it('listens on its port, set through the ConfigMap', () => {
