@@ -38,6 +38,8 @@ describe('Messaging against the real NATS', () => {
         handler: async ({ a, b }) => {
           if (a === 13) throw new DomainError(ErrorCodes.FORBIDDEN, 'unlucky');
           if (a === 666) throw new Error('boom with secret sk-live-123');
+          // More than the server's max_payload (1 MB by default).
+          if (a === 999) return { blob: 'x'.repeat(2 * 1024 * 1024) };
           return { sum: a + b };
         },
       });
@@ -77,6 +79,17 @@ describe('Messaging against the real NATS', () => {
       const internal = await m.request(subject(), { a: 666, b: 0 });
       expect(internal).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
       expect(JSON.stringify(internal)).not.toContain('sk-live');
+    });
+
+    it('answers INTERNAL for a reply larger than the server takes, and stays up', async () => {
+      await expect(m.request(subject(), { a: 999, b: 0 })).resolves.toMatchObject({
+        ok: false,
+        error: { code: 'INTERNAL' },
+      });
+      await expect(m.request(subject(), { a: 1, b: 2 })).resolves.toEqual({
+        ok: true,
+        data: { sum: 3 },
+      });
     });
 
     it('says UNAVAILABLE when nobody serves the subject', async () => {

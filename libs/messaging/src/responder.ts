@@ -65,14 +65,15 @@ export function answerRequest(msg: Msg, responder: Responder): void {
 }
 
 function send(msg: Msg, responder: Responder, reply: Reply<unknown>, startedAt: number): void {
-  let text: string;
   try {
-    text = JSON.stringify(reply);
+    const text = JSON.stringify(reply);
+    if (msg.reply) msg.respond(text);
   } catch (e) {
-    // A result JSON cannot carry (a BigInt, a cycle) is a failure of the handler too.
+    // A result JSON cannot carry (a BigInt, a cycle), or larger than the server takes (its
+    // max_payload), is a failure of the handler too: the requester gets INTERNAL, not a
+    // timeout, and a throw here would be an unhandled rejection on the path of a promise.
     reply = failureReply(e, responder.log, responder.subject);
-    text = JSON.stringify(reply);
+    if (msg.reply) msg.respond(JSON.stringify(reply));
   }
-  if (msg.reply) msg.respond(text);
   responder.replied?.(reply, startedAt);
 }
