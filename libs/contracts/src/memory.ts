@@ -1,6 +1,6 @@
-import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
+  ArrayUnique,
   IsArray,
   IsIn,
   IsInt,
@@ -12,9 +12,30 @@ import {
   Max,
   MaxLength,
   Min,
+  registerDecorator,
+  type ValidationArguments,
 } from 'class-validator';
 import { SNOWFLAKE_PATTERN, Snowflake } from './rules';
 import { createValidated } from './validation';
+
+/** A date-time property that may not be earlier than the named one (when both are dates). */
+function NotBefore(other: string) {
+  return (target: object, property: string) =>
+    registerDecorator({
+      name: 'notBefore',
+      target: target.constructor,
+      propertyName: property,
+      constraints: [other],
+      options: { message: `$property must not be before ${other}` },
+      validator: {
+        validate(value: unknown, args: ValidationArguments) {
+          const from = Date.parse(String((args.object as Record<string, unknown>)[other]));
+          const to = Date.parse(String(value));
+          return Number.isNaN(from) || Number.isNaN(to) || to >= from;
+        },
+      },
+    });
+}
 
 // Memory's wire: `dirigent.memory.*` (ARCHITECTURE.md, "Public contract, part 2 — memory").
 
@@ -68,20 +89,29 @@ export const MemoryEventTypes = {
   epochCloseDue: 'memory.epoch-close-due',
 } as const;
 
-/** `dirigent.memory.search`. A `k` above 50 is capped to 50. */
+/** An instant on the wire: ISO-8601 with a real calendar date (no 2026-02-30). */
+const Instant = () =>
+  IsISO8601({ strict: true }, { message: '$property must be an ISO-8601 date and time' });
+
+/** Text that holds something besides white space. */
+const NotBlank = () => Matches(/\S/, { message: '$property must not be blank' });
+
+/**
+ * `dirigent.memory.search`. Anything outside the contract is refused, naming the field:
+ * `k` outside 1..50, an unknown or repeated layer, `until` before `since`.
+ */
 export class MemorySearchRequest {
   @Snowflake() guildId: string;
-  @IsString() @IsNotEmpty() @MaxLength(2000) query: string;
+  @IsString() @IsNotEmpty() @NotBlank() @MaxLength(2000) query: string;
   @IsOptional()
   @IsInt()
   @Min(1)
-  @Transform(({ value }) =>
-    typeof value === 'number' && value > MEMORY_SEARCH_K.max ? MEMORY_SEARCH_K.max : value,
-  )
+  @Max(MEMORY_SEARCH_K.max)
   k?: number;
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MEMORY_SEARCH_LAYERS.length)
+  @ArrayUnique({ message: '$property must not repeat a layer' })
   @IsIn(MEMORY_SEARCH_LAYERS, {
     each: true,
     message: `each of $property must be one of: ${MEMORY_SEARCH_LAYERS.join(', ')}`,
@@ -89,8 +119,11 @@ export class MemorySearchRequest {
   layers?: MemorySearchLayer[];
   @IsOptional() @Snowflake() channelId?: string;
   @IsOptional() @Snowflake() authorId?: string;
-  @IsOptional() @IsISO8601() since?: string;
-  @IsOptional() @IsISO8601() until?: string;
+  @IsOptional() @Instant() since?: string;
+  @IsOptional()
+  @Instant()
+  @NotBefore('since')
+  until?: string;
   static create(input: unknown) {
     return createValidated(MemorySearchRequest, input);
   }

@@ -17,15 +17,36 @@ const fieldErrors = (fn: () => unknown) => {
 };
 
 describe('memory contracts', () => {
-  it('caps k at 50 and refuses a k below 1 or not an integer', () => {
-    expect(MemorySearchRequest.create({ guildId: '1', query: 'x', k: 500 }).k).toBe(50);
+  it('refuses a k outside 1..50 or not an integer, naming k', () => {
+    expect(MemorySearchRequest.create({ guildId: '1', query: 'x', k: 50 }).k).toBe(50);
     expect(MemorySearchRequest.create({ guildId: '1', query: 'x' }).k).toBeUndefined();
-    expect(
-      fieldErrors(() => MemorySearchRequest.create({ guildId: '1', query: 'x', k: 0 }))[0].field,
-    ).toBe('k');
-    expect(
-      fieldErrors(() => MemorySearchRequest.create({ guildId: '1', query: 'x', k: 2.5 }))[0].field,
-    ).toBe('k');
+    for (const k of [0, -1, 51, 1000, 2.5, '5']) {
+      const errs = fieldErrors(() => MemorySearchRequest.create({ guildId: '1', query: 'x', k }));
+      expect(errs.map((e) => e.field)).toEqual(['k']);
+    }
+  });
+
+  it('refuses a blank query, a repeated layer, an impossible date, until before since', () => {
+    const field = (extra: Record<string, unknown>) =>
+      fieldErrors(() => MemorySearchRequest.create({ guildId: '1', query: 'x', ...extra })).map(
+        (e) => e.field,
+      );
+    expect(field({ query: '   ' })).toEqual(['query']);
+    expect(field({ layers: ['archive', 'archive'] })).toEqual(['layers']);
+    expect(field({ layers: 'archive' })).toEqual(['layers']);
+    expect(field({ since: '2026-02-30T00:00:00Z' })).toEqual(['since']);
+    expect(field({ until: 'last tuesday' })).toEqual(['until']);
+    expect(field({ since: '2026-05-02T00:00:00Z', until: '2026-05-01T00:00:00Z' })).toEqual([
+      'until',
+    ]);
+    expect(field({ channelId: 12, authorId: 'bob' })).toEqual(['channelId', 'authorId']);
+    const ok = MemorySearchRequest.create({
+      guildId: '1',
+      query: 'x',
+      since: '2026-05-01',
+      until: '2026-05-01T10:00:00Z',
+    });
+    expect(ok.until).toBe('2026-05-01T10:00:00Z');
   });
 
   it('refuses an unknown layer, a bad snowflake, an empty query', () => {

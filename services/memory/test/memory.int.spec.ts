@@ -188,7 +188,7 @@ describe('memory over NATS and Postgres', () => {
     expect((await search(g.guildId, 'zeppelins')).hits.map((x) => x.authorId)).toEqual([alice]);
   });
 
-  it('answers bad input with BAD_REQUEST and field errors; caps k at 50', async () => {
+  it('answers bad input with BAD_REQUEST naming the field; k is 1..50', async () => {
     const bad = await h.request(Subjects.memory.search, { guildId: 'x', query: '', k: 0 });
     expect(bad.ok).toBe(false);
     if (!bad.ok) {
@@ -196,19 +196,49 @@ describe('memory over NATS and Postgres', () => {
       const fields = (bad.error.details as { field: string }[]).map((d) => d.field).sort();
       expect(fields).toEqual(['guildId', 'k', 'query']);
     }
-    for (const [subj, body] of [
-      [Subjects.memory.dossierGet, { guildId: '1' }],
-      [Subjects.memory.epochsList, { guildId: '1', limit: -1 }],
-      [Subjects.memory.forget, { userId: '1' }],
-      [Subjects.memory.highlightAdd, { guildId: '1', channelId: '2', messageId: 'x' }],
-    ] as const) {
+    const refused = async (subj: string, body: object) => {
       const r = await h.request(subj, body);
-      expect(r.ok ? 'ok' : r.error.code).toBe('BAD_REQUEST');
+      if (r.ok) throw new Error(`${subj} ${JSON.stringify(body)} answered ok`);
+      expect(r.error.code).toBe('BAD_REQUEST');
+      return (r.error.details as { field: string }[]).map((d) => d.field);
+    };
+    const search1 = { guildId: '1', query: 'widgets' };
+    for (const k of [1000, 51, 0, -3, 1.5, '8']) {
+      expect(await refused(Subjects.memory.search, { ...search1, k })).toEqual(['k']);
+    }
+    expect(await refused(Subjects.memory.search, { ...search1, query: '  ' })).toEqual(['query']);
+    expect(await refused(Subjects.memory.search, { ...search1, layers: ['vectors'] })).toEqual([
+      'layers',
+    ]);
+    expect(
+      await refused(Subjects.memory.search, { ...search1, since: '2026-13-01T00:00:00Z' }),
+    ).toEqual(['since']);
+    expect(
+      await refused(Subjects.memory.search, {
+        ...search1,
+        since: '2026-05-02T00:00:00Z',
+        until: '2026-05-01T00:00:00Z',
+      }),
+    ).toEqual(['until']);
+    for (const [subj, body, field] of [
+      [Subjects.memory.dossierGet, { guildId: '1' }, 'userId'],
+      [Subjects.memory.epochsList, { guildId: '1', limit: -1 }, 'limit'],
+      [Subjects.memory.epochsList, { guildId: '1', limit: 201 }, 'limit'],
+      [Subjects.memory.forget, { userId: '1' }, 'guildId'],
+      [Subjects.memory.highlightAdd, { guildId: '1', channelId: '2', messageId: 'x' }, 'messageId'],
+      [
+        Subjects.memory.context,
+        { guildId: '1', channelId: '2', strategy: 'live', maxTokens: -1 },
+        'maxTokens',
+      ],
+      [Subjects.memory.context, { guildId: '1', channelId: '2', strategy: 'deep' }, 'strategy'],
+    ] as const) {
+      expect(await refused(subj, body)).toEqual([field]);
     }
     const g = h.guild();
     for (let i = 0; i < 60; i++) await g.say(general, alice, `bulk message ${i} about widgets`);
     await h.waitForCount(g.guildId, alice, 60);
-    expect((await search(g.guildId, 'widgets', { k: 500 })).hits).toHaveLength(50);
+    expect((await search(g.guildId, 'widgets', { k: 50 })).hits).toHaveLength(50);
     expect((await search(g.guildId, 'widgets')).hits).toHaveLength(8);
   });
 });
