@@ -5,24 +5,22 @@ import { Messaging } from '@dirigent/messaging';
 import { Reactor } from '@dirigent/reactor';
 import { SERVICE_CONFIG, type ServiceDefinition } from '@dirigent/service-kit';
 import { DurableTimers } from '@dirigent/timers';
-import { ArrayVectorStore, EmbeddingRepository } from './adapters/embedding.repository';
-import {
-  MemoryDossierRow,
-  MemoryEmbedding,
-  memoryEntities,
-  MemoryEpochRow,
-  MemoryHighlightRow,
-  MemoryLore,
-  MemoryMessage,
-} from './adapters/entities';
-import { DossierRepository } from './adapters/dossier.repository';
-import { EpochRepository } from './adapters/epoch.repository';
+import { ArrayVectorStore, EmbeddingRepository } from './adapters/postgres/embedding.repository';
+import { MemoryDossierRow } from './adapters/postgres/dossier.entity';
+import { MemoryEmbedding } from './adapters/postgres/embedding.entity';
+import { memoryEntities } from './adapters/postgres/entities';
+import { MemoryEpochRow } from './adapters/postgres/epoch.entity';
+import { MemoryHighlightRow } from './adapters/postgres/highlight.entity';
+import { MemoryLore } from './adapters/postgres/lore.entity';
+import { MemoryMessage } from './adapters/postgres/message.entity';
+import { DossierRepository } from './adapters/postgres/dossier.repository';
+import { EpochRepository } from './adapters/postgres/epoch.repository';
 import { EpochTimer } from './adapters/epoch-timer';
 import { GatewayEmbedder, GatewaySummarizer, LocalEmbedder } from './adapters/gateway.client';
-import { HighlightRepository } from './adapters/highlight.repository';
-import { LoreRepository } from './adapters/lore.repository';
+import { HighlightRepository } from './adapters/postgres/highlight.repository';
+import { LoreRepository } from './adapters/postgres/lore.repository';
 import { PostgresMemoryReader } from './adapters/memory-reader';
-import { MessageRepository } from './adapters/message.repository';
+import { MessageRepository } from './adapters/postgres/message.repository';
 import { pgvectorAvailable, PgVectorStore } from './adapters/pgvector.store';
 import { AddHighlight } from './application/add-highlight';
 import { AssembleContext } from './application/assemble-context';

@@ -35,7 +35,7 @@ import { ToolsHandler } from './handlers/tools.handler';
 import { TurnHandler } from './handlers/turn.handler';
 import { ForwardedCheckTurn } from './partitions/forwarded-check-turn';
 import { PartitionedConsumers, PartitionOwnership } from './partitions/partitioned-consumers';
-import { turnCoordinatorEntities } from './adapters/projections/entities';
+import { turnCoordinatorEntities } from './adapters/postgres/entities';
 import { CoordinatorLifecycle } from './turn-coordinator.lifecycle';
 
 export { TurnCoordinatorConfig } from './config';

@@ -1,5 +1,5 @@
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
-import { ProjectionCheckpoint } from './entities';
+import { ProjectionCheckpoint } from './projection-checkpoint.entity';
 
 /** Entities of every service share one database; each service lists the ones it uses. */
 export const foundationEntities = [ProjectionCheckpoint];

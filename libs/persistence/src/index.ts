@@ -1,4 +1,4 @@
-export * from './entities';
-export * from './read-models';
+export * from './projection-checkpoint.entity';
+export * from './read-models/entities';
 export * from './config';
 export * from './migrate';

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { MemoryItem, MemoryReader } from '@dirigent/memory-domain';
 import { SearchMemory } from '../application/search-memory';
-import { DossierRepository, factItem } from './dossier.repository';
-import { EpochRepository, epochItem } from './epoch.repository';
-import { HighlightRepository } from './highlight.repository';
-import { LoreRepository } from './lore.repository';
-import { MessageRepository } from './message.repository';
-import { ms } from './sql';
+import { DossierRepository, factItem } from './postgres/dossier.repository';
+import { EpochRepository, epochItem } from './postgres/epoch.repository';
+import { HighlightRepository } from './postgres/highlight.repository';
+import { LoreRepository } from './postgres/lore.repository';
+import { MessageRepository } from './postgres/message.repository';
+import { ms } from './postgres/sql';
 
 /** The lenses' read port over the memory tables and the hybrid search. */
 @Injectable()

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { SearchLayer } from '@dirigent/memory-domain';
 import type { VectorStore } from '../application/ports';
-import { sql } from './sql';
+import { sql } from './postgres/sql';
 
 const vectorLiteral = (v: ArrayLike<number>) => `[${Array.from(v).join(',')}]`;
 

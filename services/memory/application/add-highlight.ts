@@ -5,7 +5,7 @@ import {
   type MemoryHighlight,
   type MemoryHighlightAddRequest,
 } from '@dirigent/contracts';
-import { HighlightRepository, highlightView } from '../adapters/highlight.repository';
+import { HighlightRepository, highlightView } from '../adapters/postgres/highlight.repository';
 import { Indexer } from './indexer';
 
 /** `Subjects.memory.highlightAdd`: the archived message, verbatim, with attribution. */

@@ -12,10 +12,10 @@ import {
 import { Reactor } from '@dirigent/reactor';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { EPOCH_CLOSE, EpochTimer } from '../adapters/epoch-timer';
-import { EpochRepository, epochView } from '../adapters/epoch.repository';
-import { LoreRepository } from '../adapters/lore.repository';
-import { MessageRepository } from '../adapters/message.repository';
-import type { Row } from '../adapters/sql';
+import { EpochRepository, epochView } from '../adapters/postgres/epoch.repository';
+import { LoreRepository } from '../adapters/postgres/lore.repository';
+import { MessageRepository } from '../adapters/postgres/message.repository';
+import type { Row } from '../adapters/postgres/sql';
 import type { MemoryConfig } from '../config';
 import { Indexer } from './indexer';
 import { CLOCK, SUMMARIZER, type Clock, type Summarizer } from './ports';

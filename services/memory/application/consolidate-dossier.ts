@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { shouldConsolidate, type ConsolidationState } from '@dirigent/memory-domain';
 import { all, event, predicate, Reactor } from '@dirigent/reactor';
-import { DossierRepository } from '../adapters/dossier.repository';
-import { MessageRepository } from '../adapters/message.repository';
-import type { Row } from '../adapters/sql';
+import { DossierRepository } from '../adapters/postgres/dossier.repository';
+import { MessageRepository } from '../adapters/postgres/message.repository';
+import type { Row } from '../adapters/postgres/sql';
 import { CLOCK, SUMMARIZER, type Clock, type Summarizer } from './ports';
 
 const SYSTEM = `You maintain a short dossier about one member of a Discord community.

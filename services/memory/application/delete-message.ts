@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { MessageDeleted } from '@dirigent/contracts';
-import { DossierRepository } from '../adapters/dossier.repository';
-import { HighlightRepository } from '../adapters/highlight.repository';
-import { MessageRepository } from '../adapters/message.repository';
+import { DossierRepository } from '../adapters/postgres/dossier.repository';
+import { HighlightRepository } from '../adapters/postgres/highlight.repository';
+import { MessageRepository } from '../adapters/postgres/message.repository';
 import { Indexer } from './indexer';
 
 /** A deleted Discord message leaves every layer that holds its text, and search. */

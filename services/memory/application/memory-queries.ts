@@ -5,8 +5,8 @@ import type {
   MemoryEpoch,
   MemoryEpochsRequest,
 } from '@dirigent/contracts';
-import { DossierRepository } from '../adapters/dossier.repository';
-import { EpochRepository, epochView } from '../adapters/epoch.repository';
+import { DossierRepository } from '../adapters/postgres/dossier.repository';
+import { EpochRepository, epochView } from '../adapters/postgres/epoch.repository';
 import { PostgresMemoryReader } from '../adapters/memory-reader';
 
 /** `Subjects.memory.dossierGet`: an unknown user has an empty dossier, not an error. */

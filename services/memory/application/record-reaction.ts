@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { ReactionChanged } from '@dirigent/contracts';
 import { detectMoment } from '@dirigent/memory-domain';
-import { HighlightRepository, highlightId } from '../adapters/highlight.repository';
-import { MessageRepository } from '../adapters/message.repository';
+import { HighlightRepository, highlightId } from '../adapters/postgres/highlight.repository';
+import { MessageRepository } from '../adapters/postgres/message.repository';
 import { Indexer } from './indexer';
 
 /** Reactions count distinct users per message; enough of them make the message a highlight. */

@@ -10,12 +10,12 @@ import {
   type ScoredItem,
   type SearchLayer,
 } from '@dirigent/memory-domain';
-import { DossierRepository, factItem } from '../adapters/dossier.repository';
-import { EpochRepository, epochItem } from '../adapters/epoch.repository';
-import { HighlightRepository, highlightItem } from '../adapters/highlight.repository';
-import { LoreRepository, loreItem } from '../adapters/lore.repository';
-import { MessageRepository, messageItem } from '../adapters/message.repository';
-import { ms, type ArchiveFilter, type Row } from '../adapters/sql';
+import { DossierRepository, factItem } from '../adapters/postgres/dossier.repository';
+import { EpochRepository, epochItem } from '../adapters/postgres/epoch.repository';
+import { HighlightRepository, highlightItem } from '../adapters/postgres/highlight.repository';
+import { LoreRepository, loreItem } from '../adapters/postgres/lore.repository';
+import { MessageRepository, messageItem } from '../adapters/postgres/message.repository';
+import { ms, type ArchiveFilter, type Row } from '../adapters/postgres/sql';
 import { Indexer } from './indexer';
 import { VECTOR_STORE, CLOCK, type Clock, type VectorStore } from './ports';
 

@@ -4,10 +4,11 @@ import { hashedEmbedding, HASHED_EMBEDDER_DIMENSIONS } from '@dirigent/memory-do
 import { ormConfig } from '@dirigent/persistence';
 import { freePort, snowflake, spawnNode, testDatabaseUrl, type Spawned } from '@dirigent/testing';
 import type { VectorStore } from '../application/ports';
-import { ArrayVectorStore, EmbeddingRepository } from '../adapters/embedding.repository';
-import { MemoryEmbedding, memoryEntities } from '../adapters/entities';
+import { ArrayVectorStore, EmbeddingRepository } from '../adapters/postgres/embedding.repository';
+import { MemoryEmbedding } from '../adapters/postgres/embedding.entity';
+import { memoryEntities } from '../adapters/postgres/entities';
 import { pgvectorAvailable, pgvectorSql, PgVectorStore } from '../adapters/pgvector.store';
-import { sql } from '../adapters/sql';
+import { sql } from '../adapters/postgres/sql';
 
 const v = (t: string) => hashedEmbedding(t);
 

@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { GatewayChat } from './adapters/gateway-chat';
 import { NatsMemory } from './adapters/nats-memory';
-import { PostgresOrchestrationLog } from './adapters/postgres-orchestration-log';
+import { PostgresOrchestrationLog } from './adapters/postgres/orchestrator-run.repository';
 import { Orchestrate } from './application/orchestrate';
 import { OrchestrateInDiscord } from './application/orchestrate-in-discord';
 import { OrchestrationLog } from './application/ports';
@@ -10,7 +10,7 @@ import { ORCHESTRATOR_SETTINGS } from './application/tokens';
 import { orchestratorSettings, type OrchestratorModuleOptions } from './config';
 import { OrchestrateHandler } from './handlers/orchestrate.handler';
 
-export { orchestratorEntities } from './adapters/orchestrator-run.entity';
+export { orchestratorEntities } from './adapters/postgres/entities';
 export { OrchestrateInDiscord, type OrchestratorAgent } from './application/orchestrate-in-discord';
 export { Orchestrate } from './application/orchestrate';
 export { OrchestratorConfig, type OrchestratorModuleOptions } from './config';

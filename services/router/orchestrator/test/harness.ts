@@ -12,7 +12,7 @@ import {
   type ServiceDefinition,
 } from '@dirigent/service-kit';
 import { testDatabaseUrl, testNatsUrl } from '@dirigent/testing';
-import { routerEntities } from '../../adapters/entities';
+import { routerEntities } from '../../adapters/postgres/entities';
 import { OrchestratorConfig } from '../config';
 import { orchestratorEntities, OrchestratorModule } from '../orchestrator.module';
 

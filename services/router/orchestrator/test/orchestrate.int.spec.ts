@@ -11,7 +11,7 @@ import type { Messaging } from '@dirigent/messaging';
 import { closeMessaging, snowflake, testMessaging, waitFor } from '@dirigent/testing';
 import { startGateway, type RunningGateway } from '../../../llm-gateway/test/harness';
 import { splitForDiscord } from '@dirigent/orchestrator';
-import { OrchestratorRun } from '../adapters/orchestrator-run.entity';
+import { OrchestratorRun } from '../adapters/postgres/orchestrator-run.entity';
 import { OrchestrateInDiscord } from '../application/orchestrate-in-discord';
 import { startOrchestrator, testOrchestratorConfig } from './harness';
 import { gatewayConfig, ScriptedUpstream, type ScriptedAnswer } from './scripted-upstream';

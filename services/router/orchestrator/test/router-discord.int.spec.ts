@@ -17,7 +17,7 @@ import {
 import { startGateway, type RunningGateway } from '../../../llm-gateway/test/harness';
 import { RouterService } from '../../router.module';
 import { FakeDiscord } from '../../test/fake-discord';
-import { OrchestratorRun } from '../adapters/orchestrator-run.entity';
+import { OrchestratorRun } from '../adapters/postgres/orchestrator-run.entity';
 import { FAKE_CLI } from './harness';
 import { gatewayConfig, ScriptedUpstream } from './scripted-upstream';
 

@@ -1,6 +1,6 @@
 import { EntityRepository } from '@mikro-orm/postgresql';
 import type { MemoryItem } from '@dirigent/memory-domain';
-import type { MemoryMessage } from './entities';
+import type { MemoryMessage } from './message.entity';
 import { archiveWhere, ms, orQuery, sql, type ArchiveFilter, type Row } from './sql';
 
 /** Matches of one full-text query ranked at most (the newest). */

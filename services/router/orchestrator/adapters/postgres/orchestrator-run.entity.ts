@@ -75,5 +75,3 @@ export class OrchestratorRun {
   @Property({ type: 'boolean' })
   cancelled: boolean;
 }
-
-export const orchestratorEntities = [OrchestratorRun];

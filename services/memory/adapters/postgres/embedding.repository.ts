@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EntityRepository } from '@mikro-orm/postgresql';
 import { VectorIndex, type SearchLayer } from '@dirigent/memory-domain';
-import type { VectorStore } from '../application/ports';
-import type { MemoryEmbedding } from './entities';
+import type { VectorStore } from '../../application/ports';
+import type { MemoryEmbedding } from './embedding.entity';
 import { realArray, sql } from './sql';
 
 /** Rows of `memory_embedding` (`real[]`). */

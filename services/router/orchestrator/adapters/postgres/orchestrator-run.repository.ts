@@ -3,9 +3,9 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { RouterDecision } from '@dirigent/contracts';
 import { splitForDiscord, type AgentRun } from '@dirigent/orchestrator';
-import { PostgresDecisionLog } from '../../adapters/stores';
-import type { SubagentRun } from '../../application/ports';
-import { OrchestrationLog, type OrchestrationRecord } from '../application/ports';
+import { PostgresDecisionLog } from '../../../adapters/postgres/decision.repository';
+import type { SubagentRun } from '../../../application/ports';
+import { OrchestrationLog, type OrchestrationRecord } from '../../application/ports';
 import { OrchestratorRun } from './orchestrator-run.entity';
 
 /** What a row keeps of an agent's output (the answer itself went to the asker). */

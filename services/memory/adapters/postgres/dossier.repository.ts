@@ -5,7 +5,7 @@ import {
   type MemoryItem,
   type TimedFact,
 } from '@dirigent/memory-domain';
-import type { MemoryDossierRow } from './entities';
+import type { MemoryDossierRow } from './dossier.entity';
 import { ms, orQuery, sql, type Row } from './sql';
 
 export interface FactRow extends TimedFact {

@@ -1,7 +1,7 @@
 import { EntityRepository } from '@mikro-orm/postgresql';
 import type { EpochClosed, MemoryEpoch } from '@dirigent/contracts';
 import type { MemoryItem } from '@dirigent/memory-domain';
-import type { MemoryEpochRow } from './entities';
+import type { MemoryEpochRow } from './epoch.entity';
 import { fullTextIds, ms, rowsByIds, sql, type Row } from './sql';
 
 export function epochView(r: Row): MemoryEpoch {

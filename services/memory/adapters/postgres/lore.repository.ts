@@ -1,6 +1,6 @@
 import { EntityRepository } from '@mikro-orm/postgresql';
 import type { MemoryItem } from '@dirigent/memory-domain';
-import type { MemoryLore } from './entities';
+import type { MemoryLore } from './lore.entity';
 import { fullTextIds, ms, rowsByIds, sql, type Row } from './sql';
 
 export function loreItem(r: Row): MemoryItem {

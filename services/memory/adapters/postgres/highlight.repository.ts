@@ -1,7 +1,7 @@
 import { EntityRepository } from '@mikro-orm/postgresql';
 import type { MemoryHighlight } from '@dirigent/contracts';
 import type { MemoryItem } from '@dirigent/memory-domain';
-import type { MemoryHighlightRow } from './entities';
+import type { MemoryHighlightRow } from './highlight.entity';
 import { fullTextIds, ms, rowsByIds, sql, type Row } from './sql';
 
 export const highlightId = (messageId: string) => `hl-${messageId}`;

@@ -1,0 +1,86 @@
+import { EntityManager } from '@mikro-orm/postgresql';
+import type { DispositionUpsertRequest } from '@dirigent/contracts';
+import type { Disposition } from '@dirigent/router-domain';
+import { DispositionStore } from '../../application/ports';
+import { DispositionRow } from './disposition.entity';
+
+const CACHE_MS = 2000;
+
+function toDisposition(r: DispositionRow): Disposition {
+  return {
+    id: r.id,
+    name: r.name,
+    reasoningDepth: r.reasoningDepth as Disposition['reasoningDepth'],
+    contextStrategy: r.contextStrategy,
+    voice: r.voice as Disposition['voice'],
+    outputShape: r.outputShape as Disposition['outputShape'],
+    searchPosture: r.searchPosture as Disposition['searchPosture'],
+    riskAppetite: r.riskAppetite as Disposition['riskAppetite'],
+    ...(r.speculativeOnly ? { speculativeOnly: true } : {}),
+    ...(r.selfFollowupHint ? { selfFollowupHint: r.selfFollowupHint } : {}),
+    weight: r.weight,
+  };
+}
+
+/** `dispositions`, cached briefly for the routing path; edits clear the cache. */
+export class PostgresDispositions extends DispositionStore {
+  private cache?: { at: number; list: Promise<Disposition[]> };
+
+  constructor(private readonly em: EntityManager) {
+    super();
+  }
+
+  list(): Promise<Disposition[]> {
+    if (this.cache && Date.now() - this.cache.at < CACHE_MS) return this.cache.list;
+    const list = this.em
+      .fork()
+      .find(DispositionRow, {}, { orderBy: { id: 'asc' } })
+      .then((rows) => rows.map(toDisposition));
+    this.cache = { at: Date.now(), list };
+    list.catch(() => (this.cache = undefined));
+    return list;
+  }
+
+  async upsert(patch: DispositionUpsertRequest): Promise<Disposition> {
+    const em = this.em.fork();
+    let row = await em.findOne(DispositionRow, { id: patch.id });
+    const fields = Object.fromEntries(
+      Object.entries(patch).filter(([k, v]) => k !== 'id' && v !== undefined),
+    ) as Partial<DispositionRow>;
+    if (!row) {
+      const missing = [
+        'reasoningDepth',
+        'contextStrategy',
+        'voice',
+        'outputShape',
+        'searchPosture',
+      ].filter((k) => (fields as Record<string, unknown>)[k] === undefined);
+      if (missing.length) throw new MissingFields(missing);
+      row = em.create(DispositionRow, {
+        id: patch.id,
+        name: patch.name ?? patch.id,
+        riskAppetite: 'safe',
+        ...fields,
+      } as DispositionRow);
+    } else {
+      em.assign(row, fields);
+    }
+    row.updatedAt = new Date();
+    await em.flush();
+    this.cache = undefined;
+    return toDisposition(row);
+  }
+
+  async remove(id: string): Promise<boolean> {
+    const n = await this.em.fork().nativeDelete(DispositionRow, { id });
+    this.cache = undefined;
+    return n > 0;
+  }
+}
+
+/** A new disposition needs every dimension. */
+export class MissingFields extends Error {
+  constructor(readonly fields: string[]) {
+    super(`a new disposition needs ${fields.join(', ')}`);
+  }
+}

@@ -1,0 +1,50 @@
+import { EntityManager } from '@mikro-orm/postgresql';
+import { FollowupStore, type FollowupRecord } from '../../application/ports';
+import { FollowupRow } from './followup.entity';
+
+/** `self_followup_schedules`. */
+export class PostgresFollowups extends FollowupStore {
+  constructor(private readonly em: EntityManager) {
+    super();
+  }
+
+  async create(f: FollowupRecord): Promise<void> {
+    const em = this.em.fork();
+    em.create(FollowupRow, { ...f, reason: f.reason ?? null, firedDecisionId: null });
+    await em.flush();
+  }
+
+  async get(followupId: string): Promise<FollowupRecord | null> {
+    const r = await this.em.fork().findOne(FollowupRow, { followupId });
+    if (!r) return null;
+    return {
+      followupId: r.followupId,
+      parentDecisionId: r.parentDecisionId,
+      guildId: r.guildId,
+      channelId: r.channelId,
+      agentId: r.agentId,
+      bias: r.bias,
+      dueAt: r.dueAt,
+      status: r.status,
+      ...(r.reason ? { reason: r.reason } : {}),
+      botMessageIds: r.botMessageIds,
+      createdAt: r.createdAt,
+    };
+  }
+
+  async settle(
+    followupId: string,
+    status: 'fired' | 'aborted',
+    reason?: string,
+    firedDecisionId?: string,
+  ): Promise<boolean> {
+    const n = await this.em
+      .fork()
+      .nativeUpdate(
+        FollowupRow,
+        { followupId, status: 'scheduled' },
+        { status, reason: reason ?? null, firedDecisionId: firedDecisionId ?? null },
+      );
+    return n > 0;
+  }
+}
