@@ -14,10 +14,10 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-# Containers always get DATABASE_URL, so the embedded Postgres binaries (optional
-# dependencies, ~60 MB) are dropped together with the dev dependencies.
+# Containers always get DATABASE_URL: the embedded Postgres of `npm start` (a dev
+# dependency with ~60 MB of binaries) goes with the other dev dependencies.
 RUN npm run build \
-  && npm prune --omit=dev --omit=optional --no-audit --no-fund \
+  && npm prune --omit=dev --no-audit --no-fund \
   && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime

