@@ -1,6 +1,6 @@
 /**
  * CPU profiles of one bench phase, and a summary of a profile's hottest frames
- * (docs/performance/turn-path.md).
+ * (docs/performance.md).
  *
  * - `BENCH_CPU_PROFILE=<dir> node dist/bench/run.js turn-coordinator` writes
  *   `<dir>/turn-check.cpuprofile`, the measured phase only (not the set-up).

@@ -6,8 +6,8 @@ import { percentile, round } from './stats';
  * time (`Atomics.wait`, no event loop) and records by how much each sleep overran. On an idle
  * core an overrun above 1 ms means the thread was not scheduled: another process, or on a VM
  * the host, had the CPU. Such stalls hit every request alike, raw echo or check-turn, so they
- * say whether a run's p99 is the code's or the machine's (request-reply-third-pass.md § Sixth
- * look).
+ * say whether a run's p99 is the code's or the machine's (docs/performance.md,
+ * "How to run").
  */
 const SLEEPER = `
 const { parentPort } = require('node:worker_threads');

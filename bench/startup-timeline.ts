@@ -1,6 +1,6 @@
 /**
- * Start-up timeline of the turn coordinator (docs/performance/turn-path.md, "Restart: from a
- * SIGKILL to the first grant"): a preload that appends one JSON line per step (`t`: ms since
+ * Start-up timeline of the turn coordinator (docs/performance.md: the first grant
+ * after a SIGKILL): a preload that appends one JSON line per step (`t`: ms since
  * the process started, `cpuMs`: its CPU time so far) to $TIMELINE_FILE — require, Nest create
  * (NATS connect, streams, ORM), bootstrap (coherence, timers, projections), each consumer's
  * start and the first grant published. It does nothing in a process whose main module is not

@@ -167,7 +167,7 @@ async function startEchoes(
 export async function benchTurnCoordinator(): Promise<BenchResult> {
   // A nats-server of its own unless NATS_URL names one: the machine's server keeps what
   // earlier runs left, e.g. thousands of pending coordinator timers that every coordinator on
-  // it watches, scans on each change and fires (docs/performance/turn-path.md).
+  // it watches, scans on each change and fires (docs/performance.md).
   const ownNats = process.env.NATS_URL ? undefined : await startPrivateNats();
   const natsUrl = process.env.NATS_URL ?? ownNats?.url ?? testNatsUrl();
   const databaseUrl = process.env.DATABASE_URL ?? testDatabaseUrl();

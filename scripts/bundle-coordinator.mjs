@@ -2,7 +2,7 @@
  * The last step of `npm run build`: the turn coordinator's entry point, as tsc emitted it
  * (dist/services/turn-coordinator/main.js, decorator metadata included), becomes one file with
  * its libraries in it. A restarted coordinator then loads ~60 modules instead of ~2,300, which
- * takes about 40% less time (docs/performance/turn-path.md, "Restart").
+ * takes about 40% less time (docs/performance.md, "The coordinator's bundle and young generation").
  *
  * Left outside the bundle: what is loaded by a computed name or only if installed (the optional
  * transports and drivers of Nest, MikroORM and knex: whatever does not resolve here), what keeps
@@ -83,7 +83,7 @@ const mikroOrmNestDrivers = {
  * bundle renames a symbol, by calling `__name(fn, 'name')` after every function and class it
  * defines — also for every closure made on each call of a hot function, where the name V8 gave
  * the function is already right: an `Object.defineProperty` call a closure, ~10% of answering
- * a check-turn request (docs/performance/request-reply-third-pass.md § Ninth look). The helper
+ * a check-turn request (docs/performance.md). The helper
  * then defines the name only when it differs.
  */
 function cheaperKeepNames(bundle) {

@@ -1,6 +1,6 @@
 /**
- * Per-stage timer of one gateway process (docs/performance/gateway.md, "Where the time
- * goes at one client"), loaded with `-r` by the bench when `LLM_BENCH_STAGES=<dir>` is set.
+ * Per-stage timer of one gateway process (`LLM_BENCH_STAGES` in docs/performance.md),
+ * loaded with `-r` by the bench when `LLM_BENCH_STAGES=<dir>` is set.
  * Node's own diagnostics channels timestamp each request that had the process to itself
  * (no other request in flight, i.e. the 1-client phases): request received, body read,
  * upstream request created, upstream answer's headers and end, `res.end()` called,

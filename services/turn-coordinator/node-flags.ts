@@ -11,7 +11,7 @@
  * event loop for 6–25 ms (plus incremental-marking steps of 5–10 ms): the slowest 1% of
  * check-turn answers at 1,000/s were those pauses. With 64 MB it scavenges every 10–15 s at
  * that rate, promotes a fraction, and the old generation stays near what is live; the cost is
- * ~50 MB more resident memory (docs/performance/request-reply-third-pass.md § Ninth look).
+ * ~50 MB more resident memory (docs/performance.md, "The coordinator's bundle and young generation").
  * Not settable from inside the process: V8 sizes the young generation when the heap is set up.
  */
 export const COORDINATOR_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=64'];

@@ -111,8 +111,8 @@ class JsonAnswer implements Dispatcher.DispatchHandlers {
  * the gateway's plain chat completions, without an SDK's per-request machinery (header
  * building, retry loop, fetch's web streams) and without `http.request`'s (a
  * `ClientRequest`, an `IncomingMessage` stream and the agent's bookkeeping per call: at 50
- * clients the gateway spends ~23% less CPU a call, docs/performance/gateway.md § Fifth
- * pass). A request still queued when its connection closes is sent on another one (undici),
+ * clients the gateway spends ~23% less CPU a call; docs/performance.md, "The upstream
+ * client on undici"). A request still queued when its connection closes is sent on another one (undici),
  * and idle connections are closed before the upstream's keep-alive hint runs out; a request
  * already written to a connection the upstream closes at that instant fails as a
  * connection failure, which the failover retries. No time limit of its own: the caller's

@@ -39,7 +39,7 @@ export class NatsClient {
       reconnectTimeWait: 500,
       // Without it every request (and so every JetStream publish and API call) builds an
       // Error up front to carry its caller's stack into a later timeout: 10% of the CPU of a
-      // request/reply round trip, and of an event-store append (docs/performance/turn-path.md).
+      // request/reply round trip, and of an event-store append (docs/performance.md).
       noAsyncTraces: true,
     });
     const jsm = await jetstreamManager(nc);

@@ -30,7 +30,7 @@ interface Waiting {
  * over one reply subscription and one timer for all of them. The client's publish is a
  * request: per publish it registers a request with its own timer, and on the ack builds
  * an `Error` (stack captured) that it never throws. That was half the CPU of a publish
- * (docs/performance/gateway.md § Fourth pass). Here an ack is matched by its reply
+ * (docs/performance.md, "The JetStream publisher"). Here an ack is matched by its reply
  * subject's last token, and because every publish waits the same time, the oldest one
  * waiting always expires first: the timer only ever looks at the head of the queue.
  *

@@ -91,7 +91,7 @@ export class Messaging {
   /** Sends a request and returns the reply envelope (`UNAVAILABLE`/`TIMEOUT` when nobody answers). */
   request<R>(subject: string, data: unknown, timeoutMs = 5000): Promise<Reply<R>> {
     // Promises chained by hand rather than async/await: one promise less per call, each of
-    // which costs an async-hooks call once AsyncLocalStorage is on (turn-path.md).
+    // which costs an async-hooks call once AsyncLocalStorage is on (docs/performance.md).
     const failed = (e: unknown): Reply<R> => {
       const text = String((e as Error).message ?? e);
       if (/no responders/i.test(text))

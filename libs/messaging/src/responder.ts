@@ -41,10 +41,10 @@ const replyOf = (responder: Responder, body: object, msg: Msg) => responder.repl
  * A reply the responder returns at once is sent at once, in the subscription's callback, as a
  * raw responder would; a promise is followed with `then` rather than `async`/`await`. With
  * AsyncLocalStorage on (trace context, ORM request contexts) every promise costs an
- * async-hooks call, and the reply waits for each (docs/performance/turn-path.md). Nothing is
+ * async-hooks call, and the reply waits for each (docs/performance.md, "The direct request handlers"). Nothing is
  * made per request on that path but what the request needs (no closures: the responder is
  * one object per subscription), which keeps the young generation's garbage down
- * (docs/performance/request-reply-third-pass.md § Ninth look).
+ * (docs/performance.md, "The coordinator's bundle and young generation").
  */
 export function answerRequest(msg: Msg, responder: Responder): void {
   const startedAt = performance.now();

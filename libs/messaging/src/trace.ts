@@ -25,7 +25,7 @@ export function formatTraceparent(ctx: TraceContext): string {
  * A span whose ids are drawn when first read. Every request and delivery gets a span, but
  * most start no child (nothing they do publishes or sends a request), so most spans' ids are
  * never read; drawing them up front (a UUID and its hex) was about a tenth of the transport's
- * time on a request (docs/performance/turn-path.md).
+ * time on a request (docs/performance.md).
  */
 class Span implements TraceContext {
   private hex?: string;

@@ -13,7 +13,7 @@ const MAX_UNPUBLISHED = 100_000;
  * Records of calls that ended within this long of each other go to NATS together, at most
  * `COALESCE_MAX` at a time. Each publish wakes nats-server and, with its ack, this process:
  * at one client, one publish per call was about a third of the gateway's added latency
- * (docs/performance/gateway.md). It is also how long a record can wait in this process
+ * (docs/performance.md). It is also how long a record can wait in this process
  * after its answer; the records of a SIGKILLed gateway's last few milliseconds are lost
  * with it, as a record was before between the answer and the publish.
  */

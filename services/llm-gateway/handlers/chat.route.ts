@@ -13,7 +13,7 @@ const PATH = '/v1/chat/completions';
  * `POST /v1/chat/completions`, the gateway's hot path, answered by the HTTP server ahead
  * of Express: Express's dispatch, the access log line, the ORM request context and JSON
  * body parser cost more than the rest of a call together (see
- * docs/performance/gateway.md), and this route needs none of them — every call is
+ * docs/performance.md, "The chat route"), and this route needs none of them — every call is
  * recorded in the usage ledger instead. Anything else, and a body this route does not
  * read itself (compressed, another charset), goes on to Express: {@link OpenAiController}
  * answers it the same way.

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { LlmChatRequest, LlmEmbedRequest, Subjects } from '@dirigent/contracts';
@@ -224,6 +225,38 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
       headers: { authorization: `Bearer ${TOKEN}` },
     });
     expect(guild.status).toBe(200);
+  });
+
+  it('answers a compressed body (the Express path) as the chat route answers it plain', async () => {
+    // The route takes plain JSON ahead of Express; a gzip body goes on to OpenAiController.
+    const post = (body: string | Buffer, headers: Record<string, string> = {}) =>
+      fetch(`${gw.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': 'application/json',
+          'x-dirigent-guild': snowflake(),
+          ...headers,
+        },
+        body,
+      });
+    const same = async (request: object) => {
+      const json = JSON.stringify(request);
+      const plain = await post(json);
+      const gzipped = await post(gzipSync(json), { 'content-encoding': 'gzip' });
+      expect(gzipped.status).toBe(plain.status);
+      expect(gzipped.headers.get('x-dirigent-model')).toBe(plain.headers.get('x-dirigent-model'));
+      const [a, b] = (await Promise.all([plain.json(), gzipped.json()])) as any[];
+      const stable = ({ id: _id, created: _created, ...rest }: any) => rest;
+      expect(stable(b)).toEqual(stable(a));
+      return plain.status;
+    };
+    await expect(
+      same({ model: 'purpose:agent', messages: [{ role: 'user', content: 'same either way' }] }),
+    ).resolves.toBe(200);
+    await expect(same({ model: 'purpose:agent', messages: [{ role: 'nobody' }] })).resolves.toBe(
+      400,
+    );
   });
 
   describe('Anthropic translation', () => {

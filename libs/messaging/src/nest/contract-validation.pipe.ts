@@ -47,7 +47,7 @@ function stripJsonProtoKeys(value: unknown, depth = 0): boolean {
  * first to the class's compiled form (compiled-contract.ts: the same constraints, called
  * directly), which hands back the same instance or sends it on to that path; on check-turn
  * the pipe was ~8 µs a call in a tight loop and ~29 µs in the coordinator
- * (docs/performance/turn-path.md). Anything that is not a JSON object goes through Nest's
+ * (docs/performance.md, "The compiled contract"). Anything that is not a JSON object goes through Nest's
  * own pipe.
  */
 export class ContractValidationPipe extends ValidationPipe {

@@ -79,7 +79,7 @@ interface Internals {
  *
  * Nest's call chain (rpc proxy, guards, interceptors and pipes consumers) is a dozen async
  * functions: about 20 promises a request, each an async-hooks call once AsyncLocalStorage is
- * on, and about a third of the Nest transport's time on a request (docs/performance/turn-path.md).
+ * on, and about a third of the Nest transport's time on a request (docs/performance.md).
  * A direct call does what that chain does for such a handler: the pipe transforms the payload
  * with the parameter's class, the method is called on the controller instance, and a throw
  * goes to the same filter. Any handler with more — a guard, interceptor, pipe or filter of its

@@ -44,7 +44,7 @@ export function hasTransformRules(target: object): boolean {
  * does for class-validator's. `plainToInstance` asks the storage, for every key of the
  * payload, for the class's exposed, excluded and transform rules, and the storage answers by
  * copying and filtering its maps for the class and each ancestor: about half of the
- * transform of a contract payload (docs/performance/turn-path.md). The answers only change
+ * transform of a contract payload (docs/performance.md, "The compiled contract"). The answers only change
  * when a decorator registers a rule, so they are kept per class until the storage registers
  * anything new or is cleared. The answers are shared: class-transformer only reads them.
  */

@@ -31,7 +31,7 @@ export const validationMetadataGeneration = (): number => generation;
  * metadata storage for a class's rules on every call (and for every nested object), and the
  * storage answers by filtering its rules and testing the class against every registered class
  * for inheritance: about half of a validation of a contract payload
- * (docs/performance/turn-path.md). A class's rules only change when a decorator registers
+ * (docs/performance.md, "The compiled contract"). A class's rules only change when a decorator registers
  * one, so the answers are kept per class until the storage registers anything new. Calls
  * with validation groups are not cached. Installed once per process, on import of the pipe.
  */
