@@ -51,7 +51,7 @@ const repository = (
 });
 
 /**
- * Guild-wide layered memory (ARCHITECTURE.md, "Public contract, part 2 — memory"): the
+ * Guild-wide layered memory (docs/architecture.md, "Memory"): the
  * archive and live window, dossiers, highlights, lore and epochs, hybrid search and the
  * 17 context lenses.
  */

@@ -1,5 +1,5 @@
 /**
- * `npm run start:relay`: a Dirigent relay instance (ARCHITECTURE.md, "Relay instances"). Runs
+ * `npm run start:relay`: a Dirigent relay instance (docs/architecture.md, "Relay instances"). Runs
  * a leaf-node nats-server linked to the master, waits for the link, then the configured
  * agent runtimes against it. No Discord token, no database: the master holds every state.
  */

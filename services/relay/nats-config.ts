@@ -1,5 +1,5 @@
 /**
- * The NATS configuration of a relay join (ARCHITECTURE.md, "Relay instances"): the leaf
+ * The NATS configuration of a relay join (docs/architecture.md, "Relay instances"): the leaf
  * node a relay runs, and the accounts the master issues to relays. Pure text builders.
  */
 import {

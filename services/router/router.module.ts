@@ -53,7 +53,7 @@ const nats = (factory: (m: Messaging, c: RouterConfig) => unknown) => ({
 });
 
 /**
- * Dirigent's own agents (ARCHITECTURE.md, "Router"): the disposition router, research
+ * Dirigent's own agents (docs/architecture.md, "Router and orchestrator"): the disposition router, research
  * fan-out and synthesizer, output shapes and bursts, self-follow-ups and speculative
  * turns; the orchestrator for agents with `orchestrator: true`.
  */

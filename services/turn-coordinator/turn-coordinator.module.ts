@@ -104,7 +104,7 @@ const requestHandlers: Type[] = [TurnHandler, AdminHandler, ToolsHandler, RelayH
 /**
  * Turn-taking for Discord channels: the event-sourced channel aggregates and identity
  * registry behind check-turn, turn-complete and turn-granted (`Subjects.turn`;
- * ARCHITECTURE.md, "Turns").
+ * docs/architecture.md, "Turns (coordinator)").
  */
 @Module({
   // The reactor first: on a restart, effects of already committed events go out before new

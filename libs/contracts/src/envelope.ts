@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-/** The envelope every JetStream message carries (ARCHITECTURE.md). */
+/** The envelope every JetStream message carries (docs/architecture.md). */
 export interface Envelope<T = unknown> {
   id: string;
   type: string;

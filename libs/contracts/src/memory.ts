@@ -37,7 +37,7 @@ function NotBefore(other: string) {
     });
 }
 
-// Memory's wire: `dirigent.memory.*` (ARCHITECTURE.md, "Public contract, part 2 — memory").
+// Memory's wire: `dirigent.memory.*` (docs/architecture.md, "Memory").
 
 /** The D.I.T. context lenses; `dirigent.memory.context` refuses any other strategy. */
 export const CONTEXT_STRATEGIES = [

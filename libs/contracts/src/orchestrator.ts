@@ -2,7 +2,7 @@ import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'cl
 import { Snowflake } from './rules';
 import { createValidated } from './validation';
 
-// The orchestrator's wire: `dirigent.router.orchestrate` (ARCHITECTURE.md, "Orchestrator").
+// The orchestrator's wire: `dirigent.router.orchestrate` (docs/architecture.md, "Router and orchestrator").
 
 /** The delegated agents, as tools `delegate_to_<type>`; `orchestrator` answers directly. */
 export const DELEGATE_AGENT_TYPES = ['coding', 'research', 'general'] as const;

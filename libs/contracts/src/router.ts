@@ -31,7 +31,7 @@ import {
 import { createValidated } from './validation';
 
 // The router's wire: `dirigent.router.*`, `dirigent.admin.disposition.*` and the gateway's
-// `dirigent.llm.budget.get` (ARCHITECTURE.md, "Router").
+// `dirigent.llm.budget.get` (docs/architecture.md, "Router and orchestrator").
 
 const DISPOSITION_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 

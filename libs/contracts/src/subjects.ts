@@ -1,6 +1,6 @@
 /**
  * Every wire name of Dirigent: NATS subjects, JetStream stream names and durable consumer
- * names. This is the only place they are spelled (ARCHITECTURE.md, "Public contract").
+ * names. This is the only place they are spelled (docs/architecture.md).
  *
  * Changing a value is a breaking change of the public contract and of stored data: streams
  * and durable consumers with the old name keep their messages, so a rename needs a

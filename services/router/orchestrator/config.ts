@@ -47,7 +47,7 @@ export class OrchestratorAgentsConfig {
 }
 
 /**
- * The `orchestrator` block of `DIRIGENT_ROUTER_CONFIG` (ARCHITECTURE.md, "Router
+ * The `orchestrator` block of `DIRIGENT_ROUTER_CONFIG` (docs/architecture.md, "Router
  * configuration"); every key is optional.
  *
  * @example

@@ -35,7 +35,7 @@ export function instanceOf(ctx: NatsRequestContext): string {
 }
 
 /**
- * What relay instances ask of the master through their account's imports (ARCHITECTURE.md,
+ * What relay instances ask of the master through their account's imports (docs/architecture.md,
  * "Relay instances"): check-turn as it is, and turn completions, which are taken into the
  * turn-complete stream only for an agent bound to the relay that sends them.
  */

@@ -3,7 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { OrchestrateRequest, Subjects } from '@dirigent/contracts';
 import { Orchestrate } from '../application/orchestrate';
 
-/** `Subjects.router.orchestrate`: answer directly or delegate (ARCHITECTURE.md, "Orchestrator"). */
+/** `Subjects.router.orchestrate`: answer directly or delegate (docs/architecture.md, "Router and orchestrator"). */
 @Controller()
 export class OrchestrateHandler {
   constructor(private readonly orchestrate: Orchestrate) {}
