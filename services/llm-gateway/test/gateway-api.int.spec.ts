@@ -229,7 +229,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
 
   it('answers a compressed body (the Express path) as the chat route answers it plain', async () => {
     // The route takes plain JSON ahead of Express; a gzip body goes on to OpenAiController.
-    const post = (body: string | Buffer, headers: Record<string, string> = {}) =>
+    const post = (body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}) =>
       fetch(`${gw.baseURL}/chat/completions`, {
         method: 'POST',
         headers: {
@@ -243,7 +243,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
     const same = async (request: object) => {
       const json = JSON.stringify(request);
       const plain = await post(json);
-      const gzipped = await post(gzipSync(json), { 'content-encoding': 'gzip' });
+      const gzipped = await post(new Uint8Array(gzipSync(json)), { 'content-encoding': 'gzip' });
       expect(gzipped.status).toBe(plain.status);
       expect(gzipped.headers.get('x-dirigent-model')).toBe(plain.headers.get('x-dirigent-model'));
       const [a, b] = (await Promise.all([plain.json(), gzipped.json()])) as any[];
