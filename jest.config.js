@@ -10,14 +10,18 @@ const base = {
   setupFiles: ['<rootDir>/test/fresh-orm-metadata.ts'],
   roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/test'],
 };
-// The int and e2e runs each start their own nats-server and scratch database (opt out:
-// DIRIGENT_TEST_SHARED_SERVICES=1); jest runs a hook shared by several projects once.
+// The int and e2e runs migrate a scratch database once (jest runs a hook shared by several
+// projects once); each test file then gets its own nats-server and a copy of that database
+// from the test environment (opt out: DIRIGENT_TEST_SHARED_SERVICES=1).
 const ownServices = {
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
+  testEnvironment: '<rootDir>/libs/testing/src/own-services-environment.ts',
 };
 module.exports = {
   testTimeout: 120000,
+  // DIRIGENT_TEST_ORDER=reverse|shuffle runs the files in another order.
+  testSequencer: '<rootDir>/libs/testing/src/order-sequencer.js',
   projects: [
     { ...base, displayName: 'unit', testMatch: ['**/*.unit.spec.ts'] },
     {

@@ -178,6 +178,43 @@ export async function createScratchDatabase(baseUrl: string): Promise<ScratchDat
   return { name, url: withDatabase(baseUrl, name), drop: () => dropDatabase(baseUrl, name) };
 }
 
+let clones = 0;
+
+const databaseOf = (url: string) => decodeURIComponent(new URL(url).pathname.slice(1));
+/** Not the template itself: a database another session is connected to cannot be copied. */
+const serverOf = (url: string) => withDatabase(url, 'postgres');
+
+/**
+ * A copy of the database at `templateUrl` (which must have no open connections), named
+ * `<template>_<pid>_<n>`: a test file's own migrated database.
+ *
+ * @example
+ * const db = await cloneDatabase(process.env.DIRIGENT_TEST_TEMPLATE_DATABASE_URL!);
+ * // ... tests against db.url ...
+ * await db.drop();
+ */
+export async function cloneDatabase(templateUrl: string): Promise<ScratchDatabase> {
+  const template = databaseOf(templateUrl);
+  const name = `${template}_${process.pid}_${++clones}`;
+  const server = serverOf(templateUrl);
+  await admin(server, (db) =>
+    db.raw(`create database ${quoted(name)} template ${quoted(template)}`),
+  );
+  return { name, url: withDatabase(templateUrl, name), drop: () => dropDatabase(server, name) };
+}
+
+/** Drops every copy {@link cloneDatabase} made of the database at `templateUrl`. */
+export async function dropCopies(templateUrl: string): Promise<string[]> {
+  const prefix = `${databaseOf(templateUrl)}_`.replace(/[\\_%]/g, (c) => `\\${c}`);
+  const server = serverOf(templateUrl);
+  const names = await admin(server, async (db) => {
+    const r = await db.raw('select datname from pg_database where datname like ?', [`${prefix}%`]);
+    return (r.rows as { datname: string }[]).map((row) => row.datname);
+  });
+  await Promise.all(names.map((name) => dropDatabase(server, name)));
+  return names;
+}
+
 /**
  * Removes what runs killed half-way left behind: scratch databases older than
  * `STALE_AFTER_MS`, and NATS temp dirs whose run is gone or that old (their server, if it

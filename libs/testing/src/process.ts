@@ -70,3 +70,44 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+export interface SpawnedService extends Spawned {
+  /** The HTTP port the service listens on (its `/healthz` and `/metrics`). */
+  port: number;
+}
+
+/**
+ * Starts a built service (`dist/services/<name>/main.js`) as a child process on a free HTTP
+ * port, passed in `portVar`, and resolves once its `/healthz` answers 200: the port opens
+ * after the service's consumers and request handlers are up. Rejects with the child's
+ * output when it exits first or is not healthy within `timeoutMs` (the child is killed).
+ *
+ * @example
+ * const memory = await spawnService('dist/services/memory/main.js', 'MEMORY_PORT', {
+ *   NATS_URL: testNatsUrl(),
+ *   DATABASE_URL: testDatabaseUrl(),
+ * });
+ * await memory.kill('SIGKILL');
+ */
+export async function spawnService(
+  distPath: string,
+  portVar: string,
+  env: Record<string, string | undefined>,
+  timeoutMs = 30_000,
+): Promise<SpawnedService> {
+  const port = await freePort();
+  const defined = Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined);
+  const spawned = spawnNode(distPath, { ...Object.fromEntries(defined), [portVar]: String(port) });
+  const deadline = Date.now() + timeoutMs;
+  while (spawned.child.exitCode === null && Date.now() < deadline) {
+    const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+    if (res?.ok) return { ...spawned, port };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const why =
+    spawned.child.exitCode === null
+      ? `did not answer /healthz on port ${port} in ${timeoutMs} ms`
+      : `exited (${spawned.child.exitCode})`;
+  await spawned.kill('SIGKILL');
+  throw new Error(`${distPath} ${why}:\n${spawned.output()}`);
+}

@@ -1,15 +1,19 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { knex, type Knex } from '@mikro-orm/postgresql';
 import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { testDatabaseUrl, testNatsUrl } from './env';
 import {
+  cloneDatabase,
   createScratchDatabase,
+  dropCopies,
   removeStaleTestResources,
   startPrivateNats,
 } from './private-services';
-import { sharedServices } from './test-run';
+import { sharedServices, TEMPLATE_DATABASE_VAR } from './test-run';
 
 const MACHINE_NATS = 'nats://127.0.0.1:4222';
 
@@ -39,7 +43,7 @@ const databaseExists = (name: string) =>
     return r.rows.length === 1;
   });
 
-(sharedServices() ? describe.skip : describe)('the test run’s own services', () => {
+(sharedServices() ? describe.skip : describe)('the test file’s own services', () => {
   it('uses its own nats-server, not the machine’s', async () => {
     const url = new URL(testNatsUrl());
     expect(url.hostname).toBe('127.0.0.1');
@@ -49,9 +53,21 @@ const databaseExists = (name: string) =>
     expect(own).not.toBe(await serverId(MACHINE_NATS));
   });
 
-  it('uses a migrated scratch database', async () => {
+  it('starts from an empty JetStream: no stream another file or run left', async () => {
+    const nc = await connect({ servers: testNatsUrl() });
+    try {
+      const jsm = await jetstreamManager(nc);
+      expect(await jsm.streams.list().next()).toEqual([]);
+    } finally {
+      await nc.close();
+    }
+  });
+
+  it('uses a migrated database of its own, copied from the run’s', async () => {
     const name = new URL(testDatabaseUrl()).pathname.slice(1);
-    expect(name).toMatch(/^dirigent_t_\d+_\d+$/);
+    const template = new URL(process.env[TEMPLATE_DATABASE_VAR]!).pathname.slice(1);
+    expect(template).toMatch(/^dirigent_t_\d+_\d+$/);
+    expect(name).toMatch(new RegExp(`^${template}_\\d+_\\d+$`));
     const { current, migrations } = await withDb(testDatabaseUrl(), async (db) => ({
       current: (await db.raw('select current_database() as d')).rows[0].d,
       migrations: Number(
@@ -60,6 +76,17 @@ const databaseExists = (name: string) =>
     }));
     expect(current).toBe(name);
     expect(migrations).toBeGreaterThan(0);
+  });
+
+  it('sets the world in this process’s environment for children spawned without one', () => {
+    const outer = spawnSync(
+      process.execPath,
+      ['-p', 'process.env.NATS_URL + " " + process.env.DATABASE_URL'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(outer.stdout.trim()).toBe(`${testNatsUrl()} ${testDatabaseUrl()}`);
   });
 });
 
@@ -72,6 +99,25 @@ describe('private services', () => {
     await nats.stop();
     expect(existsSync(nats.dir)).toBe(false);
     expect(await serverId(nats.url)).toBeUndefined();
+  });
+
+  it('copies a database and drops the copies, the original untouched', async () => {
+    const original = await createScratchDatabase(testDatabaseUrl());
+    try {
+      await withDb(original.url, (db) =>
+        db.raw('create table marks (n int); insert into marks values (7)'),
+      );
+      const [a, b] = [await cloneDatabase(original.url), await cloneDatabase(original.url)];
+      const rows = await withDb(a.url, async (db) => (await db.raw('select n from marks')).rows);
+      expect(rows).toEqual([{ n: 7 }]);
+      await a.drop();
+      expect(await databaseExists(a.name)).toBe(false);
+      expect(await dropCopies(original.url)).toEqual([b.name]);
+      expect(await databaseExists(b.name)).toBe(false);
+      expect(await databaseExists(original.name)).toBe(true);
+    } finally {
+      await original.drop();
+    }
   });
 
   it('creates and drops a scratch database, even with a connection open', async () => {

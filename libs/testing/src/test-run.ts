@@ -1,9 +1,8 @@
 import { testDatabaseUrl } from './env';
 import {
   createScratchDatabase,
+  dropCopies,
   removeStaleTestResources,
-  startPrivateNats,
-  type PrivateNats,
   type ScratchDatabase,
 } from './private-services';
 
@@ -11,18 +10,23 @@ import {
 export const SHARED_SERVICES_VAR = 'DIRIGENT_TEST_SHARED_SERVICES';
 export const sharedServices = () => process.env[SHARED_SERVICES_VAR] === '1';
 
-interface TestRun {
-  nats: PrivateNats;
-  db: ScratchDatabase;
-}
-// Jest's global setup and teardown share only the process's globals, not module state.
+/** The run's migrated database, which every test file's own database is cloned from. */
+export const TEMPLATE_DATABASE_VAR = 'DIRIGENT_TEST_TEMPLATE_DATABASE_URL';
+
+// Jest's global setup, teardown and test environments share only the process's globals,
+// not module state.
 const RUN = Symbol.for('dirigent.testRun');
-const slot = globalThis as unknown as Record<symbol, TestRun | undefined>;
+const PENDING = Symbol.for('dirigent.testRun.pending');
+const slot = globalThis as unknown as Record<symbol, ScratchDatabase | undefined>;
+const pendingSlot = globalThis as unknown as Record<symbol, Promise<unknown>[] | undefined>;
+
+/** Database work the test environments leave running, awaited by the global teardown. */
+export const pendingWork = (): Promise<unknown>[] => (pendingSlot[PENDING] ??= []);
 
 /**
- * Jest global setup of the int and e2e tiers: the run's own nats-server and scratch
- * database, migrated, published through NATS_URL and DATABASE_URL. Test files (in band or
- * in workers) and the processes they spawn inherit both.
+ * Jest global setup of the int and e2e tiers: the run's scratch database, migrated once and
+ * published through DIRIGENT_TEST_TEMPLATE_DATABASE_URL. Each test file then gets its own
+ * nats-server and a copy of this database (own-services-environment.ts).
  */
 export async function setUpTestRun(migrate: (databaseUrl: string) => Promise<unknown>) {
   if (sharedServices()) {
@@ -31,26 +35,24 @@ export async function setUpTestRun(migrate: (databaseUrl: string) => Promise<unk
   }
   const baseUrl = testDatabaseUrl();
   await removeStaleTestResources(baseUrl);
-  const nats = await startPrivateNats();
-  let db: ScratchDatabase | undefined;
+  const db = await createScratchDatabase(baseUrl);
   try {
-    db = await createScratchDatabase(baseUrl);
     await migrate(db.url);
   } catch (e) {
-    await db?.drop();
-    await nats.stop();
+    await db.drop();
     throw e;
   }
-  process.env.NATS_URL = nats.url;
-  process.env.DATABASE_URL = db.url;
-  slot[RUN] = { nats, db };
+  process.env[TEMPLATE_DATABASE_VAR] = db.url;
+  slot[RUN] = db;
 }
 
-/** Jest global teardown: stops the run's nats-server and drops its database. */
+/** Jest global teardown: drops the run's database and the test files' copies of it. */
 export async function tearDownTestRun(): Promise<void> {
-  const run = slot[RUN];
+  const db = slot[RUN];
   slot[RUN] = undefined;
-  if (!run) return;
-  const results = await Promise.allSettled([run.nats.stop(), run.db.drop()]);
-  for (const r of results) if (r.status === 'rejected') throw r.reason;
+  delete process.env[TEMPLATE_DATABASE_VAR];
+  await Promise.allSettled(pendingWork().splice(0));
+  if (!db) return;
+  await dropCopies(db.url);
+  await db.drop();
 }

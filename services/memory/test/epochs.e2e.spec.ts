@@ -1,7 +1,7 @@
 import { Kvm } from '@nats-io/kv';
 import { Buckets, Subjects, type MemoryEpoch } from '@dirigent/contracts';
 import { epochTimerKey } from '@dirigent/memory-domain';
-import { freePort, spawnNode, snowflake, waitFor, type Spawned } from '@dirigent/testing';
+import { spawnService, snowflake, waitFor, type Spawned } from '@dirigent/testing';
 import { epochEvents, MemoryHarness, memoryEnv, TestGuild } from './harness';
 
 jest.setTimeout(120_000);
@@ -18,24 +18,10 @@ describe('memory: epoch close across SIGKILL', () => {
   let child: Spawned | undefined;
 
   const start = async () => {
-    const port = await freePort();
-    child = spawnNode(
+    child = await spawnService(
       MAIN,
-      memoryEnv({
-        DIRIGENT_EPOCH_GAP_MS: String(GAP_MS),
-        MEMORY_PORT: String(port),
-        LOG_LEVEL: 'warn',
-      }) as Record<string, string>,
-    );
-    await waitFor(
-      async () => {
-        if (child!.child.exitCode !== null) throw new Error(child!.output());
-        const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
-        return res?.ok ?? false;
-      },
-      30_000,
-      100,
-      'memory to start',
+      'MEMORY_PORT',
+      memoryEnv({ DIRIGENT_EPOCH_GAP_MS: String(GAP_MS), LOG_LEVEL: 'warn' }),
     );
   };
 

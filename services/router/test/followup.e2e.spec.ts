@@ -6,8 +6,7 @@ import { CANONICAL_DISPOSITIONS } from '@dirigent/router-domain';
 import {
   closeMessaging,
   snowflake,
-  freePort,
-  spawnNode,
+  spawnService,
   testDatabaseUrl,
   testMessaging,
   testNatsUrl,
@@ -40,25 +39,13 @@ describe('router: a self-follow-up survives SIGKILL', () => {
   );
 
   const start = async () => {
-    const port = await freePort();
-    child = spawnNode(MAIN, {
+    child = await spawnService(MAIN, 'ROUTER_PORT', {
       NATS_URL: testNatsUrl(),
       DATABASE_URL: testDatabaseUrl(),
       LOG_LEVEL: 'warn',
-      ROUTER_PORT: String(port),
       DIRIGENT_ROUTER_CONFIG: join(dir, 'router.yaml'),
       DIRIGENT_WORKSPACE: dir,
     });
-    await waitFor(
-      async () => {
-        if (child!.child.exitCode !== null) throw new Error(child!.output());
-        const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
-        return res?.ok ?? false;
-      },
-      30_000,
-      100,
-      'the router to start',
-    );
   };
 
   beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { Aggregates, subject, type Envelope, type TurnGranted } from '@dirigent/contracts';
 import type { Commit } from '@dirigent/event-store';
-import { freePort, spawnNode, snowflake, waitFor, type Spawned } from '@dirigent/testing';
+import { spawnService, snowflake, waitFor, type Spawned } from '@dirigent/testing';
 import type { ChannelEvent } from '@dirigent/turn-domain';
 import { coordinatorEnv, Harness, makeAgents, type Agent } from './harness';
 
@@ -20,23 +20,10 @@ describe('turn coordinator: effects fenced by turn across SIGKILLs', () => {
   const human = snowflake();
 
   const start = async (): Promise<void> => {
-    const port = await freePort();
-    child = spawnNode(
+    child = await spawnService(
       MAIN,
-      coordinatorEnv(h.fake.moderatorId, {
-        LOG_LEVEL: 'warn',
-        TURN_COORDINATOR_PORT: String(port),
-      }) as Record<string, string>,
-    );
-    await waitFor(
-      async () => {
-        if (child!.child.exitCode !== null) throw new Error(child!.output());
-        const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
-        return res?.ok ?? false;
-      },
-      30_000,
-      50,
-      'the coordinator to start',
+      'TURN_COORDINATOR_PORT',
+      coordinatorEnv(h.fake.moderatorId, { LOG_LEVEL: 'warn' }),
     );
   };
 

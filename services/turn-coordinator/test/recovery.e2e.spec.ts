@@ -1,6 +1,6 @@
 import { Kvm } from '@nats-io/kv';
 import { Buckets, subject } from '@dirigent/contracts';
-import { freePort, spawnNode, snowflake, waitFor, type Spawned } from '@dirigent/testing';
+import { spawnService, snowflake, waitFor, type Spawned } from '@dirigent/testing';
 import { coordinatorEnv, Harness, makeAgents, type Agent } from './harness';
 
 const MAIN = 'dist/services/turn-coordinator/main.js';
@@ -17,26 +17,13 @@ describe('turn coordinator: SIGKILL and restart during a delivery wait', () => {
   const human = snowflake();
 
   const start = async () => {
-    const port = await freePort();
-    child = spawnNode(
+    child = await spawnService(
       MAIN,
+      'TURN_COORDINATOR_PORT',
       coordinatorEnv(h.fake.moderatorId, {
         DIRIGENT_DELIVERY_TIMEOUT_MS: String(TIMEOUT_MS),
         LOG_LEVEL: 'warn',
-        TURN_COORDINATOR_PORT: String(port),
-      }) as Record<string, string>,
-    );
-    // The HTTP port opens after the consumers and request handlers are up. (Asking over
-    // NATS is no proof: another coordinator on the shared test server may answer.)
-    await waitFor(
-      async () => {
-        if (child!.child.exitCode !== null) throw new Error(child!.output());
-        const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
-        return res?.ok ?? false;
-      },
-      30_000,
-      100,
-      'the coordinator to start',
+      }),
     );
   };
 

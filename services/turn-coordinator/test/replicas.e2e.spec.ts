@@ -2,25 +2,10 @@ import { Kvm } from '@nats-io/kv';
 import { subject, type Envelope, type TurnGranted } from '@dirigent/contracts';
 import { EventStore } from '@dirigent/event-store';
 import type { ChannelEvent } from '@dirigent/turn-domain';
-import { migrate } from '@dirigent/persistence';
-import {
-  freePort,
-  spawnNode,
-  snowflake,
-  testDatabaseUrl,
-  uid,
-  waitFor,
-  type Spawned,
-} from '@dirigent/testing';
-import {
-  createScratchDatabase,
-  startPrivateNats,
-  type PrivateNats,
-  type ScratchDatabase,
-} from '../../../libs/testing/src/private-services';
+import { spawnService, snowflake, uid, waitFor, type Spawned } from '@dirigent/testing';
 import { LEASE_BUCKET } from '../partitions/partition-leases';
 import { partitionOf } from '../partitions/partition-of';
-import { coordinatorEnv, Harness, makeAgents, removePartitionState, type Agent } from './harness';
+import { coordinatorEnv, Harness, makeAgents, type Agent } from './harness';
 
 const MAIN = 'dist/services/turn-coordinator/main.js';
 const PARTITIONS = 4;
@@ -45,27 +30,16 @@ describe('turn coordinator: two replicas, one SIGKILLed', () => {
   const run = uid('rep').replace(/[^A-Za-z0-9_-]/g, '_');
 
   const start = async (id: string): Promise<Replica> => {
-    const port = await freePort();
-    const proc = spawnNode(
+    const proc = await spawnService(
       MAIN,
+      'TURN_COORDINATOR_PORT',
       coordinatorEnv(h.fake.moderatorId, {
         LOG_LEVEL: 'warn',
-        TURN_COORDINATOR_PORT: String(port),
         DIRIGENT_COORDINATOR_PARTITIONS: String(PARTITIONS),
         DIRIGENT_COORDINATOR_REPLICA_ID: id,
         DIRIGENT_COORDINATOR_LEASE_MS: '1500',
         DIRIGENT_MAX_CYCLES_WITHOUT_HUMAN: '0',
-      }) as Record<string, string>,
-    );
-    await waitFor(
-      async () => {
-        if (proc.child.exitCode !== null) throw new Error(proc.output());
-        const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
-        return res?.ok ?? false;
-      },
-      30_000,
-      50,
-      `replica ${id} to start`,
+      }),
     );
     const r = { id, proc };
     replicas.push(r);
@@ -83,19 +57,7 @@ describe('turn coordinator: two replicas, one SIGKILLed', () => {
     return out;
   };
 
-  // Its own nats-server and database: partitioned replicas read the whole event store, and
-  // channels left by the run's earlier test files (their fake Discord gone) would keep a
-  // replica busy retrying their member queries while this test's channels wait.
-  let nats: PrivateNats;
-  let db: ScratchDatabase;
-  const runEnv = { NATS_URL: process.env.NATS_URL, DATABASE_URL: process.env.DATABASE_URL };
-
   beforeAll(async () => {
-    nats = await startPrivateNats();
-    db = await createScratchDatabase(testDatabaseUrl());
-    await migrate(db.url);
-    process.env.NATS_URL = nats.url;
-    process.env.DATABASE_URL = db.url;
     h = await Harness.start({}, false);
     await start(`${run}-a`);
     await start(`${run}-b`);
@@ -103,12 +65,7 @@ describe('turn coordinator: two replicas, one SIGKILLed', () => {
 
   afterAll(async () => {
     for (const r of replicas) await r.proc.kill('SIGTERM');
-    await removePartitionState(h.messaging, PARTITIONS);
     await h?.close();
-    process.env.NATS_URL = runEnv.NATS_URL;
-    process.env.DATABASE_URL = runEnv.DATABASE_URL;
-    await nats?.stop();
-    await db?.drop();
   });
 
   it('moves the killed replica’s channels to the survivor, with no double grant', async () => {
