@@ -15,6 +15,12 @@ import {
   registerDecorator,
   type ValidationArguments,
 } from 'class-validator';
+import {
+  HIGHLIGHT_KINDS,
+  SEARCH_LAYERS,
+  type HighlightKind,
+  type SearchLayer,
+} from '@dirigent/memory-domain';
 import { SNOWFLAKE_PATTERN, Snowflake } from './rules';
 import { createValidated } from './validation';
 
@@ -61,24 +67,13 @@ export const CONTEXT_STRATEGIES = [
 ] as const;
 export type ContextStrategy = (typeof CONTEXT_STRATEGIES)[number];
 
-export const MEMORY_SEARCH_LAYERS = [
-  'archive',
-  'highlights',
-  'epochs',
-  'lore',
-  'dossiers',
-] as const;
-export type MemorySearchLayer = (typeof MEMORY_SEARCH_LAYERS)[number];
+/** The layers `Subjects.memory.search` can be asked for (`@dirigent/memory-domain` owns them). */
+export const MEMORY_SEARCH_LAYERS = SEARCH_LAYERS;
+export type MemorySearchLayer = SearchLayer;
 
-export const MEMORY_HIGHLIGHT_KINDS = [
-  'manual',
-  'reaction',
-  'replied',
-  'quote',
-  'self-disclosure',
-  'callback',
-] as const;
-export type MemoryHighlightKind = (typeof MEMORY_HIGHLIGHT_KINDS)[number];
+/** Why a moment was kept (`@dirigent/memory-domain` owns them). */
+export const MEMORY_HIGHLIGHT_KINDS = HIGHLIGHT_KINDS;
+export type MemoryHighlightKind = HighlightKind;
 
 /** `k` of a search: 8 unless asked, never more than this. */
 export const MEMORY_SEARCH_K = { default: 8, max: 50 } as const;
