@@ -2,7 +2,13 @@ import type { Disposition } from './dimensions';
 
 const MIN = 60_000;
 
-/** The ten canonical dispositions, seeded into the store on first start. */
+/**
+ * The ten canonical dispositions: their one definition. The router migration
+ * (libs/persistence/src/migrations/Migration20261123160000_router.ts) seeds them into
+ * `dispositions` through `insertDispositionsSql`; the router reads that table, where
+ * `dirigent.admin.disposition.*` edits them. One added here later also needs a migration
+ * that seeds it (the same helper), for databases migrated before it.
+ */
 export const CANONICAL_DISPOSITIONS: readonly Disposition[] = [
   {
     id: 'silent-listen',

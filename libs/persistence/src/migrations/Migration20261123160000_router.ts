@@ -1,134 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
-
-const MIN = 60_000;
-type Row = [string, string, string, string, string, string, string, string, boolean, unknown];
-
-/** The ten canonical dispositions as seeded (later edits go through dirigent.admin.disposition.*). */
-const CANONICAL: Row[] = [
-  [
-    'silent-listen',
-    'Silent listen',
-    'low',
-    'none',
-    'indifferent',
-    'silent',
-    'none',
-    'safe',
-    false,
-    null,
-  ],
-  [
-    'vibing',
-    'Vibing',
-    'low',
-    'narrow-live',
-    'present-reaction',
-    'react-only',
-    'none',
-    'safe',
-    false,
-    { probability: 0.05, bias: 'go-deeper', windowMs: [MIN / 2, 2 * MIN] },
-  ],
-  [
-    'quick-react',
-    'Quick react',
-    'low',
-    'live',
-    'playful',
-    'single-line',
-    'none',
-    'safe',
-    false,
-    { probability: 0.1, bias: 'go-deeper', windowMs: [MIN / 2, 2 * MIN] },
-  ],
-  [
-    'roast-back',
-    'Roast back',
-    'medium',
-    'archive-person-deep',
-    'sharp',
-    'single-line',
-    'person-deep',
-    'spicy',
-    false,
-    null,
-  ],
-  [
-    'factual-recall',
-    'Factual recall',
-    'low',
-    'live+lore',
-    'deadpan',
-    'single-line',
-    'none',
-    'safe',
-    false,
-    null,
-  ],
-  [
-    'callback-from-memory',
-    'Callback from memory',
-    'high',
-    'callback-primed',
-    'nostalgic',
-    'multi-line',
-    'callback-hunt',
-    'safe',
-    false,
-    null,
-  ],
-  [
-    'settle-debate',
-    'Settle debate',
-    'high',
-    'contrasting',
-    'sincere',
-    'burst',
-    'contradiction-hunt',
-    'safe',
-    false,
-    { probability: 0.3, bias: 'add-nuance', windowMs: [MIN, 5 * MIN] },
-  ],
-  [
-    'contrarian-take',
-    'Contrarian take',
-    'high',
-    'cross-channel-similar',
-    'contrarian',
-    'multi-line',
-    'contradiction-hunt',
-    'spicy',
-    false,
-    null,
-  ],
-  [
-    'late-night-musing',
-    'Late-night musing',
-    'high',
-    'serendipity',
-    'observational',
-    'burst',
-    'broad-scan',
-    'safe',
-    true,
-    { probability: 0.4, bias: 'add-nuance', windowMs: [5 * MIN, 20 * MIN] },
-  ],
-  [
-    'observation-drop',
-    'Observation drop',
-    'medium',
-    'bot-history',
-    'observational',
-    'single-line',
-    'broad-scan',
-    'safe',
-    true,
-    null,
-  ],
-];
-
-const literal = (v: unknown) =>
-  v === null ? 'null' : typeof v === 'boolean' ? String(v) : `'${String(v).replace(/'/g, "''")}'`;
+// The file itself, not `@dirigent/router-domain`: migrations also run where the path aliases
+// do not resolve (jest's global setup), and the library's index loads far more than this list.
+import { CANONICAL_DISPOSITIONS } from '../../../router-domain/src/canonical';
+import { insertDispositionsSql } from './seed-dispositions';
 
 /** The router: dispositions (seeded), the decision log, research runs and self-follow-ups. */
 export class Migration20261123160000_router extends Migration {
@@ -147,12 +21,7 @@ export class Migration20261123160000_router extends Migration {
       "weight" double precision not null default 1,
       "updated_at" timestamptz not null default now()
     );`);
-    const values = CANONICAL.map((r) =>
-      [...r.slice(0, 9), r[9] === null ? null : JSON.stringify(r[9])].map(literal).join(', '),
-    );
-    this.addSql(
-      `insert into "dispositions" ("id", "name", "reasoning_depth", "context_strategy", "voice", "output_shape", "search_posture", "risk_appetite", "speculative_only", "self_followup_hint") values ${values.map((v) => `(${v})`).join(', ')};`,
-    );
+    this.addSql(insertDispositionsSql(CANONICAL_DISPOSITIONS));
     this.addSql(`create table "disposition_decisions" (
       "decision_id" varchar(64) not null primary key,
       "guild_id" varchar(20) not null,
