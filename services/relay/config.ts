@@ -1,4 +1,4 @@
-import { AGENT_ID_PATTERN, AGENT_ID_RULE, SNOWFLAKE_PATTERN } from '@dirigent/contracts';
+import { AGENT_ID_PATTERN, AGENT_ID_RULE, NO_REPLY, SNOWFLAKE_PATTERN } from '@dirigent/contracts';
 
 export interface RelayAgentSpec {
   agentId: string;
@@ -67,6 +67,6 @@ export function readRelayConfig(env: NodeJS.ProcessEnv): RelayConfig {
     credsFile,
     port,
     agents,
-    reply: env.DIRIGENT_RELAY_AGENT_REPLY ?? 'NO_REPLY',
+    reply: env.DIRIGENT_RELAY_AGENT_REPLY ?? NO_REPLY,
   };
 }

@@ -22,6 +22,13 @@ export { INSTANCE_PATTERN, INSTANCE_RULE, MASTER_INSTANCE, SNOWFLAKE_PATTERN } f
 
 export const CHANNEL_MODES = ['none', 'work', 'report', 'discussion', 'chat'] as const;
 export type ChannelMode = (typeof CHANNEL_MODES)[number];
+/** Modes an operator may set (slash command, control page). */
+export const SETTABLE_MODES = ['none', 'chat', 'report'] as const satisfies readonly ChannelMode[];
+export type SettableMode = (typeof SETTABLE_MODES)[number];
+/** Modes only the agents' channel-creation tools set; they never change afterwards. */
+export const LOCKED_MODES: readonly ChannelMode[] = CHANNEL_MODES.filter(
+  (m) => !(SETTABLE_MODES as readonly ChannelMode[]).includes(m),
+);
 export const TM_STATES = ['disabled', 'dead', 'normal', 'shuffle', 'archived'] as const;
 export type TmState = (typeof TM_STATES)[number];
 export const MESSAGE_PURPOSES = [
@@ -38,19 +45,25 @@ export type MessagePurpose = (typeof MESSAGE_PURPOSES)[number];
 
 // ---------- Discord events (ingest → JetStream) ----------
 
+/**
+ * The largest values `MessageCreated` accepts: `content` is Discord's own limit for boosted
+ * users; ingest cuts a longer message to these before it publishes.
+ */
+export const MESSAGE_LIMITS = { content: 4000, authorName: 100, mentions: 100 } as const;
+
 export class MessageCreated {
   @Snowflake() guildId: string;
   @Snowflake() channelId: string;
   @Snowflake() messageId: string;
   @Snowflake() authorId: string;
   @IsBoolean() authorIsBot: boolean;
-  @IsString() @MaxLength(4000) content: string;
+  @IsString() @MaxLength(MESSAGE_LIMITS.content) content: string;
   @IsISO8601() createdAt: string;
   @IsOptional() @Snowflake() webhookId?: string;
   /** Display name: the member's nick, else the user's global name, else the username. */
-  @IsOptional() @IsString() @MaxLength(100) authorName?: string;
+  @IsOptional() @IsString() @MaxLength(MESSAGE_LIMITS.authorName) authorName?: string;
   /** Users mentioned in the message (absent in events from before it was added). */
-  @IsOptional() @IsArray() @ArrayMaxSize(100) @Snowflakes() mentions?: string[];
+  @IsOptional() @IsArray() @ArrayMaxSize(MESSAGE_LIMITS.mentions) @Snowflakes() mentions?: string[];
   @IsOptional() @Snowflake() replyToMessageId?: string;
   static create(input: unknown) {
     return createValidated(MessageCreated, input);
@@ -185,6 +198,12 @@ export interface CheckTurnResult {
   dormant: boolean;
   multiMessage: boolean;
 }
+
+/**
+ * The reply text of an agent with nothing to add: its turn completes empty (as with `NO` or a
+ * blank reply, after trimming), and the channel moves on without a message.
+ */
+export const NO_REPLY = 'NO_REPLY';
 
 export class TurnComplete {
   @Snowflake() guildId: string;

@@ -15,4 +15,4 @@ export * from './read-model';
 export * from './coalesce';
 export * from './insight-data';
 export * from './with-control-page';
-export { controlPage, loginPage, disabledPage, SETTABLE_MODES } from './page';
+export { controlPage, loginPage, disabledPage } from './page';

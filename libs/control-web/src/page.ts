@@ -1,10 +1,7 @@
-import type { IdentityEntry } from '@dirigent/contracts';
+import { SETTABLE_MODES, type IdentityEntry } from '@dirigent/contracts';
 import type { ChannelInfo, DeadLetter, GuildsView } from './control-data';
 import { esc } from './html';
 import { renderTimelineSvg, TIMELINE_COLORS, TIMELINE_LEGEND } from './timeline-svg';
-
-/** Modes an operator may pick; `work` and `discussion` are fixed at creation. */
-export const SETTABLE_MODES = ['none', 'chat', 'report'] as const;
 
 const STYLE = `
 :root{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#111827;background:#f9fafb}

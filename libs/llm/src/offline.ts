@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
+import { NO_REPLY } from '@dirigent/contracts';
 import { hashedEmbedding } from '@dirigent/memory-domain';
 import { estimatePromptTokens, estimateEmbeddingTokens, estimateTextTokens } from './pricing';
 import { contentText, type ChatRequest, type EmbeddingsRequest } from './request';
 
-/** What the `no-reply` model always answers: the agents' "nothing to add" marker. */
-export const NO_REPLY = 'NO_REPLY';
-
 /**
- * The offline model's answer: `NO_REPLY` for the `no-reply` upstream, otherwise a
+ * The offline model's answer: `NO_REPLY` (the agents' "nothing to add") for the `no-reply` upstream, otherwise a
  * deterministic reply derived from the last user message (the same input always gives
  * the same output, so demos and tests replay).
  */

@@ -1,10 +1,5 @@
-import {
-  NO_REPLY,
-  offlineChunks,
-  offlineCompletion,
-  offlineEmbeddings,
-  offlineVector,
-} from './offline';
+import { NO_REPLY } from '@dirigent/contracts';
+import { offlineChunks, offlineCompletion, offlineEmbeddings, offlineVector } from './offline';
 import type { ChatRequest } from './request';
 
 const req = (content: string): ChatRequest => ({

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Subjects, type MemoryHit, type Reply } from '@dirigent/contracts';
+import { NO_REPLY, Subjects, type MemoryHit, type Reply } from '@dirigent/contracts';
 import type { FakeDiscord } from '@dirigent/discord-fake';
 import type { Messaging } from '@dirigent/messaging';
 import { RelayClient, type GrantSubscription, type GrantedEvent } from '@dirigent/relay-client';
@@ -10,8 +10,6 @@ export interface DemoAgentSpec {
   /** The agent's own Discord bot user. */
   userId: string;
 }
-
-export const NO_REPLY = 'NO_REPLY';
 
 /** What a demo agent says, given the channel so far: pure, so it is tested alone. */
 export function demoAgentDecision(

@@ -1,4 +1,13 @@
-import { subject, type DiscordEventKind } from '@dirigent/contracts';
+import {
+  MESSAGE_LIMITS,
+  subject,
+  type DiscordEventKind,
+  type MemberChanged,
+  type MessageCreated,
+  type MessageDeleted,
+  type ReactionChanged,
+  type TypingStarted,
+} from '@dirigent/contracts';
 
 /** What the gateway handlers see of a message, free of discord.js types. */
 export interface MessageFacts {
@@ -34,30 +43,12 @@ export interface ReactionFacts {
 
 /** A normalised Discord event, ready to publish. */
 export type IngestEvent =
-  | {
-      kind: 'message.created';
-      data: {
-        guildId: string;
-        channelId: string;
-        messageId: string;
-        authorId: string;
-        authorIsBot: boolean;
-        content: string;
-        createdAt: string;
-        webhookId?: string;
-        authorName?: string;
-        mentions: string[];
-        replyToMessageId?: string;
-      };
-    }
-  | { kind: 'message.deleted'; data: { guildId: string; channelId: string; messageId: string } }
-  | {
-      kind: 'typing.started';
-      data: { guildId: string; channelId: string; userId: string; at: string };
-    }
+  | { kind: 'message.created'; data: MessageCreated & { mentions: string[] } }
+  | { kind: 'message.deleted'; data: MessageDeleted }
+  | { kind: 'typing.started'; data: TypingStarted }
   | {
       kind: 'member.joined' | 'member.left';
-      data: { guildId: string; channelId: string; userId: string; isBot: boolean };
+      data: MemberChanged;
       /** The member's join time, which keeps the envelope id stable across replays. */
       joinedAtMs: number | null;
       /** Set when the channel's access changed (not the guild's members): when it did. */
@@ -65,13 +56,7 @@ export type IngestEvent =
     }
   | {
       kind: 'reaction.added' | 'reaction.removed';
-      data: {
-        guildId: string;
-        channelId: string;
-        messageId: string;
-        userId: string;
-        emoji: string;
-      };
+      data: ReactionChanged;
       /**
        * Discord gives a reaction no id or time: the receipt time tells an add after a
        * remove apart from the first add (retried publishes reuse the same envelope).
@@ -80,11 +65,6 @@ export type IngestEvent =
     };
 
 export type Classified = { ok: true; event: IngestEvent } | { ok: false; reason: string };
-
-/** Largest `content` the contract accepts (Discord's own limit for boosted users). */
-const MAX_CONTENT = 4000;
-const MAX_NAME = 100;
-const MAX_MENTIONS = 100;
 
 export function classifyMessage(m: MessageFacts): Classified {
   if (!m.guildId) return { ok: false, reason: 'direct message' };
@@ -99,11 +79,11 @@ export function classifyMessage(m: MessageFacts): Classified {
         messageId: m.id,
         authorId: m.authorId,
         authorIsBot: m.authorIsBot || m.webhookId !== null,
-        content: m.content.slice(0, MAX_CONTENT),
+        content: m.content.slice(0, MESSAGE_LIMITS.content),
         createdAt: m.createdAt.toISOString(),
         ...(m.webhookId ? { webhookId: m.webhookId } : {}),
-        ...(m.authorName ? { authorName: m.authorName.slice(0, MAX_NAME) } : {}),
-        mentions: [...new Set(m.mentions)].slice(0, MAX_MENTIONS),
+        ...(m.authorName ? { authorName: m.authorName.slice(0, MESSAGE_LIMITS.authorName) } : {}),
+        mentions: [...new Set(m.mentions)].slice(0, MESSAGE_LIMITS.mentions),
         ...(m.replyToMessageId ? { replyToMessageId: m.replyToMessageId } : {}),
       },
     },

@@ -1,9 +1,10 @@
-import type { ChannelView, ReplyError } from '@dirigent/contracts';
-
-/** Modes a slash command may set; the others belong to the agents' channel-creation tools. */
-export const SETTABLE_MODES = ['none', 'chat', 'report'] as const;
-export type SettableMode = (typeof SETTABLE_MODES)[number];
-const TOOL_MODES = ['work', 'discussion'] as const;
+import {
+  LOCKED_MODES,
+  SETTABLE_MODES,
+  type ChannelView,
+  type ReplyError,
+  type SettableMode,
+} from '@dirigent/contracts';
 
 const STRING = 3;
 const SUBCOMMAND = 1;
@@ -22,7 +23,7 @@ export const SLASH_COMMANDS = [
         name: 'mode',
         description: 'none, chat or report (work and discussion channels come from agent tools)',
         required: true,
-        choices: [...SETTABLE_MODES, ...TOOL_MODES].map((m) => ({ name: m, value: m })),
+        choices: [...SETTABLE_MODES, ...LOCKED_MODES].map((m) => ({ name: m, value: m })),
       },
     ],
   },
@@ -85,7 +86,7 @@ const NEEDS_MANAGE =
 export function parseSlashCommand(input: SlashInput): SlashAction {
   if (input.name === 'set-channel-mode') {
     const mode = input.options.mode ?? '';
-    if ((TOOL_MODES as readonly string[]).includes(mode)) {
+    if ((LOCKED_MODES as readonly string[]).includes(mode)) {
       return {
         kind: 'refuse',
         message: `A channel cannot be switched to ${mode} mode by command: ${mode} channels are created by the agents' tools. Use none, chat or report.`,

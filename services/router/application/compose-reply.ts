@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { NO_REPLY } from '@dirigent/llm';
+import { NO_REPLY } from '@dirigent/contracts';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
   PERSONA_LENS,

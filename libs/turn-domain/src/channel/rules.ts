@@ -1,3 +1,4 @@
+import { NO_REPLY } from '@dirigent/contracts';
 import { seededShuffle } from '../shared/prng';
 import type { AgentRef, ChannelMode, TmState, TurnOutcome } from './types';
 import { CHANNEL_MODES, LOCKED_MODES } from './types';
@@ -44,7 +45,7 @@ export function computeTmState(
   }
 }
 
-const EMPTY_REPLIES = new Set(['', 'NO_REPLY', 'NO']);
+const EMPTY_REPLIES = new Set(['', NO_REPLY, 'NO']);
 
 /** `NO_REPLY`, `NO` and blank replies (after trimming) are empty turns; all else is real. */
 export function classifyTurnText(text: string): TurnOutcome {

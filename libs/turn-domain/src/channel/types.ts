@@ -1,15 +1,8 @@
-export const CHANNEL_MODES = ['none', 'work', 'report', 'discussion', 'chat'] as const;
-export type ChannelMode = (typeof CHANNEL_MODES)[number];
+import type { ChannelMode, TmState, WakeMode } from '@dirigent/contracts';
 
-/** Modes that only the creation tools may set and that never change afterwards. */
-export const LOCKED_MODES: readonly ChannelMode[] = ['work', 'discussion'];
-
-export const TM_STATES = ['disabled', 'dead', 'normal', 'shuffle', 'archived'] as const;
-export type TmState = (typeof TM_STATES)[number];
-
-export const WAKE_MODES = ['granted', 'discord', 'both'] as const;
-/** How a grant reaches the next speaker: the NATS event, a Discord ping, or both. */
-export type WakeMode = (typeof WAKE_MODES)[number];
+// The channel's vocabulary is the contract's (one spelling); the domain names it here.
+export { CHANNEL_MODES, LOCKED_MODES, TM_STATES, WAKE_MODES } from '@dirigent/contracts';
+export type { ChannelMode, TmState, WakeMode } from '@dirigent/contracts';
 
 /** An agent present in a channel, already resolved through the identity registry. */
 export interface AgentRef {
