@@ -109,6 +109,10 @@ export class RouterConfig extends BaseConfig implements DerivedConfig {
   @EnvBool() DIRIGENT_ROUTER_TIEBREAK = false;
   /** How long a burst waits for a beat's own message.created before it gives up. */
   @EnvInt({ min: 100 }) DIRIGENT_ROUTER_BEAT_TIMEOUT_MS = 30_000;
+  /** How long a decision waits for memory's hit count on the topic before going without it. */
+  @EnvInt({ min: 10 }) DIRIGENT_ROUTER_MEMORY_PROBE_MS = 250;
+  /** The community's time zone as minutes east of UTC (the hour of day a decision reads). */
+  @EnvInt({ min: -720, max: 840 }) DIRIGENT_ROUTER_UTC_OFFSET_MIN = 0;
   file: RouterFileConfig;
 
   derive(): string[] {

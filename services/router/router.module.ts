@@ -8,6 +8,7 @@ import { DurableTimers } from '@dirigent/timers';
 import { NatsTurnCoordination } from './adapters/coordinator.client';
 import { routerEntities } from './adapters/postgres/entities';
 import { NatsModelGateway } from './adapters/gateway.client';
+import { NatsChannelMembers } from './adapters/members.client';
 import { NatsMemoryLenses } from './adapters/memory.client';
 import { JetStreamOutbox } from './adapters/outbox';
 import { PostgresDecisionLog } from './adapters/postgres/decision.repository';
@@ -23,6 +24,7 @@ import { FireFollowup } from './application/fire-followup';
 import { ListDecisions } from './application/list-decisions';
 import { OnGrant } from './application/on-grant';
 import {
+  ChannelMembers,
   Clock,
   DecisionLog,
   DispositionStore,
@@ -33,6 +35,8 @@ import {
   TurnCoordination,
 } from './application/ports';
 import { ReactToMessage } from './application/react-to-message';
+import { ReadTheRoom } from './application/read-the-room';
+import { ReplayDecision } from './application/replay-decision';
 import { ROUTER_SERVICE, ScheduleFollowup } from './application/schedule-followup';
 import { SpeculativeTurns } from './application/speculative';
 import { RouterConfig } from './config';
@@ -78,6 +82,10 @@ const nats = (factory: (m: Messaging, c: RouterConfig) => unknown) => ({
       ...nats((m, c) => new NatsMemoryLenses(m, c.DIRIGENT_ROUTER_QUERY_TIMEOUT_MS)),
     },
     {
+      provide: ChannelMembers,
+      ...nats((m, c) => new NatsChannelMembers(m, c.DIRIGENT_ROUTER_QUERY_TIMEOUT_MS)),
+    },
+    {
       provide: TurnCoordination,
       ...nats((m, c) => new NatsTurnCoordination(m, c.DIRIGENT_ROUTER_QUERY_TIMEOUT_MS)),
     },
@@ -99,6 +107,7 @@ const nats = (factory: (m: Messaging, c: RouterConfig) => unknown) => ({
     Agents,
     ChannelActivity,
     ComposeReply,
+    ReadTheRoom,
     ScheduleFollowup,
     ExecuteTurn,
     SpeculativeTurns,
@@ -108,6 +117,7 @@ const nats = (factory: (m: Messaging, c: RouterConfig) => unknown) => ({
     DecideDryRun,
     DispositionAdmin,
     ListDecisions,
+    ReplayDecision,
     RouterLifecycle,
   ],
 })

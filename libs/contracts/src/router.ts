@@ -22,6 +22,8 @@ import { LLM_GUILD } from './llm';
 import {
   FOLLOWUP_BIASES,
   OUTPUT_SHAPES,
+  type DecisionInputs,
+  type LensSwap,
   REASONING_DEPTHS,
   RISK_APPETITES,
   SEARCH_POSTURES,
@@ -51,6 +53,7 @@ export type RouterTrigger = (typeof TRIGGERS)[number];
 export const RouterEventTypes = {
   decision: 'router.decision',
   followup: 'router.followup',
+  burstStopped: 'router.burst-stopped',
   followupDue: 'router.followup-due',
   speculativeDue: 'router.speculative-due',
 } as const;
@@ -159,6 +162,8 @@ export interface RouterDecideResult {
   chosen: string;
   seed: string;
   dimensions: RouterDimensions;
+  /** What the scores read (additive). */
+  inputs?: RouterDecisionInputs;
 }
 
 /** `dirigent.router.decisions.list`: newest first. */
@@ -192,6 +197,12 @@ export interface RouterDecision {
   reaction?: string;
   followup?: { followupId: string; bias: string; dueAt: string };
   interrupted?: { atBeat: number; action: 'abort' | 'fold' | 'continue' };
+  /** Everything its scores read (additive; older decisions have none): `router.replay` recomputes it. */
+  inputs?: RouterDecisionInputs;
+  /** The lens differs from the disposition's own: a group present (`room`) or the seeded `off-axis` swap. */
+  lensSwap?: LensSwap;
+  /** A beat not seen delivered in time: the burst stopped there (`burst-stopped` event). */
+  undelivered?: RouterUndelivered;
   /** Why it ran (additive): the reactor job, its trigger, the event or timer that caused it, the run that scheduled it. */
   lineage?: RouterDecisionLineage;
   latencyMs: number;
@@ -199,6 +210,40 @@ export interface RouterDecision {
   models: string[];
   /** ISO-8601 */
   at: string;
+}
+
+/** A decision's inputs (`@dirigent/router-domain`'s `DecisionInputs`). */
+export type RouterDecisionInputs = DecisionInputs;
+
+/** A beat the router sent but did not see delivered within `DIRIGENT_ROUTER_BEAT_TIMEOUT_MS`. */
+export interface RouterUndelivered {
+  /** Its index (0-based): the beats before it were delivered. */
+  beat: number;
+  /** Beats not sent because of it. */
+  withheld: number;
+  waitedMs: number;
+}
+
+/** `dirigent.router.evt.<g>.<c>.burst-stopped`: a burst stopped at a beat not seen delivered. */
+export interface RouterBurstStoppedEvent extends RouterUndelivered {
+  decisionId: string;
+  agentId: string;
+  reason: 'not-delivered';
+}
+
+/** `dirigent.router.replay`: recomputes a stored decision from its inputs and seed. */
+export class RouterReplayRequest {
+  @IsString() @IsNotEmpty() @MaxLength(64) decisionId: string;
+  static create(input: unknown) {
+    return createValidated(RouterReplayRequest, input);
+  }
+}
+export interface RouterReplayResult {
+  chosen: string;
+  candidates: RouterCandidate[];
+  /** Candidates and choice are byte for byte those stored with the decision. */
+  identical: boolean;
+  dimensions: RouterDimensions;
 }
 
 /** A decision's lineage (`@dirigent/reactor`'s `Lineage`). */

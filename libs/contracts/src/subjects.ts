@@ -71,6 +71,8 @@ export const Subjects = {
   router: {
     decide: 'dirigent.router.decide',
     decisionsList: 'dirigent.router.decisions.list',
+    /** Recomputes a stored decision from its inputs and seed (`{ chosen, candidates, identical }`). */
+    replay: 'dirigent.router.replay',
     /** Answer directly or delegate to the coding, research and general agents. */
     orchestrate: 'dirigent.router.orchestrate',
     /** `dirigent.router.evt.<guildId>.<channelId>.<kind>` */
@@ -165,8 +167,11 @@ export const subject = {
   timerFired: (service: string, name: string) => `${Subjects.timer.firedPrefix}.${service}.${name}`,
   memoryEvent: (guildId: string, channelId: string, kind: 'epoch.closed') =>
     `${Subjects.memory.evtPrefix}.${guildId}.${channelId}.${kind}`,
-  routerEvent: (guildId: string, channelId: string, kind: 'decision' | 'followup') =>
-    `${Subjects.router.evtPrefix}.${guildId}.${channelId}.${kind}`,
+  routerEvent: (
+    guildId: string,
+    channelId: string,
+    kind: 'decision' | 'followup' | 'burst-stopped',
+  ) => `${Subjects.router.evtPrefix}.${guildId}.${channelId}.${kind}`,
   deadLetter: (stream: string, durable: string) =>
     `${Subjects.deadLetter.prefix}.${stream}.${durable}`,
 };

@@ -1,5 +1,6 @@
 import type { Dimensions, Disposition } from './dimensions';
 import { dimensionsOf } from './dimensions';
+import { chooseLens, type LensSwap } from './lens-choice';
 import { gate, scoreDispositions, type Candidate, type RouteContext } from './scoring';
 import { seededRandom } from './seeded';
 
@@ -8,6 +9,8 @@ export interface RouteInput extends RouteContext {
   seed: string;
   /** Stochasticity: 0 picks the top score; 1 samples in proportion to the scores. */
   temperature?: number;
+  /** The cheap classifier's pick of a tight top pair: it wins when it scored above 0. */
+  tieBreak?: string;
 }
 
 export interface RouteDecision {
@@ -17,6 +20,8 @@ export interface RouteDecision {
   dimensions: Dimensions;
   /** The top two scores are within 10%: a cheap classifier may break the tie. */
   tight: boolean;
+  /** The lens differs from the disposition's own (a group present, or the off-axis swap). */
+  lensSwap?: LensSwap;
 }
 
 export const DEFAULT_TEMPERATURE = 0.7;
@@ -72,17 +77,30 @@ function fallback(dispositions: readonly Disposition[], ctx: RouteContext): Disp
 export function route(dispositions: readonly Disposition[], input: RouteInput): RouteDecision {
   const candidates = scoreDispositions(dispositions, input);
   const sorted = [...candidates].sort((a, b) => b.score - a.score);
-  let chosenId = sampleCandidate(candidates, input.seed, input.temperature);
+  const live = (id: string | undefined) =>
+    id !== undefined && candidates.some((c) => c.dispositionId === id && c.score > 0);
+  const parent = input.interruption?.parentDispositionId;
+  let chosenId: string | null = live(input.tieBreak)
+    ? input.tieBreak!
+    : input.interruption?.action === 'continue' && live(parent)
+      ? parent!
+      : sampleCandidate(candidates, input.seed, input.temperature);
   if (!chosenId) chosenId = fallback(dispositions, input)?.id ?? null;
   const chosen = dispositions.find((d) => d.id === chosenId) ?? SILENT_FALLBACK;
   const tight =
     sorted.length > 1 && sorted[1].score > 0 && sorted[1].score >= sorted[0].score * 0.9;
+  const lens = chooseLens(chosen, {
+    humansActive: input.room?.humansActive,
+    seed: input.seed,
+    temperature: input.temperature ?? DEFAULT_TEMPERATURE,
+  });
   return {
     candidates,
     chosen: chosen.id,
     seed: input.seed,
-    dimensions: dimensionsOf(chosen),
+    dimensions: { ...dimensionsOf(chosen), contextStrategy: lens.lens },
     tight,
+    ...(lens.swap ? { lensSwap: lens.swap } : {}),
   };
 }
 
@@ -97,12 +115,3 @@ export const SILENT_FALLBACK: Disposition = {
   searchPosture: 'none',
   riskAppetite: 'safe',
 };
-
-/** What a mid-burst interruption does with the remaining beats, from the re-routed choice. */
-export function interruptionAction(
-  parent: Pick<Disposition, 'id'>,
-  chosen: Pick<Disposition, 'id' | 'outputShape'>,
-): 'abort' | 'fold' | 'continue' {
-  if (chosen.outputShape === 'silent' || chosen.outputShape === 'react-only') return 'abort';
-  return chosen.id === parent.id ? 'continue' : 'fold';
-}

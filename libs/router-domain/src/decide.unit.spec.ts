@@ -1,7 +1,6 @@
 import {
   CANONICAL_DISPOSITIONS,
   gate,
-  interruptionAction,
   isMentioned,
   preflight,
   route,
@@ -86,12 +85,5 @@ describe('route', () => {
       seed: 'q',
     });
     expect(d.dimensions.outputShape).toBe('react-only');
-  });
-
-  it('maps an interruption re-route to abort, fold or continue', () => {
-    const p = { id: 'settle-debate' };
-    expect(interruptionAction(p, { id: 'silent-listen', outputShape: 'silent' })).toBe('abort');
-    expect(interruptionAction(p, { id: 'settle-debate', outputShape: 'burst' })).toBe('continue');
-    expect(interruptionAction(p, { id: 'quick-react', outputShape: 'single-line' })).toBe('fold');
   });
 });

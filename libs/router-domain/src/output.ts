@@ -9,15 +9,19 @@ export interface Beat {
 
 const CORRECTION = /^(wait|actually|no wait|correction|scratch that|hm+,? actually)\b/i;
 
-/** A burst's beats: one per paragraph (blank lines), at most six (the rest joins the last). */
-export function splitBeats(text: string): Beat[] {
+/**
+ * A burst's beats: one per paragraph (blank lines), at most `max` (six; the rest joins the
+ * last).
+ */
+export function splitBeats(text: string, max = MAX_BURST_BEATS): Beat[] {
+  const cap = Math.max(1, Math.min(max, MAX_BURST_BEATS));
   const parts = text
     .split(/\n[ \t]*\n/)
     .map((p) => p.trim())
     .filter(Boolean);
-  if (parts.length > MAX_BURST_BEATS) {
-    const head = parts.slice(0, MAX_BURST_BEATS - 1);
-    parts.splice(0, parts.length, ...head, parts.slice(MAX_BURST_BEATS - 1).join('\n\n'));
+  if (parts.length > cap) {
+    const head = parts.slice(0, cap - 1);
+    parts.splice(0, parts.length, ...head, parts.slice(cap - 1).join('\n\n'));
   }
   return parts.map((p, i) =>
     i > 0 && CORRECTION.test(p) ? { text: p, isCorrection: true } : { text: p },
@@ -55,8 +59,15 @@ export function enforceBannedPhrases(
   return { text: out, removed };
 }
 
-/** The planned beats of a shape from the synthesizer's text (after banned phrases). */
-export function shapeBeats(shape: Disposition['outputShape'], text: string): Beat[] {
+/**
+ * The planned beats of a shape from the synthesizer's text (after banned phrases); a burst
+ * has at most `maxBeats` (the room's allowance, `beatAllowance`).
+ */
+export function shapeBeats(
+  shape: Disposition['outputShape'],
+  text: string,
+  maxBeats = MAX_BURST_BEATS,
+): Beat[] {
   const clean = text.trim();
   if (!clean) return [];
   switch (shape) {
@@ -75,7 +86,7 @@ export function shapeBeats(shape: Disposition['outputShape'], text: string): Bea
     case 'multi-line':
       return [{ text: clean }];
     case 'burst':
-      return splitBeats(clean);
+      return splitBeats(clean, maxBeats);
     default: {
       const never: never = shape;
       return never;

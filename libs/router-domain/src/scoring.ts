@@ -1,6 +1,15 @@
 import type { AgentPersona } from './agent';
 import type { Disposition, FollowupBias, Trigger } from './dimensions';
 import { isModelFree } from './dimensions';
+import type { InterruptionAction } from './interruption';
+import { GROUP_HUMANS } from './lens-choice';
+import {
+  MAX_BOT_RUN,
+  messageFeatures,
+  type MemorySignals,
+  type MessageFeatures,
+  type RoomSignals,
+} from './room';
 
 /** Everything the scorer reads: no clock, no randomness. */
 export interface RouteContext {
@@ -13,6 +22,16 @@ export interface RouteContext {
   /** Remaining fraction of the guild's daily budget, 0..1; absent when unknown. */
   budgetFraction?: number;
   bias?: FollowupBias;
+  /** What the scorer reads of the message; derived from `content` when absent. */
+  features?: MessageFeatures;
+  /** The channel's activity; absent: unknown (no room rules apply). */
+  room?: RoomSignals;
+  /** Memory's hits on the topic; absent: not asked. */
+  memory?: MemorySignals;
+  /** Hour of the day (0-23) in the community's time zone. */
+  hour?: number;
+  /** A mid-burst interruption, as judged from the new message. */
+  interruption?: { action: InterruptionAction; parentDispositionId: string };
 }
 
 export interface Candidate {
@@ -25,12 +44,11 @@ export const BUDGET_EXHAUSTED = 0.02;
 /** Below this, high-reasoning dispositions are clamped. */
 export const BUDGET_LOW = 0.3;
 
-const QUESTION =
-  /\?\s*$|^(who|what|when|where|why|how|is|are|does|do|did|can|could|should|which)\b/im;
-const DEBATE =
-  /\b(disagree|wrong|actually|versus|vs\.?|better than|worse than|no way|debate|argue)\b/i;
-const CALLBACK = /\b(remember|last time|back when|used to|again|before|that time)\b/i;
-const BANTER = /\b(lol|lmao|haha|roast|cope|skill issue|ratio)\b|😂|🤣/i;
+/** The message's features: given, or read from its text. */
+export const featuresOf = (ctx: RouteContext): MessageFeatures =>
+  ctx.features ?? messageFeatures(ctx.content ?? '', { authorIsBot: ctx.authorIsBot });
+
+const posts = (d: Disposition) => !isModelFree(d);
 
 /**
  * Hard gates: a disposition that fails one scores 0 and is never sampled.
@@ -41,6 +59,11 @@ export function gate(d: Disposition, ctx: RouteContext): string | null {
   if (!(weight > 0)) return 'weight';
   const silent = d.outputShape === 'silent';
   if (silent && ctx.mentioned) return 'mentioned';
+  if (ctx.interruption?.action === 'fold' && !posts(d)) return 'fold';
+  if (!ctx.mentioned && posts(d)) {
+    if (ctx.features?.addressedToOther) return 'addressed-to-other';
+    if ((ctx.room?.botRun ?? 0) >= MAX_BOT_RUN) return 'bot-run';
+  }
   if (d.speculativeOnly && ctx.trigger !== 'speculative') return 'speculative-only';
   if (ctx.trigger === 'speculative' && !d.speculativeOnly && !silent) return 'not-speculative';
   const voices = ctx.agent.voices;
@@ -50,20 +73,52 @@ export function gate(d: Disposition, ctx: RouteContext): string | null {
   return null;
 }
 
-function signalBoost(d: Disposition, ctx: RouteContext): number {
-  const text = ctx.content ?? '';
+function signalBoost(d: Disposition, ctx: RouteContext, f: MessageFeatures): number {
   let b = 1;
   if (ctx.mentioned && (d.outputShape === 'single-line' || d.outputShape === 'multi-line')) b *= 2;
   if (ctx.mentioned && d.outputShape === 'react-only') b *= 0.3;
   if (!ctx.mentioned && ctx.trigger === 'reactive' && d.outputShape === 'silent') b *= 3;
-  if (ctx.authorIsBot && d.outputShape === 'silent') b *= 2;
-  if (QUESTION.test(text) && (d.voice === 'deadpan' || d.voice === 'fact-drop')) b *= 2;
-  if (DEBATE.test(text) && d.searchPosture === 'contradiction-hunt') b *= 2;
-  if (CALLBACK.test(text) && d.searchPosture === 'callback-hunt') b *= 2.5;
-  if (BANTER.test(text) && (d.voice === 'sharp' || d.voice === 'playful')) b *= 1.8;
-  if (text.length > 240 && (d.outputShape === 'multi-line' || d.outputShape === 'burst')) b *= 1.3;
-  if (text.length > 0 && text.length < 24 && d.reasoningDepth === 'low') b *= 1.5;
+  if (f.authorIsBot && d.outputShape === 'silent') b *= 2;
+  if (f.question && (d.voice === 'deadpan' || d.voice === 'fact-drop')) b *= 2;
+  if (f.debate && d.searchPosture === 'contradiction-hunt') b *= 2;
+  if (f.banter && (d.voice === 'sharp' || d.voice === 'playful')) b *= 1.8;
+  if (f.length > 240 && (d.outputShape === 'multi-line' || d.outputShape === 'burst')) b *= 1.3;
+  if (f.length > 0 && f.length < 24 && d.reasoningDepth === 'low') b *= 1.5;
+  if (d.searchPosture === 'callback-hunt') b *= memoryBoost(f, ctx.memory);
+  return b * roomBoost(d, ctx) * hourBoost(d, ctx.hour);
+}
+
+/** A callback needs material: memory's hits, not the word "remember", decide. */
+function memoryBoost(f: MessageFeatures, memory: MemorySignals | undefined): number {
+  if (!memory) return f.callback ? 1.5 : 1;
+  if (memory.hits === 0) return 0.4;
+  return f.callback ? 2.5 : 1.3;
+}
+
+/** A busy channel wants less said; bots that already spoke leave the floor to people. */
+function roomBoost(d: Disposition, ctx: RouteContext): number {
+  const room = ctx.room;
+  if (!room) return 1;
+  let b = 1;
+  const long = d.outputShape === 'multi-line' || d.outputShape === 'burst';
+  if (room.ratePerMin >= 8 && !ctx.mentioned) {
+    if (d.outputShape === 'silent') b *= 1.5;
+    if (d.outputShape === 'react-only') b *= 1.3;
+    if (long) b *= 0.6;
+  }
+  if (room.ratePerMin < 1 && room.humansActive > 0 && long) b *= 1.2;
+  if (room.humansActive >= GROUP_HUMANS && d.searchPosture === 'person-deep') b *= 1.3;
+  if (room.botRun > 0 && posts(d) && !ctx.mentioned) {
+    b /= 1 + room.botRun;
+    if (d.outputShape === 'burst') b *= 0.3;
+  }
   return b;
+}
+
+/** Late at night the observational and nostalgic voices fit. */
+function hourBoost(d: Disposition, hour: number | undefined): number {
+  if (hour === undefined || hour >= 5) return 1;
+  return d.voice === 'observational' || d.voice === 'nostalgic' ? 1.4 : 1;
 }
 
 function biasBoost(d: Disposition, bias: FollowupBias | undefined): number {
@@ -99,11 +154,12 @@ export function scoreDispositions(
   dispositions: readonly Disposition[],
   ctx: RouteContext,
 ): Candidate[] {
+  const f = featuresOf(ctx);
   return dispositions.map((d) => {
     if (gate(d, ctx)) return { dispositionId: d.id, score: 0 };
     const weight = (d.weight ?? 1) * (ctx.agent.weights?.[d.id] ?? 1);
     const score =
-      weight * signalBoost(d, ctx) * biasBoost(d, ctx.bias) * budgetClamp(d, ctx.budgetFraction);
+      weight * signalBoost(d, ctx, f) * biasBoost(d, ctx.bias) * budgetClamp(d, ctx.budgetFraction);
     return { dispositionId: d.id, score: Math.round(score * 1e6) / 1e6 };
   });
 }

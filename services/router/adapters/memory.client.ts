@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Subjects, type MemoryContextResult } from '@dirigent/contracts';
+import { Subjects, type MemoryContextResult, type MemorySearchResult } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
 import { MemoryLenses } from '../application/ports';
 
@@ -13,6 +13,22 @@ export class NatsMemoryLenses extends MemoryLenses {
     private readonly timeoutMs: number,
   ) {
     super();
+  }
+
+  async hits(
+    guildId: string,
+    query: string,
+    k: number,
+    timeoutMs: number,
+  ): Promise<number | undefined> {
+    const reply = await this.messaging
+      .request<MemorySearchResult>(
+        Subjects.memory.search,
+        { guildId, query: query.slice(0, 500), k },
+        timeoutMs,
+      )
+      .catch(() => null);
+    return reply?.ok ? (reply.data.hits?.length ?? 0) : undefined;
   }
 
   async context(

@@ -3,6 +3,7 @@ import {
   RouterEventTypes,
   Subjects,
   subject,
+  type RouterBurstStoppedEvent,
   type RouterDecision,
   type RouterFollowupEvent,
 } from '@dirigent/contracts';
@@ -67,6 +68,15 @@ export class JetStreamOutbox extends RouterOutbox {
       RouterEventTypes.followup,
       e,
       { id: `followup-${e.followupId}-${e.status}` },
+    );
+  }
+
+  async burstStopped(guildId: string, channelId: string, e: RouterBurstStoppedEvent) {
+    await this.messaging.publishEvent(
+      subject.routerEvent(guildId, channelId, 'burst-stopped'),
+      RouterEventTypes.burstStopped,
+      e,
+      { id: `burst-stopped-${e.decisionId}` },
     );
   }
 

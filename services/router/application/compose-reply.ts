@@ -23,6 +23,8 @@ export interface ComposeInput {
   /** Beats withheld by an interruption, folded into this reply. */
   withheld?: string[];
   previous?: string;
+  /** Recent authors and members: the filter of `contrasting` and the dossier lenses. */
+  presentUserIds?: string[];
 }
 
 export interface Composed {
@@ -96,6 +98,7 @@ export class ComposeReply {
         .context(i.guildId, i.channelId, i.disposition.contextStrategy, {
           topic,
           focusUserId: i.message?.authorId,
+          presentUserIds: i.presentUserIds,
         })
         .catch(() => ''),
       Promise.all(personasFor(i.disposition).map((p) => this.research(p, i))),
@@ -132,6 +135,7 @@ export class ComposeReply {
         .context(i.guildId, i.channelId, lens, {
           topic: i.message?.content,
           focusUserId: i.message?.authorId,
+          presentUserIds: i.presentUserIds,
         })
         .catch(() => '');
       return this.models.chat(

@@ -1,28 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
   DomainError,
   ErrorCodes,
   type RouterDecideRequest,
   type RouterDecideResult,
 } from '@dirigent/contracts';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
-import { isMentioned, route } from '@dirigent/router-domain';
-import type { RouterConfig } from '../config';
+import { isMentioned, routeFromInputs } from '@dirigent/router-domain';
 import { Agents } from './agents';
-import { DispositionStore, ModelGateway } from './ports';
+import { Clock } from './ports';
+import { ReadTheRoom } from './read-the-room';
 
 /**
- * `Subjects.router.decide`: the routing of a hypothetical message, without side effects.
- * The same input and seed give the same choice; without a seed one is drawn and returned.
+ * `Subjects.router.decide`: the routing of a hypothetical message in the channel as it is
+ * now (its room, memory, budget), without side effects. The same input, room and seed give
+ * the same choice; without a seed one is drawn and returned.
  */
 @Injectable()
 export class DecideDryRun {
   constructor(
-    @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
     private readonly agents: Agents,
-    private readonly dispositions: DispositionStore,
-    private readonly models: ModelGateway,
+    private readonly room: ReadTheRoom,
+    private readonly clock: Clock,
   ) {}
 
   async run(r: RouterDecideRequest): Promise<RouterDecideResult> {
@@ -35,21 +34,35 @@ export class DecideDryRun {
         },
       ]);
     }
-    const [all, budgetFraction] = await Promise.all([
-      this.dispositions.list(),
-      this.models.budgetFraction(r.guildId).catch(() => undefined),
-    ]);
-    const d = route(all, {
-      trigger: r.unprompted ? 'speculative' : 'reactive',
+    const content = r.content ?? '';
+    const { inputs, dispositions } = await this.room.gather({
+      guildId: r.guildId,
+      channelId: r.channelId,
       agent,
-      content: r.content,
-      mentioned: r.unprompted
-        ? false
-        : isMentioned(agent, { content: r.content ?? '', mentions: r.mentions }),
-      budgetFraction,
-      seed: r.seed ?? randomUUID(),
-      temperature: this.config.temperature,
+      trigger: r.unprompted ? 'speculative' : 'reactive',
+      mentioned: r.unprompted ? false : isMentioned(agent, { content, mentions: r.mentions }),
+      ...(r.unprompted
+        ? {}
+        : {
+            inbound: {
+              messageId: '0',
+              guildId: r.guildId,
+              channelId: r.channelId,
+              authorId: r.authorId ?? '0',
+              authorIsBot: false,
+              content,
+              at: this.clock.now(),
+              ...(r.mentions ? { mentions: r.mentions } : {}),
+            },
+          }),
     });
-    return { candidates: d.candidates, chosen: d.chosen, seed: d.seed, dimensions: d.dimensions };
+    const d = routeFromInputs(dispositions, inputs, r.seed ?? randomUUID());
+    return {
+      candidates: d.candidates,
+      chosen: d.chosen,
+      seed: d.seed,
+      dimensions: d.dimensions,
+      inputs,
+    };
   }
 }

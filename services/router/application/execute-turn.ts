@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { RouterDecision, RouterTrigger } from '@dirigent/contracts';
+import type { RouterDecision, RouterTrigger, RouterUndelivered } from '@dirigent/contracts';
 import type { Lineage } from '@dirigent/reactor';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
-  dimensionsOf,
+  beatAllowance,
+  classifyInterruption,
   enforceBannedPhrases,
   isModelFree,
-  interruptionAction,
   isMentioned,
   reactionFor,
   rollFollowup,
-  route,
+  routeFromInputs,
   seededRandom,
   shapeBeats,
   SILENT_FALLBACK,
@@ -20,11 +20,13 @@ import {
   type Candidate,
   type Disposition,
   type FollowupBias,
+  type InterruptionAction,
 } from '@dirigent/router-domain';
 import type { RouterConfig } from '../config';
 import { ChannelActivity, type SeenMessage } from './channel-activity';
 import { ComposeReply, saysNothing, type Composed } from './compose-reply';
-import { Clock, DecisionLog, DispositionStore, ModelGateway, RouterOutbox } from './ports';
+import { Clock, DecisionLog, ModelGateway, RouterOutbox } from './ports';
+import { ReadTheRoom } from './read-the-room';
 import { ScheduleFollowup } from './schedule-followup';
 
 export interface TurnRequest {
@@ -40,8 +42,16 @@ export interface TurnRequest {
   followupId?: string;
   /** A coordinator grant: the turn is completed (empty when silent). */
   grant?: { turnId: string };
-  /** An interruption: the parent's disposition, beats already sent and those withheld. */
-  interruption?: { parentDispositionId: string; atBeat: number; withheld: string[] };
+  /**
+   * An interruption: the parent's disposition, beats already sent, those withheld, and what
+   * the new message asks for (`classifyInterruption`).
+   */
+  interruption?: {
+    parentDispositionId: string;
+    atBeat: number;
+    withheld: string[];
+    action: InterruptionAction;
+  };
   previous?: string;
   /** Why the turn runs (the reactor job, the event or timer, the run that scheduled it). */
   lineage?: Lineage;
@@ -66,7 +76,7 @@ export class ExecuteTurn {
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
-    private readonly dispositions: DispositionStore,
+    private readonly room: ReadTheRoom,
     private readonly models: ModelGateway,
     private readonly compose: ComposeReply,
     private readonly decisions: DecisionLog,
@@ -78,26 +88,35 @@ export class ExecuteTurn {
 
   async run(r: TurnRequest): Promise<RouterDecision> {
     const started = this.clock.now();
-    const all = await this.dispositions.list();
-    const budgetFraction = await this.models.budgetFraction(r.guildId).catch(() => undefined);
-    const routed = route(all, {
-      trigger: r.trigger,
-      agent: r.agent,
-      content: r.inbound?.content,
-      authorIsBot: r.inbound?.authorIsBot,
-      mentioned: r.mentioned,
-      budgetFraction,
-      bias: r.bias,
-      seed: r.seed,
-      temperature: this.config.temperature,
+    const { inputs, dispositions: all } = await this.room.gather({
+      ...r,
+      ...(r.interruption
+        ? {
+            interruption: {
+              action: r.interruption.action,
+              parentDispositionId: r.interruption.parentDispositionId,
+            },
+          }
+        : {}),
     });
+    let routed = routeFromInputs(all, inputs, r.seed);
     const classified = await this.tieBreak(r, all, routed.candidates, routed.tight);
-    const d = all.find((x) => x.id === (classified?.id ?? routed.chosen)) ?? SILENT_FALLBACK;
+    if (classified && classified.id !== routed.chosen) {
+      inputs.tieBreak = classified.id;
+      routed = routeFromInputs(all, inputs, r.seed);
+    }
+    const chosen = all.find((x) => x.id === routed.chosen) ?? SILENT_FALLBACK;
+    // The lens the turn reads through (its own, or swapped: see `lensSwap`).
+    const d: Disposition = { ...chosen, contextStrategy: routed.dimensions.contextStrategy };
     const interrupted = r.interruption && {
       atBeat: r.interruption.atBeat,
-      action: interruptionAction({ id: r.interruption.parentDispositionId }, d),
+      action: r.interruption.action,
     };
-    const { beats, reaction, target, composed } = await this.plan(r, d, interrupted?.action);
+    const { beats, reaction, target, composed } = await this.plan(r, d, {
+      action: interrupted?.action,
+      maxBeats: beatAllowance(inputs.room),
+      presentUserIds: inputs.presentUserIds,
+    });
     const speaks = beats.length > 0 || reaction !== undefined;
     const plan =
       speaks && this.config.file.followups.enabled
@@ -120,7 +139,9 @@ export class ExecuteTurn {
       candidates: routed.candidates,
       chosen: d.id,
       seed: r.seed,
-      dimensions: dimensionsOf(d),
+      dimensions: routed.dimensions,
+      inputs,
+      ...(routed.lensSwap ? { lensSwap: routed.lensSwap } : {}),
       subagents: composed?.runs.map((x) => x.persona) ?? [],
       beats,
       ...(reaction ? { reaction } : {}),
@@ -219,7 +240,12 @@ export class ExecuteTurn {
     }
   }
 
-  private async plan(r: TurnRequest, d: Disposition, action?: 'abort' | 'fold' | 'continue') {
+  private async plan(
+    r: TurnRequest,
+    d: Disposition,
+    o: { action?: InterruptionAction; maxBeats: number; presentUserIds: string[] },
+  ) {
+    const { action } = o;
     const none = {
       beats: [] as Beat[],
       reaction: undefined,
@@ -236,8 +262,9 @@ export class ExecuteTurn {
         reaction: reactionFor(d.voice, seededRandom(r.seed, 'reaction')()),
       };
     }
-    if (action === 'continue' && r.interruption) {
-      return { ...none, beats: r.interruption.withheld.map((text) => ({ text })) };
+    if (action === 'continue' && r.interruption?.parentDispositionId === d.id) {
+      const withheld = r.interruption.withheld.join('\n\n');
+      return { ...none, beats: shapeBeats('burst', withheld, o.maxBeats) };
     }
     let composed: Composed | undefined;
     try {
@@ -250,6 +277,7 @@ export class ExecuteTurn {
         bias: r.bias,
         withheld: action === 'fold' ? r.interruption?.withheld : undefined,
         previous: r.previous,
+        presentUserIds: o.presentUserIds,
       });
     } catch (e) {
       this.log.warn(
@@ -260,7 +288,7 @@ export class ExecuteTurn {
     }
     if (saysNothing(composed.text)) return { ...none, composed };
     const clean = enforceBannedPhrases(composed.text, r.agent.bannedPhrases).text;
-    return { ...none, beats: shapeBeats(d.outputShape, clean), composed };
+    return { ...none, beats: shapeBeats(d.outputShape, clean, o.maxBeats), composed };
   }
 
   /** Sends the beats in order; each after the previous one's own message.created. */
@@ -290,16 +318,14 @@ export class ExecuteTurn {
           `beat-${decision.decisionId}-${i}`,
         );
         out.atBeat = i + 1;
+        const waitedMs = this.config.DIRIGENT_ROUTER_BEAT_TIMEOUT_MS;
         const id = await Promise.race([
           wait.delivered,
-          new Promise<null>((res) =>
-            setTimeout(() => res(null), this.config.DIRIGENT_ROUTER_BEAT_TIMEOUT_MS).unref(),
-          ),
+          new Promise<null>((res) => setTimeout(() => res(null), waitedMs).unref()),
         ]);
         if (id === null) {
           wait.cancel();
-          if (i < beats.length - 1)
-            this.log.warn({ channelId, beat: i }, 'beat not seen delivered: burst stops');
+          await this.stopBurst(decision, { beat: i, withheld: beats.length - i - 1, waitedMs });
           break;
         }
         out.sentIds.push(id);
@@ -313,16 +339,46 @@ export class ExecuteTurn {
     }
   }
 
+  /**
+   * A beat not seen delivered: the rest is not sent, and the decision and the
+   * `burst-stopped` event say so (with a warning), so no beat goes missing silently.
+   */
+  private async stopBurst(decision: RouterDecision, undelivered: RouterUndelivered) {
+    const { guildId, channelId, decisionId, agentId } = decision;
+    decision.undelivered = undelivered;
+    this.log.warn(
+      { decisionId, channelId, ...undelivered },
+      'beat not seen delivered: the burst stops here',
+    );
+    await this.decisions.update(decisionId, { undelivered });
+    await this.outbox.burstStopped(guildId, channelId, {
+      decisionId,
+      agentId,
+      reason: 'not-delivered',
+      ...undelivered,
+    });
+  }
+
   private async reroute(r: TurnRequest, parent: RouterDecision, d: Disposition, sent: Dispatched) {
     const m = sent.interrupter!;
     const withheld = parent.beats.slice(sent.atBeat).map((b) => b.text);
+    const mentioned = isMentioned(r.agent, m);
+    // Judged from the new message: a question to the bot folds, a new topic aborts,
+    // agreement or an aside lets the burst go on.
+    const action = classifyInterruption({
+      content: m.content,
+      toBot:
+        mentioned ||
+        (m.replyToMessageId !== undefined && sent.sentIds.includes(m.replyToMessageId)),
+      topicText: [r.inbound?.content ?? '', ...parent.beats.map((b) => b.text)].join('\n\n'),
+    });
     const child = await this.run({
       guildId: r.guildId,
       channelId: r.channelId,
       agent: r.agent,
       trigger: withheld.length ? 'interruption' : 'reactive',
       inbound: m,
-      mentioned: isMentioned(r.agent, m),
+      mentioned,
       seed: `${m.messageId}:${r.agent.id}`,
       lineage: {
         job: withheld.length ? 'interruption' : 'reactive-turn',
@@ -333,7 +389,7 @@ export class ExecuteTurn {
       ...(withheld.length
         ? {
             parentDecisionId: parent.decisionId,
-            interruption: { parentDispositionId: d.id, atBeat: sent.atBeat, withheld },
+            interruption: { parentDispositionId: d.id, atBeat: sent.atBeat, withheld, action },
           }
         : {}),
     });

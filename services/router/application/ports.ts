@@ -1,5 +1,6 @@
 import type {
   DispositionUpsertRequest,
+  RouterBurstStoppedEvent,
   RouterDecision,
   RouterFollowupEvent,
   RouterTrigger,
@@ -9,6 +10,12 @@ import type { Disposition } from '@dirigent/router-domain';
 /** The global persona set (Postgres), read often, edited rarely. */
 export abstract class DispositionStore {
   abstract list(): Promise<Disposition[]>;
+  /**
+   * Keeps the set the scores of a decision read, under its content address
+   * (`dispositionSetId`), once; `snapshot` gives it back for a replay.
+   */
+  abstract remember(setId: string, dispositions: readonly Disposition[]): Promise<void>;
+  abstract snapshot(setId: string): Promise<Disposition[] | null>;
   abstract upsert(patch: DispositionUpsertRequest): Promise<Disposition>;
   abstract remove(id: string): Promise<boolean>;
 }
@@ -37,7 +44,7 @@ export abstract class DecisionLog {
   /** Records what happened after the decision (beats sent, interruption, follow-up). */
   abstract update(
     decisionId: string,
-    patch: Partial<Pick<RouterDecision, 'interrupted' | 'followup' | 'beats'>>,
+    patch: Partial<Pick<RouterDecision, 'interrupted' | 'followup' | 'beats' | 'undelivered'>>,
   ): Promise<void>;
   abstract get(decisionId: string): Promise<RouterDecision | null>;
   abstract list(filter: DecisionFilter): Promise<RouterDecision[]>;
@@ -91,6 +98,16 @@ export abstract class ModelGateway {
 
 /** Memory's lenses; empty text when memory does not answer. */
 export abstract class MemoryLenses {
+  /**
+   * Hits of a small search on the topic (`k` at most), within `timeoutMs`; undefined when
+   * memory does not answer in time.
+   */
+  abstract hits(
+    guildId: string,
+    query: string,
+    k: number,
+    timeoutMs: number,
+  ): Promise<number | undefined>;
   abstract context(
     guildId: string,
     channelId: string,
@@ -118,6 +135,11 @@ export abstract class RouterOutbox {
   abstract typing(guildId: string, channelId: string): Promise<void>;
   abstract decision(d: RouterDecision): Promise<void>;
   abstract followup(guildId: string, channelId: string, e: RouterFollowupEvent): Promise<void>;
+  abstract burstStopped(
+    guildId: string,
+    channelId: string,
+    e: RouterBurstStoppedEvent,
+  ): Promise<void>;
   abstract completeTurn(
     guildId: string,
     channelId: string,
@@ -125,6 +147,12 @@ export abstract class RouterOutbox {
     turnId: string,
     text: string,
   ): Promise<void>;
+}
+
+/** Who may read a channel (the ingest's members query). */
+export abstract class ChannelMembers {
+  /** The members' user ids, humans first (cached; empty when the ingest does not answer). */
+  abstract list(guildId: string, channelId: string): Promise<string[]>;
 }
 
 /** What the coordinator says of a channel: is `agentId` one of its managed speakers? */

@@ -6,19 +6,22 @@ import {
   DispositionUpsertRequest,
   RouterDecideRequest,
   RouterDecisionsListRequest,
+  RouterReplayRequest,
   Subjects,
 } from '@dirigent/contracts';
 import { DecideDryRun } from '../application/decide-dry-run';
 import { DispositionAdmin } from '../application/disposition-admin';
 import { ListDecisions } from '../application/list-decisions';
+import { ReplayDecision } from '../application/replay-decision';
 
-/** The router's requests: the dry run, the decision log and the disposition admin. */
+/** The router's requests: the dry run, the decision log and its replay, the disposition admin. */
 @Controller()
 export class RouterHandler {
   constructor(
     private readonly dryRun: DecideDryRun,
     private readonly decisions: ListDecisions,
     private readonly dispositions: DispositionAdmin,
+    private readonly replays: ReplayDecision,
   ) {}
 
   @MessagePattern(Subjects.router.decide)
@@ -29,6 +32,11 @@ export class RouterHandler {
   @MessagePattern(Subjects.router.decisionsList)
   list(@Payload() r: RouterDecisionsListRequest) {
     return this.decisions.run(r);
+  }
+
+  @MessagePattern(Subjects.router.replay)
+  replay(@Payload() r: RouterReplayRequest) {
+    return this.replays.run(r);
   }
 
   @MessagePattern(Subjects.admin.dispositionList)

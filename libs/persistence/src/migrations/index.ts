@@ -8,6 +8,7 @@ import { Migration20261123160000_router } from './Migration20261123160000_router
 import { Migration20261123170000_orchestrator_runs } from './Migration20261123170000_orchestrator_runs';
 import { Migration20261123190000_decision_lineage } from './Migration20261123190000_decision_lineage';
 import { Migration20261123193000_memory_scale } from './Migration20261123193000_memory_scale';
+import { Migration20261127230000_decision_inputs } from './Migration20261127230000_decision_inputs';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -35,4 +36,8 @@ export const migrationsList: MigrationObject[] = [
     class: Migration20261123190000_decision_lineage,
   },
   { name: 'Migration20261123193000_memory_scale', class: Migration20261123193000_memory_scale },
+  {
+    name: 'Migration20261127230000_decision_inputs',
+    class: Migration20261127230000_decision_inputs,
+  },
 ];

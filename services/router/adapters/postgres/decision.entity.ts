@@ -1,5 +1,10 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
-import type { RouterDecisionLineage } from '@dirigent/contracts';
+import type {
+  RouterDecisionInputs,
+  RouterDecisionLineage,
+  RouterUndelivered,
+} from '@dirigent/contracts';
+import type { LensSwap } from '@dirigent/router-domain';
 
 /** One routing decision, as published on `…decision`. */
 @Entity({ tableName: 'disposition_decisions' })
@@ -30,6 +35,10 @@ export class DecisionRow {
   } | null = null;
   /** Migration20261123190000_decision_lineage. */
   @Property({ type: 'json', nullable: true }) lineage: RouterDecisionLineage | null = null;
+  /** Migration20261127230000_decision_inputs: what the scores read, for an exact replay. */
+  @Property({ type: 'json', nullable: true }) inputs: RouterDecisionInputs | null = null;
+  @Property({ type: 'json', nullable: true }) lensSwap: LensSwap | null = null;
+  @Property({ type: 'json', nullable: true }) undelivered: RouterUndelivered | null = null;
   @Property() latencyMs: number;
   @Property({ type: 'double' }) costUsd = 0;
   @Property({ type: 'json' }) models: string[] = [];

@@ -24,6 +24,9 @@ function toDecision(r: DecisionRow): RouterDecision {
     ...(r.followup ? { followup: r.followup } : {}),
     ...(r.interrupted ? { interrupted: r.interrupted } : {}),
     ...(r.lineage ? { lineage: r.lineage } : {}),
+    ...(r.inputs ? { inputs: r.inputs } : {}),
+    ...(r.lensSwap ? { lensSwap: r.lensSwap } : {}),
+    ...(r.undelivered ? { undelivered: r.undelivered } : {}),
     latencyMs: r.latencyMs,
     costUsd: r.costUsd,
     models: r.models,
@@ -48,6 +51,9 @@ export class PostgresDecisionLog extends DecisionLog {
       followup: d.followup ?? null,
       interrupted: d.interrupted ?? null,
       lineage: d.lineage ?? null,
+      inputs: d.inputs ?? null,
+      lensSwap: d.lensSwap ?? null,
+      undelivered: d.undelivered ?? null,
       dimensions: { ...d.dimensions },
       at: new Date(d.at),
     });
@@ -68,7 +74,7 @@ export class PostgresDecisionLog extends DecisionLog {
 
   async update(
     decisionId: string,
-    patch: Partial<Pick<RouterDecision, 'interrupted' | 'followup' | 'beats'>>,
+    patch: Partial<Pick<RouterDecision, 'interrupted' | 'followup' | 'beats' | 'undelivered'>>,
   ): Promise<void> {
     await this.em.fork().nativeUpdate(DecisionRow, { decisionId }, patch as Partial<DecisionRow>);
   }

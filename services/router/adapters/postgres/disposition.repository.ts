@@ -1,8 +1,9 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { DispositionUpsertRequest } from '@dirigent/contracts';
-import type { Disposition } from '@dirigent/router-domain';
+import { canonicalDispositions, type Disposition } from '@dirigent/router-domain';
 import { DispositionStore } from '../../application/ports';
 import { DispositionRow } from './disposition.entity';
+import { DispositionSetRow } from './disposition-set.entity';
 
 const CACHE_MS = 2000;
 
@@ -25,6 +26,8 @@ function toDisposition(r: DispositionRow): Disposition {
 /** `dispositions`, cached briefly for the routing path; edits clear the cache. */
 export class PostgresDispositions extends DispositionStore {
   private cache?: { at: number; list: Promise<Disposition[]> };
+  /** Sets already kept (a set changes only when an admin edits one). */
+  private readonly kept = new Set<string>();
 
   constructor(private readonly em: EntityManager) {
     super();
@@ -39,6 +42,23 @@ export class PostgresDispositions extends DispositionStore {
     this.cache = { at: Date.now(), list };
     list.catch(() => (this.cache = undefined));
     return list;
+  }
+
+  async remember(setId: string, dispositions: readonly Disposition[]): Promise<void> {
+    if (this.kept.has(setId)) return;
+    await this.em
+      .fork()
+      .getConnection()
+      .execute(
+        `insert into "disposition_sets" ("id", "dispositions") values (?, ?) on conflict ("id") do nothing`,
+        [setId, JSON.stringify(canonicalDispositions(dispositions))],
+      );
+    this.kept.add(setId);
+  }
+
+  async snapshot(setId: string): Promise<Disposition[] | null> {
+    const row = await this.em.fork().findOne(DispositionSetRow, { id: setId });
+    return row?.dispositions ?? null;
   }
 
   async upsert(patch: DispositionUpsertRequest): Promise<Disposition> {

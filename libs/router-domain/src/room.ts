@@ -1,0 +1,132 @@
+import { MAX_BURST_BEATS } from './output';
+
+/**
+ * What the router reads of the room, as plain data: features of the message, the channel's
+ * activity, who is present and what memory holds. The application gathers them (clock,
+ * queries); the scorer only reads them, so a decision's inputs replay it exactly.
+ */
+
+/** What the scorer reads of a message (its text is not kept with the decision). */
+export interface MessageFeatures {
+  /** Characters. */
+  length: number;
+  question: boolean;
+  debate: boolean;
+  /** Asks to remember or calls back ("remember", "last time", …). */
+  callback: boolean;
+  banter: boolean;
+  authorIsBot: boolean;
+  /** It names someone else (a mention or a reply) and not this agent. */
+  addressedToOther: boolean;
+}
+
+/** The channel's activity when the decision is made. */
+export interface RoomSignals {
+  /** Messages a minute over the last `RATE_WINDOW_MS`. */
+  ratePerMin: number;
+  /** Distinct human authors within `HUMANS_WINDOW_MS`. */
+  humansActive: number;
+  /** Bot messages since the last human message of the channel. */
+  botRun: number;
+}
+
+/** Does memory hold something on the topic: hits of a small search (absent: not asked). */
+export interface MemorySignals {
+  hits: number;
+}
+
+export const RATE_WINDOW_MS = 5 * 60_000;
+export const HUMANS_WINDOW_MS = 10 * 60_000;
+/** Bot messages in a row after which the agents hold back (a mention still answers). */
+export const MAX_BOT_RUN = 3;
+
+const QUESTION =
+  /\?\s*$|^(who|what|when|where|why|how|is|are|does|do|did|can|could|should|which)\b/im;
+const DEBATE =
+  /\b(disagree|wrong|actually|versus|vs\.?|better than|worse than|no way|debate|argue)\b/i;
+const CALLBACK = /\b(remember|last time|back when|used to|again|before|that time)\b/i;
+const BANTER = /\b(lol|lmao|haha|roast|cope|skill issue|ratio)\b|😂|🤣/i;
+
+/**
+ * The features of a message's text. `addressedToOther`: the message mentions or replies to
+ * someone, and this agent is not among them.
+ *
+ * @example
+ * messageFeatures('remember the pizza thing?', { authorIsBot: false }).callback // true
+ */
+export function messageFeatures(
+  content: string,
+  o: { authorIsBot?: boolean; addressedToOther?: boolean } = {},
+): MessageFeatures {
+  return {
+    length: content.length,
+    question: QUESTION.test(content),
+    debate: DEBATE.test(content),
+    callback: CALLBACK.test(content),
+    banter: BANTER.test(content),
+    authorIsBot: o.authorIsBot ?? false,
+    addressedToOther: o.addressedToOther ?? false,
+  };
+}
+
+/** A message of the channel as the room reader sees it. */
+export interface RoomMessage {
+  authorId: string;
+  authorIsBot: boolean;
+  /** Epoch ms. */
+  at: number;
+}
+
+/**
+ * The channel's rolling rate, the humans active lately and the bot messages since the last
+ * human one, from its recent messages (oldest first) at `now`.
+ */
+export function roomSignals(recent: readonly RoomMessage[], now: number): RoomSignals {
+  let inRate = 0;
+  const humans = new Set<string>();
+  let botRun = 0;
+  let humanSeen = false;
+  for (let i = recent.length - 1; i >= 0; i--) {
+    const m = recent[i];
+    if (m.at > now) continue;
+    if (now - m.at <= RATE_WINDOW_MS) inRate++;
+    if (!m.authorIsBot && now - m.at <= HUMANS_WINDOW_MS) humans.add(m.authorId);
+    if (!humanSeen) {
+      if (m.authorIsBot) botRun++;
+      else humanSeen = true;
+    }
+  }
+  return {
+    ratePerMin: Math.round((inRate / (RATE_WINDOW_MS / 60_000)) * 100) / 100,
+    humansActive: humans.size,
+    botRun,
+  };
+}
+
+/**
+ * Who is present: recent authors (newest first) and the channel's members, without the
+ * agents themselves, at most `max`, sorted so the same room gives the same list.
+ */
+export function presentUsers(
+  recentAuthors: readonly string[],
+  members: readonly string[],
+  exclude: ReadonlySet<string>,
+  max = 100,
+): string[] {
+  const out = new Set<string>();
+  for (const id of [...recentAuthors, ...members]) {
+    if (out.size >= max) break;
+    if (!exclude.has(id)) out.add(id);
+  }
+  return [...out].sort();
+}
+
+/**
+ * How many messages a turn may post: a whole burst right after a human message; once other
+ * bots answered it, what is left before their run reaches `MAX_BOT_RUN`, at least one (a
+ * mentioned agent answers whatever the run).
+ */
+export function beatAllowance(room: RoomSignals | undefined): number {
+  if (!room || room.botRun === 0) return MAX_BURST_BEATS;
+  return Math.max(1, MAX_BOT_RUN - room.botRun);
+}

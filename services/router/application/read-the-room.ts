@@ -1,0 +1,117 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import {
+  agentInput,
+  dispositionSetId,
+  HUMANS_WINDOW_MS,
+  isMentioned,
+  messageFeatures,
+  presentUsers,
+  roomSignals,
+  type AgentPersona,
+  type DecisionInputs,
+  type Disposition,
+  type FollowupBias,
+  type InterruptionAction,
+  type Trigger,
+} from '@dirigent/router-domain';
+import type { RouterConfig } from '../config';
+import { Agents } from './agents';
+import { ChannelActivity, type SeenMessage } from './channel-activity';
+import { ChannelMembers, Clock, DispositionStore, MemoryLenses, ModelGateway } from './ports';
+
+export interface RoomQuestion {
+  guildId: string;
+  channelId: string;
+  agent: AgentPersona;
+  trigger: Trigger;
+  inbound?: SeenMessage;
+  mentioned: boolean;
+  bias?: FollowupBias;
+  interruption?: { action: InterruptionAction; parentDispositionId: string };
+}
+
+/** Small: a hit count says whether memory holds something, not what. */
+const MEMORY_PROBE_K = 3;
+
+/**
+ * Gathers a decision's inputs (ARCHITECTURE part 3): the message's features, the channel's
+ * activity, who is present (recent authors and members), whether memory holds something on
+ * the topic (a small search, only when the message looks for it), the budget fraction, the
+ * hour, the temperature, and the disposition set (kept by content address for a replay).
+ * The scoring itself stays pure: `routeFromInputs` reads only what this returns.
+ */
+@Injectable()
+export class ReadTheRoom {
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
+    private readonly agents: Agents,
+    private readonly activity: ChannelActivity,
+    private readonly members: ChannelMembers,
+    private readonly memory: MemoryLenses,
+    private readonly models: ModelGateway,
+    private readonly dispositions: DispositionStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async gather(q: RoomQuestion): Promise<{ inputs: DecisionInputs; dispositions: Disposition[] }> {
+    const m = q.inbound;
+    const message = m
+      ? messageFeatures(m.content, {
+          authorIsBot: m.authorIsBot,
+          addressedToOther: !q.mentioned && this.addressedToOther(q.agent, m),
+        })
+      : undefined;
+    const probe = m && !m.authorIsBot && (q.mentioned || message!.callback || message!.question);
+    const [all, budgetFraction, members, hits] = await Promise.all([
+      this.dispositions.list(),
+      this.models.budgetFraction(q.guildId).catch(() => undefined),
+      this.members.list(q.guildId, q.channelId).catch(() => [] as string[]),
+      probe
+        ? this.memory
+            .hits(q.guildId, m.content, MEMORY_PROBE_K, this.config.DIRIGENT_ROUTER_MEMORY_PROBE_MS)
+            .catch(() => undefined)
+        : undefined,
+    ]);
+    const now = this.clock.now();
+    const recent = this.activity.get(q.channelId).recent;
+    const authors = recent
+      .filter((x) => now - x.at <= HUMANS_WINDOW_MS)
+      .reverse()
+      .map((x) => x.authorId);
+    const setId = dispositionSetId(all);
+    await this.dispositions.remember(setId, all);
+    const inputs: DecisionInputs = {
+      trigger: q.trigger,
+      mentioned: q.mentioned,
+      agent: agentInput(q.agent),
+      ...(message ? { message } : {}),
+      room: roomSignals(recent, now),
+      presentUserIds: presentUsers(authors, members, this.agents.userIds),
+      ...(hits !== undefined ? { memory: { hits } } : {}),
+      ...(budgetFraction !== undefined ? { budgetFraction } : {}),
+      hour: new Date(now + this.config.DIRIGENT_ROUTER_UTC_OFFSET_MIN * 60_000).getUTCHours(),
+      temperature: this.config.temperature,
+      ...(q.bias ? { bias: q.bias } : {}),
+      ...(q.interruption ? { interruption: q.interruption } : {}),
+      dispositionSet: setId,
+    };
+    return { inputs, dispositions: all };
+  }
+
+  /**
+   * The message names another agent, mentions someone else, or replies to a person or to
+   * another agent's own account (a webhook reply cannot be told apart: it counts as not).
+   */
+  private addressedToOther(agent: AgentPersona, m: SeenMessage): boolean {
+    if (this.agents.all.some((a) => a.id !== agent.id && isMentioned(a, m))) return true;
+    if (m.mentions?.some((id) => id !== agent.discordUserId)) return true;
+    if (!m.replyToMessageId) return false;
+    const to = this.activity
+      .get(m.channelId)
+      .recent.find((x) => x.messageId === m.replyToMessageId);
+    if (!to) return false;
+    if (!to.authorIsBot) return to.authorId !== m.authorId;
+    return this.agents.all.some((a) => a.id !== agent.id && a.discordUserId === to.authorId);
+  }
+}
