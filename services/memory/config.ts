@@ -1,5 +1,6 @@
-import { IsIn } from 'class-validator';
-import { BaseConfig, EnvInt, EnvPort } from '@dirigent/service-kit';
+import { Transform } from 'class-transformer';
+import { IsIn, IsNumber, Max, Min } from 'class-validator';
+import { BaseConfig, EnvBool, EnvInt, EnvPort } from '@dirigent/service-kit';
 
 export class MemoryConfig extends BaseConfig {
   @EnvPort() MEMORY_PORT = 3004;
@@ -15,6 +16,20 @@ export class MemoryConfig extends BaseConfig {
   /** `auto` uses pgvector when the extension is installed, `real[]` scored in process otherwise. */
   @IsIn(['auto', 'array', 'pgvector'], { message: '$property must be auto, array or pgvector' })
   DIRIGENT_MEMORY_VECTORS: 'auto' | 'array' | 'pgvector' = 'auto';
-  /** Time allowed for a gateway call (embed, extract, epoch-summarize). */
+  /** Time allowed for a gateway call (embed, extract, epoch-summarize, memory). */
   @EnvInt({ min: 100 }) DIRIGENT_MEMORY_GATEWAY_TIMEOUT_MS = 10_000;
+  /** Fraction of messages a moment batch scores with the model (purpose `memory`); 0 = none. */
+  @Transform(({ value }) =>
+    typeof value === 'string' && /^\s*\d*\.?\d+\s*$/.test(value) ? Number(value) : value,
+  )
+  @IsNumber({}, { message: '$property must be a number' })
+  @Min(0, { message: '$property must be at least 0' })
+  @Max(1, { message: '$property must be at most 1' })
+  DIRIGENT_MEMORY_SAMPLE_RATE = 0;
+  /** Self-disclosures found by pattern are confirmed by the model (purpose `memory`). */
+  @EnvBool() DIRIGENT_MEMORY_VERIFY_DISCLOSURES = false;
+  /** Silence after a message that makes it the last word of its conversation (a moment signal). */
+  @EnvInt({ min: 1 }) DIRIGENT_MEMORY_SILENCE_MS = 1_200_000;
+  /** New messages in a channel that make its moment batch due (also run when its epoch closes). */
+  @EnvInt({ min: 1, max: 10_000 }) DIRIGENT_MEMORY_MOMENT_BATCH = 50;
 }

@@ -21,23 +21,31 @@ import { HighlightRepository } from './adapters/postgres/highlight.repository';
 import { LoreRepository } from './adapters/postgres/lore.repository';
 import { PostgresMemoryReader } from './adapters/memory-reader';
 import { MessageRepository } from './adapters/postgres/message.repository';
+import { PhraseStore } from './adapters/postgres/phrase.store';
 import { pgvectorAvailable, PgVectorStore } from './adapters/pgvector.store';
+import { RedactionStore } from './adapters/postgres/redaction.store';
 import { AddHighlight } from './application/add-highlight';
 import { AssembleContext } from './application/assemble-context';
 import { CloseEpoch } from './application/close-epoch';
 import { ConsolidateDossier } from './application/consolidate-dossier';
 import { DeleteMessage } from './application/delete-message';
+import { EpochEvents } from './application/epoch-events';
 import { ForgetUser } from './application/forget-user';
 import { Indexer } from './application/indexer';
 import { IngestMessage } from './application/ingest-message';
 import { GetDossier, ListEpochs } from './application/memory-queries';
 import { CLOCK, EMBEDDER, SUMMARIZER, VECTOR_STORE } from './application/ports';
 import { RecordReaction } from './application/record-reaction';
+import { RedactMemory } from './application/redact';
+import { RedactionQueue } from './application/redaction-queue';
+import { ReviseEpoch } from './application/revise-epoch';
 import { SearchMemory } from './application/search-memory';
+import { EpochSummarizer } from './application/summarize-epoch';
 import { MemoryConfig } from './config';
 import { DiscordEventHandlers } from './handlers/discord-events.handler';
 import { EpochTimerHandlers } from './handlers/epoch-timer.handler';
 import { MemoryQueryHandlers } from './handlers/queries.handler';
+import { RedactionHandlers } from './handlers/redaction.handler';
 
 export { MemoryConfig } from './config';
 
@@ -56,7 +64,7 @@ const repository = (
  * 17 context lenses.
  */
 @Module({
-  controllers: [DiscordEventHandlers, EpochTimerHandlers, MemoryQueryHandlers],
+  controllers: [DiscordEventHandlers, EpochTimerHandlers, MemoryQueryHandlers, RedactionHandlers],
   providers: [
     repository(MessageRepository, MemoryMessage),
     repository(DossierRepository, MemoryDossierRow),
@@ -117,6 +125,13 @@ const repository = (
       },
     },
     EpochTimer,
+    RedactionStore,
+    PhraseStore,
+    EpochSummarizer,
+    EpochEvents,
+    RedactionQueue,
+    ReviseEpoch,
+    RedactMemory,
     Indexer,
     SearchMemory,
     PostgresMemoryReader,

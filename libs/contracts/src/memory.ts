@@ -82,6 +82,18 @@ export const MEMORY_SEARCH_K = { default: 8, max: 50 } as const;
 export const MemoryEventTypes = {
   epochClosed: 'epoch.closed',
   epochCloseDue: 'memory.epoch-close-due',
+  redactionDue: 'memory.redaction-due',
+  momentsDue: 'memory.moments-due',
+} as const;
+
+/**
+ * Memory's durable timers, `dirigent.timer.fired.memory.<name>`: a channel's epoch close,
+ * a redaction job (a deletion or `forget` reaching every layer), a channel's moment batch.
+ */
+export const MemoryTimers = {
+  epochClose: 'epoch-close',
+  redaction: 'redaction',
+  moments: 'moments',
 } as const;
 
 /** An instant on the wire: ISO-8601 with a real calendar date (no 2026-02-30). */
@@ -271,5 +283,26 @@ export class EpochCloseDue {
   @Snowflake() channelId: string;
   static create(input: unknown) {
     return createValidated(EpochCloseDue, input);
+  }
+}
+
+/**
+ * The timer command of a redaction job (internal, on `dirigent.timer.fired.memory.redaction`):
+ * the job's row in Postgres says what to revisit; the timer fires until it is done.
+ */
+export class RedactionDue {
+  @Snowflake() guildId: string;
+  @IsString() @IsNotEmpty() @MaxLength(120) jobId: string;
+  static create(input: unknown) {
+    return createValidated(RedactionDue, input);
+  }
+}
+
+/** The timer command of a channel's moment batch (internal, `dirigent.timer.fired.memory.moments`). */
+export class MomentsDue {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  static create(input: unknown) {
+    return createValidated(MomentsDue, input);
   }
 }

@@ -78,6 +78,8 @@ export const Subjects = {
     /** `dirigent.router.evt.<guildId>.<channelId>.<kind>` */
     evtPrefix: 'dirigent.router.evt',
     evtAll: 'dirigent.router.evt.>',
+    /** Every channel's `decision` events (memory's moment extraction per finished exchange). */
+    decisionAll: 'dirigent.router.evt.*.*.decision',
   },
   memory: {
     search: 'dirigent.memory.search',
@@ -125,6 +127,12 @@ export const Durables = {
   memoryDiscordEvents: 'memory-discord-evt',
   /** Memory's own timer commands (epoch close). */
   memoryTimers: 'memory-timers',
+  /** Memory's redaction jobs (a deletion or forget reaching every layer). */
+  memoryRedaction: 'memory-redaction',
+  /** Memory's moment batches per channel. */
+  memoryMoments: 'memory-moments',
+  /** The router's decisions: memory extracts moments from each finished exchange. */
+  memoryRouterDecisions: 'memory-router-decisions',
   routerTurnGranted: 'router-turn-granted',
   routerDiscordEvents: 'router-discord-evt',
   /** The router's own timer commands (self-follow-ups, speculative checks). */

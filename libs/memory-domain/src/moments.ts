@@ -7,6 +7,8 @@ export const HIGHLIGHT_KINDS = [
   'quote',
   'self-disclosure',
   'callback',
+  'last-word',
+  'scored',
 ] as const;
 export type HighlightKind = (typeof HIGHLIGHT_KINDS)[number];
 

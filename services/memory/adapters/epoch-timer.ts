@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { MemoryEventTypes, subject, type EpochCloseDue } from '@dirigent/contracts';
+import { MemoryEventTypes, MemoryTimers, subject, type EpochCloseDue } from '@dirigent/contracts';
 import { epochTimerKey } from '@dirigent/memory-domain';
 import { Reactor, timer } from '@dirigent/reactor';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
@@ -7,7 +7,7 @@ import type { MemoryConfig } from '../config';
 
 /** The trigger of the reactor job `epoch-close`: its durable timer (stream DIRIGENT_TIMER_FIRED). */
 export const EPOCH_CLOSE = timer({
-  subject: subject.timerFired('memory', 'epoch-close'),
+  subject: subject.timerFired('memory', MemoryTimers.epochClose),
   type: MemoryEventTypes.epochCloseDue,
 });
 export const EPOCH_CLOSE_SUBJECT = EPOCH_CLOSE.subject;

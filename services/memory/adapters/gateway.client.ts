@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Subjects, type LlmChatRequest, type LlmEmbedRequest } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
 import { HASHED_EMBEDDER_MODEL, hashedEmbedding } from '@dirigent/memory-domain';
-import type { Embedder, Summarizer } from '../application/ports';
+import type { Embedder, ModelPurpose, Summarizer } from '../application/ports';
 
 interface EmbedReply {
   response: { data: { embedding: number[] | string; index: number }[] };
@@ -60,7 +60,7 @@ interface ChatReply {
   completion: { choices: { message: { content: string | null } }[] };
 }
 
-/** Chat completions through the gateway for `extract` and `epoch-summarize`. */
+/** Chat completions through the gateway for `extract`, `epoch-summarize` and `memory`. */
 export class GatewaySummarizer implements Summarizer {
   private readonly log = new Logger('memory:gateway');
 
@@ -69,12 +69,7 @@ export class GatewaySummarizer implements Summarizer {
     private readonly timeoutMs: number,
   ) {}
 
-  async complete(
-    guildId: string,
-    purpose: 'extract' | 'epoch-summarize',
-    system: string,
-    user: string,
-  ) {
+  async complete(guildId: string, purpose: ModelPurpose, system: string, user: string) {
     const body: LlmChatRequest = {
       guildId,
       purpose,

@@ -5,6 +5,7 @@ import { DossierRepository } from '../adapters/postgres/dossier.repository';
 import { MessageRepository } from '../adapters/postgres/message.repository';
 import type { Row } from '../adapters/postgres/sql';
 import { CLOCK, SUMMARIZER, type Clock, type Summarizer } from './ports';
+import { RedactionQueue } from './redaction-queue';
 
 const SYSTEM = `You maintain a short dossier about one member of a Discord community.
 Answer with JSON only: {"body": "<at most 80 words: stable facts, declared preferences, how they relate to others>",
@@ -34,6 +35,7 @@ export class ConsolidateDossier {
     @Inject(SUMMARIZER) private readonly model: Summarizer,
     @Inject(CLOCK) private readonly now: Clock,
     private readonly reactor: Reactor,
+    private readonly redactions: RedactionQueue,
   ) {
     reactor.job<Counted, ConsolidationState>({
       name: 'dossier-consolidation',
@@ -69,37 +71,55 @@ export class ConsolidateDossier {
     });
   }
 
-  async run(guildId: string, userId: string): Promise<void> {
+  /**
+   * Writes the dossier's body from the user's recent messages and current facts, and the
+   * previous body unless `fresh` (a rebuild after a deletion: the previous body may hold
+   * the deleted text). The body keeps the ids of the messages it drew on; a message
+   * deleted while the model was writing is caught after the save and redacted.
+   */
+  async run(guildId: string, userId: string, fresh = false): Promise<void> {
     const [recent, facts, dossier] = await Promise.all([
       this.messages.recent(guildId, { authorId: userId, limit: 40 }),
       this.dossiers.facts(guildId, [userId], true),
       this.dossiers.get(guildId, userId),
     ]);
-    const name = dossier?.user_name ?? userId;
+    if (!dossier) return;
+    const name = dossier.user_name ?? userId;
     const known = facts.map((f) => `${name} ${f.statement}`);
     const transcript = [...recent].reverse().map((m) => `${name}: ${m.text}`);
+    const previous = fresh ? '' : (dossier.body ?? '');
     const answer = await this.model.complete(
       guildId,
       'extract',
       SYSTEM,
-      [
-        `Known facts:`,
-        ...known,
-        '',
-        `Previous dossier: ${dossier?.body ?? ''}`,
-        '',
-        ...transcript,
-      ].join('\n'),
+      [`Known facts:`, ...known, '', `Previous dossier: ${previous}`, '', ...transcript].join('\n'),
     );
     const parsed = parseDossier(answer);
     // Without a usable answer (the offline model) the body is the current facts, which is
     // what a dossier must carry anyway.
-    const body = parsed?.body ?? (known.length ? `${known.join('. ')}.` : (dossier?.body ?? ''));
+    const body = parsed?.body ?? (known.length ? `${known.join('. ')}.` : previous);
     const signals = {
       ...(parsed?.signals ?? {}),
       facts: facts.map((f) => ({ key: f.key, value: f.value })),
     };
-    await this.dossiers.saveConsolidation(guildId, userId, body, signals, new Date(this.now()));
+    const sources = [
+      ...new Set([
+        ...recent.map((m) => m.id),
+        ...facts.flatMap((f) => (f.sourceMessageId ? [f.sourceMessageId] : [])),
+        ...(fresh ? [] : ((dossier.body_source_ids as string[] | undefined) ?? [])),
+      ]),
+    ].slice(0, 2000);
+    const at = new Date(this.now());
+    await this.dossiers.saveConsolidation(guildId, userId, body, signals, at, sources);
+    const deleted = await this.messages.tombstoned(guildId, sources);
+    if (deleted.length) {
+      await this.redactions.enqueue({
+        id: `dossier:${guildId}:${userId}:${at.getTime()}`,
+        guildId,
+        messageIds: deleted,
+        authorIds: [userId],
+      });
+    }
   }
 }
 

@@ -1,12 +1,21 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { MemoryForgetRequest, MemoryForgetResult } from '@dirigent/contracts';
 import { DossierRepository } from '../adapters/postgres/dossier.repository';
 import { HighlightRepository } from '../adapters/postgres/highlight.repository';
 import { MessageRepository } from '../adapters/postgres/message.repository';
 import { Indexer } from './indexer';
+import { CLOCK, type Clock } from './ports';
+import { RedactMemory } from './redact';
+import { RedactionQueue } from './redaction-queue';
 
-/** `Subjects.memory.forget`: one user's messages, highlights, facts and dossier in one guild. */
+/**
+ * `Subjects.memory.forget`: one user's messages, highlights, facts and dossier in one
+ * guild, in one transaction that records a redaction job; the job (run before the reply,
+ * retried until done whatever restarts do) writes again every epoch that drew on their
+ * messages or counts them as a participant, drops the lore drawn on them and rebuilds the
+ * dossier bodies written from them.
+ */
 @Injectable()
 export class ForgetUser {
   constructor(
@@ -15,18 +24,30 @@ export class ForgetUser {
     private readonly highlights: HighlightRepository,
     private readonly dossiers: DossierRepository,
     private readonly indexer: Indexer,
+    private readonly queue: RedactionQueue,
+    private readonly redact: RedactMemory,
+    @Inject(CLOCK) private readonly now: Clock,
   ) {}
 
   async run(r: MemoryForgetRequest): Promise<MemoryForgetResult> {
+    const jobId = `user:${r.guildId}:${r.userId}:${this.now()}`;
     const gone = await this.em.transactional(async () => {
       const messageIds = await this.messages.removeByAuthor(r.guildId, r.userId);
       const highlightIds = await this.highlights.removeByAuthor(r.guildId, r.userId);
       const { facts, dossiers } = await this.dossiers.forget(r.guildId, r.userId);
+      await this.indexer.remove(r.guildId, 'archive', messageIds);
+      await this.indexer.remove(r.guildId, 'highlights', highlightIds);
+      await this.indexer.remove(r.guildId, 'dossiers', facts);
+      await this.queue.record({
+        id: jobId,
+        guildId: r.guildId,
+        userId: r.userId,
+        messageIds,
+        authorIds: [r.userId],
+      });
       return { messageIds, highlightIds, facts, dossiers };
     });
-    await this.indexer.remove(r.guildId, 'archive', gone.messageIds);
-    await this.indexer.remove(r.guildId, 'highlights', gone.highlightIds);
-    await this.indexer.remove(r.guildId, 'dossiers', gone.facts);
+    await this.redact.start({ id: jobId, guildId: r.guildId });
     return {
       removed:
         gone.messageIds.length + gone.highlightIds.length + gone.facts.length + gone.dossiers,

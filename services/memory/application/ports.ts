@@ -24,15 +24,16 @@ export interface Embedder {
 }
 export const EMBEDDER = Symbol('EMBEDDER');
 
-/** The model behind `extract` and `epoch-summarize`; null when it gave nothing usable. */
+/** The model behind `extract`, `epoch-summarize` and `memory`; null when it gave nothing usable. */
 export interface Summarizer {
   complete(
     guildId: string,
-    purpose: 'extract' | 'epoch-summarize',
+    purpose: ModelPurpose,
     system: string,
     user: string,
   ): Promise<string | null>;
 }
+export type ModelPurpose = 'extract' | 'epoch-summarize' | 'memory';
 export const SUMMARIZER = Symbol('SUMMARIZER');
 
 /** Time, injected so tests can move it. */

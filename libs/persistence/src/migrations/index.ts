@@ -9,6 +9,7 @@ import { Migration20261123170000_orchestrator_runs } from './Migration2026112317
 import { Migration20261123190000_decision_lineage } from './Migration20261123190000_decision_lineage';
 import { Migration20261123193000_memory_scale } from './Migration20261123193000_memory_scale';
 import { Migration20261127230000_decision_inputs } from './Migration20261127230000_decision_inputs';
+import { Migration20261127233000_memory_provenance } from './Migration20261127233000_memory_provenance';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -39,5 +40,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261127230000_decision_inputs',
     class: Migration20261127230000_decision_inputs,
+  },
+  {
+    name: 'Migration20261127233000_memory_provenance',
+    class: Migration20261127233000_memory_provenance,
   },
 ];

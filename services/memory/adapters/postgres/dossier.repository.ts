@@ -102,19 +102,40 @@ export class DossierRepository extends EntityRepository<MemoryDossierRow> {
     );
   }
 
+  /** The curated body and the messages it was written from (its provenance). */
   async saveConsolidation(
     guildId: string,
     userId: string,
     body: string,
     signals: Record<string, unknown>,
     at: Date,
+    sourceIds: string[],
   ): Promise<void> {
     await sql(
       this.em,
       `update memory_dossier set body = ?, signals = ?::jsonb, messages_since = 0, chars_since = 0,
-         last_consolidated_at = ? where guild_id = ? and user_id = ?`,
-      [body, JSON.stringify(signals), at, guildId, userId],
+         last_consolidated_at = ?, body_source_ids = ?::jsonb where guild_id = ? and user_id = ?`,
+      [body, JSON.stringify(signals), at, JSON.stringify(sourceIds), guildId, userId],
     );
+  }
+
+  /**
+   * Users whose dossier body may hold the messages' text: it was written from one of them,
+   * or it is their author's (a body also carries what the previous one said).
+   */
+  async bodiesDrawingOn(
+    guildId: string,
+    messageIds: string[],
+    authorIds: string[],
+  ): Promise<string[]> {
+    const rows = await sql(
+      this.em,
+      `select user_id from memory_dossier where guild_id = ? and body <> '' and (
+         jsonb_exists_any(body_source_ids, array(select jsonb_array_elements_text(?::jsonb)))
+         or user_id in (select jsonb_array_elements_text(?::jsonb)))`,
+      [guildId, JSON.stringify(messageIds), JSON.stringify(authorIds)],
+    );
+    return rows.map((r) => r.user_id as string);
   }
 
   async get(guildId: string, userId: string): Promise<Row | null> {

@@ -30,12 +30,20 @@ export function epochItem(r: Row): MemoryItem {
 
 /** Conversation epochs: summaries over silence-bounded windows of a channel. */
 export class EpochRepository extends EntityRepository<MemoryEpochRow> {
-  /** Inserts the epoch once (its id is deterministic); false when it already existed. */
-  async record(guildId: string, e: Omit<EpochClosed, 'guildId'>): Promise<boolean> {
+  /**
+   * Inserts the epoch once (its id is deterministic) with the messages its summary and
+   * topics drew on; false when it already existed.
+   */
+  async record(
+    guildId: string,
+    e: Omit<EpochClosed, 'guildId'>,
+    sourceIds: string[],
+  ): Promise<boolean> {
     const rows = await sql(
       this.em,
-      `insert into memory_epoch (id, guild_id, channel_id, start_at, end_at, message_count, participants, summary, topics)
-       values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb) on conflict (id) do nothing returning id`,
+      `insert into memory_epoch (id, guild_id, channel_id, start_at, end_at, message_count, participants,
+         summary, topics, source_message_ids)
+       values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?::jsonb) on conflict (id) do nothing returning id`,
       [
         e.epochId,
         guildId,
@@ -46,9 +54,71 @@ export class EpochRepository extends EntityRepository<MemoryEpochRow> {
         JSON.stringify(e.participants),
         e.summary,
         JSON.stringify(e.topics),
+        JSON.stringify(sourceIds),
       ],
     );
     return rows.length > 0;
+  }
+
+  /**
+   * Epochs whose summary or topics drew on one of the messages, or that count the user
+   * among their participants.
+   */
+  async drawingOn(guildId: string, messageIds: string[], userId?: string): Promise<Row[]> {
+    return sql(
+      this.em,
+      `select id, channel_id from memory_epoch where guild_id = ? and (
+         jsonb_exists_any(source_message_ids, array(select jsonb_array_elements_text(?::jsonb)))
+         ${userId ? 'or participants @> ?::jsonb' : ''})`,
+      [guildId, JSON.stringify(messageIds), ...(userId ? [JSON.stringify([userId])] : [])],
+    );
+  }
+
+  /** The epoch's row, locked until the transaction ends (a revision is written once at a time). */
+  async lock(guildId: string, id: string): Promise<Row | null> {
+    const [row] = await sql(
+      this.em,
+      `select * from memory_epoch where guild_id = ? and id = ? for update`,
+      [guildId, id],
+    );
+    return row ?? null;
+  }
+
+  /** Writes the epoch again from its remaining messages; its event is published again. */
+  async revise(
+    id: string,
+    e: Pick<
+      EpochClosed,
+      'startAt' | 'endAt' | 'messageCount' | 'participants' | 'summary' | 'topics'
+    >,
+    sourceIds: string[],
+  ): Promise<void> {
+    await sql(
+      this.em,
+      `update memory_epoch set start_at = ?, end_at = ?, message_count = ?, participants = ?::jsonb,
+         summary = ?, topics = ?::jsonb, source_message_ids = ?::jsonb, revision = revision + 1,
+         published_at = null where id = ?`,
+      [
+        new Date(e.startAt),
+        new Date(e.endAt),
+        e.messageCount,
+        JSON.stringify(e.participants),
+        e.summary,
+        JSON.stringify(e.topics),
+        JSON.stringify(sourceIds),
+        id,
+      ],
+    );
+  }
+
+  /** Deletes an epoch none of whose messages remain; returns its event's stream sequence. */
+  async remove(id: string): Promise<number | null> {
+    const [row] = await sql(
+      this.em,
+      `delete from memory_epoch where id = ? returning published_seq`,
+      [id],
+    );
+    return row?.published_seq ? Number(row.published_seq) : null;
   }
 
   /** Closed epochs of the channel whose event has not been published yet. */
@@ -60,8 +130,13 @@ export class EpochRepository extends EntityRepository<MemoryEpochRow> {
     );
   }
 
-  async markPublished(id: string): Promise<void> {
-    await sql(this.em, `update memory_epoch set published_at = now() where id = ?`, [id]);
+  /** Marks the epoch's current revision published, at `seq` of the memory events stream. */
+  async markPublished(id: string, revision: number, seq: number): Promise<void> {
+    await sql(
+      this.em,
+      `update memory_epoch set published_at = now(), published_seq = ? where id = ? and revision = ?`,
+      [seq, id, revision],
+    );
   }
 
   async list(guildId: string, channelId: string | undefined, limit: number): Promise<Row[]> {

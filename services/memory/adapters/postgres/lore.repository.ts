@@ -16,13 +16,61 @@ export function loreItem(r: Row): MemoryItem {
 
 /** Group lore: relational patterns about the guild, paraphrase by design. */
 export class LoreRepository extends EntityRepository<MemoryLore> {
-  async add(guildId: string, id: string, text: string, epochId: string, at: Date): Promise<void> {
+  /** Lore an epoch's summary named, drawn on that epoch's messages. */
+  async add(
+    guildId: string,
+    id: string,
+    text: string,
+    epochId: string,
+    at: Date,
+    sourceIds: string[],
+  ): Promise<void> {
     await sql(
       this.em,
-      `insert into memory_lore (id, guild_id, text, source_epoch_id, valid_from) values (?, ?, ?, ?, ?)
-       on conflict (id) do nothing`,
-      [id, guildId, text, epochId, at],
+      `insert into memory_lore (id, guild_id, text, source_epoch_id, valid_from, source_message_ids, kind)
+       values (?, ?, ?, ?, ?, ?::jsonb, 'epoch') on conflict (id) do nothing`,
+      [id, guildId, text, epochId, at, JSON.stringify(sourceIds)],
     );
+  }
+
+  /** Lore from the room: a phrase several people repeat (written again as more say it). */
+  async upsertPhrase(
+    guildId: string,
+    id: string,
+    text: string,
+    at: Date,
+    sourceIds: string[],
+  ): Promise<void> {
+    await sql(
+      this.em,
+      `insert into memory_lore (id, guild_id, text, valid_from, source_message_ids, kind)
+       values (?, ?, ?, ?, ?::jsonb, 'phrase')
+       on conflict (id) do update set text = excluded.text, source_message_ids = excluded.source_message_ids`,
+      [id, guildId, text, at, JSON.stringify(sourceIds)],
+    );
+  }
+
+  /** Removes the lore an epoch's summary named; returns the ids. */
+  async removeByEpoch(guildId: string, epochId: string): Promise<string[]> {
+    const rows = await sql(
+      this.em,
+      `delete from memory_lore where guild_id = ? and source_epoch_id = ? returning id`,
+      [guildId, epochId],
+    );
+    return rows.map((r) => r.id as string);
+  }
+
+  /** Removes every lore item drawn on one of the messages; returns the ids. */
+  async removeDrawingOn(guildId: string, messageIds: string[]): Promise<string[]> {
+    if (!messageIds.length) return [];
+    const rows = await sql(
+      this.em,
+      `delete from memory_lore where guild_id = ?
+       and jsonb_exists_any(source_message_ids, array(select jsonb_array_elements_text(?::jsonb)))
+       returning id`,
+      [guildId, JSON.stringify(messageIds)],
+    );
+    return rows.map((r) => r.id as string);
   }
 
   /** Current lore first, newest first. */

@@ -316,10 +316,60 @@ export class MessageRepository extends EntityRepository<MemoryMessage> {
   async openEpoch(guildId: string, channelId: string): Promise<Row[]> {
     return sql(
       this.em,
-      `select message_id, author_id, author_name, content, created_at from memory_message
+      `select ${COLUMNS} from memory_message m
        where guild_id = ? and channel_id = ? and epoch_id is null order by created_at, seq`,
       [guildId, channelId],
     );
+  }
+
+  /** The messages of a closed epoch that remain (a deleted one is gone from the archive). */
+  async epochMessages(guildId: string, epochId: string): Promise<Row[]> {
+    return sql(
+      this.em,
+      `select ${COLUMNS} from memory_message m where guild_id = ? and epoch_id = ? order by created_at, seq`,
+      [guildId, epochId],
+    );
+  }
+
+  /** Which of the messages were deleted (or forgotten). */
+  async tombstoned(guildId: string, messageIds: string[]): Promise<string[]> {
+    if (!messageIds.length) return [];
+    const rows = await sql(
+      this.em,
+      `select message_id from memory_tombstone where guild_id = ?
+       and message_id in (select jsonb_array_elements_text(?::jsonb))`,
+      [guildId, JSON.stringify(messageIds)],
+    );
+    return rows.map((r) => r.message_id as string);
+  }
+
+  /**
+   * A channel's messages after `after` (oldest first, at most `limit`), with the `context`
+   * messages just before them that replies and quotes may point at.
+   */
+  async channelWindow(
+    guildId: string,
+    channelId: string,
+    after: Date | null,
+    limit: number,
+    context = 20,
+  ): Promise<{ before: Row[]; rows: Row[] }> {
+    const since = after ?? new Date(0);
+    const [rows, before] = await Promise.all([
+      sql(
+        this.em,
+        `select ${COLUMNS} from memory_message m where guild_id = ? and channel_id = ? and created_at > ?
+         order by created_at, seq limit ?`,
+        [guildId, channelId, since, limit],
+      ),
+      sql(
+        this.em,
+        `select ${COLUMNS} from memory_message m where guild_id = ? and channel_id = ? and created_at <= ?
+         order by created_at desc, seq desc limit ?`,
+        [guildId, channelId, since, context],
+      ),
+    ]);
+    return { before: before.reverse(), rows };
   }
 
   async assignEpoch(guildId: string, messageIds: string[], epochId: string): Promise<void> {

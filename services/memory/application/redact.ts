@@ -1,0 +1,103 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { RedactionDue } from '@dirigent/contracts';
+import { all, predicate, Reactor } from '@dirigent/reactor';
+import { DossierRepository } from '../adapters/postgres/dossier.repository';
+import { EpochRepository } from '../adapters/postgres/epoch.repository';
+import { LoreRepository } from '../adapters/postgres/lore.repository';
+import { PhraseStore } from '../adapters/postgres/phrase.store';
+import { RedactionStore, type RedactionJob } from '../adapters/postgres/redaction.store';
+import { ConsolidateDossier } from './consolidate-dossier';
+import { Indexer } from './indexer';
+import { REDACTION, RedactionQueue } from './redaction-queue';
+import { ReviseEpoch } from './revise-epoch';
+
+/**
+ * The reactor job `redaction`: a deletion or `forget` reaches the layers that were written
+ * FROM the messages (the archive, highlights, facts and their vectors went in the deleting
+ * transaction). Every epoch whose summary or topics drew on them, or that counts the
+ * forgotten user as a participant, is written again from what remains (its event
+ * republished); lore drawn on them is dropped (phrases the room repeats may come back from
+ * the uses that remain); the dossier bodies written from them are written again without
+ * them. Each step is idempotent — a step done leaves nothing for the next attempt — so a
+ * job interrupted anywhere (SIGKILL included) is simply run again: its durable timer fires
+ * until the job is marked done, and a start re-arms every pending job.
+ */
+@Injectable()
+export class RedactMemory {
+  private readonly log = new Logger('memory:redaction');
+  private readonly running = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly store: RedactionStore,
+    private readonly queue: RedactionQueue,
+    private readonly epochs: EpochRepository,
+    private readonly lore: LoreRepository,
+    private readonly phrases: PhraseStore,
+    private readonly dossiers: DossierRepository,
+    private readonly reviseEpoch: ReviseEpoch,
+    private readonly consolidate: ConsolidateDossier,
+    private readonly indexer: Indexer,
+    reactor: Reactor,
+  ) {
+    reactor.job<RedactionDue, { pending: boolean }>({
+      name: 'redaction',
+      trigger: all(
+        REDACTION,
+        predicate('pending', (s) => s.pending),
+      ),
+      parse: RedactionDue.create,
+      snapshot: async (due) => ({ pending: (await this.store.pending(due.jobId)) !== null }),
+      run: (due) => this.run(due.jobId),
+    });
+  }
+
+  /**
+   * After the deleting transaction committed (it recorded the job): arms the job's timer,
+   * then runs it at once. A failure here is logged; the timer retries it.
+   */
+  async start(job: Pick<RedactionJob, 'id' | 'guildId'>): Promise<void> {
+    await this.queue.arm(job);
+    await this.run(job.id).catch((e: Error) =>
+      this.log.warn(`redaction ${job.id} will be retried: ${e.message}`),
+    );
+  }
+
+  /** Runs the job (one run at a time per job in this process); a done job is a no-op. */
+  run(jobId: string): Promise<void> {
+    const current = this.running.get(jobId);
+    if (current) return current;
+    const p = this.attempt(jobId).finally(() => this.running.delete(jobId));
+    this.running.set(jobId, p);
+    return p;
+  }
+
+  private async attempt(jobId: string): Promise<void> {
+    const job = await this.store.pending(jobId);
+    if (!job) return;
+    try {
+      await this.redact(job);
+      await this.store.done(job.id);
+    } catch (e) {
+      await this.store.failed(job.id, (e as Error).message).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private async redact(job: RedactionJob): Promise<void> {
+    const { guildId, messageIds, userId } = job;
+    for (const epoch of await this.epochs.drawingOn(guildId, messageIds, userId)) {
+      await this.reviseEpoch.run(guildId, epoch.id);
+    }
+    await this.em.transactional(async () => {
+      const lore = await this.lore.removeDrawingOn(guildId, messageIds);
+      await this.indexer.remove(guildId, 'lore', lore);
+      await this.phrases.forget(guildId, messageIds, userId);
+    });
+    const authors = job.authorIds.filter((a) => a !== userId);
+    for (const user of await this.dossiers.bodiesDrawingOn(guildId, messageIds, authors)) {
+      if (user !== userId) await this.consolidate.run(guildId, user, true);
+    }
+  }
+}
