@@ -3,6 +3,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import {
   subject,
   Subjects,
+  type MemoryContextResult,
   type MemorySearchResult,
   type MessageCreated,
 } from '@dirigent/contracts';
@@ -20,9 +21,10 @@ import {
 } from '@dirigent/testing';
 import { MemoryService } from '../services/memory/memory.module';
 import { FACTS, filler, MOVES, NAMES, prng } from './memory/corpus';
+import { benchRecall } from './memory/recall.bench';
 import { msSince, percentile, round, type BenchResult } from './stats';
 
-const CHANNELS = 20;
+const CHANNELS = 50;
 const QUERIES = 200;
 const DAY = 86_400_000;
 
@@ -73,16 +75,25 @@ function corpus(guildId: string, total: number): { messages: Planned[]; movers: 
 }
 
 /**
- * Memory at 10,000 messages (20 channels, 200 authors): ingest through JetStream into
- * Postgres (msg/s), `memory.search` p50/p95 over 200 queries, keyword recall@5, recall@5 of
- * paraphrased questions sharing no content word with the fact (what the vectors add),
- * and how often the current value of a changed fact ranks above the superseded one.
+ * Recall on the generated conversations (`memory/recall.bench.ts`: Dirigent and plain
+ * BM25 side by side), then memory at 10,000 messages (50 channels, 200 authors): ingest
+ * through JetStream into Postgres (msg/s), `memory.search` p50/p95 over 200 queries,
+ * keyword recall@5, recall@5 of paraphrased questions sharing no content word with the
+ * fact, how often the current value of a changed fact ranks above the superseded one,
+ * `memory.context` p95, the process's RSS, and the first search of a restarted service.
  * Embeds with the offline hashed embedder unless DIRIGENT_MEMORY_EMBEDDER=gateway.
  * DIRIGENT_BENCH_MEMORY_100K=1 adds the same figures at 100,000 messages (a few minutes
  * more), suffixed `_100k`.
  */
 export async function benchMemory(): Promise<BenchResult> {
-  const result = await benchMemoryAt(10_000);
+  const messaging = await testMessaging('memory-bench-recall');
+  let result: BenchResult;
+  try {
+    result = await benchRecall(messaging);
+  } finally {
+    await closeMessaging(messaging);
+  }
+  Object.assign(result, await benchMemoryAt(10_000));
   if (process.env.DIRIGENT_BENCH_MEMORY_100K !== '1') return result;
   const large = await benchMemoryAt(100_000);
   for (const [k, v] of Object.entries(large)) if (k !== 'embedder') result[`${k}_100k`] = v;
@@ -97,8 +108,8 @@ async function benchMemoryAt(total: number): Promise<BenchResult> {
   const messaging = await testMessaging('memory-bench');
   const guildId = snowflake();
   const channelIds = new Set<string>();
-  try {
-    app = (
+  const start = async () =>
+    (
       await startServiceApp(MemoryService, {
         ...process.env,
         NATS_URL: testNatsUrl(),
@@ -110,6 +121,8 @@ async function benchMemoryAt(total: number): Promise<BenchResult> {
         DIRIGENT_EPOCH_GAP_MS: String(365 * DAY),
       })
     ).app;
+  try {
+    app = await start();
     const { messages, movers } = corpus(guildId, total);
     for (const m of messages) channelIds.add(m.data.channelId);
 
@@ -210,18 +223,31 @@ async function benchMemoryAt(total: number): Promise<BenchResult> {
       await search(q);
       latencies.push(msSince(t));
     }
+    const contextMs = await assembleContexts(messaging, guildId, messages);
+    const rssMb = Math.round(process.memoryUsage().rss / 1_048_576);
+
+    // A restart: the first search must not wait for the process to load the guild.
+    progress('restarting');
+    await app.close();
+    app = await start();
+    const tFirst = process.hrtime.bigint();
+    await search(FACTS[0].keyword, 8);
+    const afterRestartMs = msSince(tFirst);
 
     return {
       embedder: embedder === 'local' ? 'offline hashed n-grams' : 'gateway (purpose embed)',
       messages: total,
       ingest_msgs_per_s: Math.round(total / ingestSeconds),
       first_search_ms: Math.round(firstSearchMs),
+      first_search_after_start_ms: Math.round(afterRestartMs),
       search_p50_ms: round(percentile(latencies, 50), 1),
       search_p95_ms: round(percentile(latencies, 95), 1),
       keyword_recall_at_5: round(keywordRecall, 2),
       paraphrase_recall_at_5: round(paraphraseRecall, 2),
       paraphrases_sharing_a_content_word: overlapping,
       current_over_superseded_pct: Math.round((100 * currentFirst) / MOVES.length),
+      context_p95_ms: round(percentile(contextMs, 95), 1),
+      memory_rss_mb: rssMb,
     };
   } finally {
     await app?.close();
@@ -233,4 +259,33 @@ async function benchMemoryAt(total: number): Promise<BenchResult> {
     }
     await closeMessaging(messaging);
   }
+}
+
+/** `memory.context` latencies (ms) over the lenses that read the archive, 100 requests. */
+async function assembleContexts(
+  messaging: Awaited<ReturnType<typeof testMessaging>>,
+  guildId: string,
+  messages: Planned[],
+): Promise<number[]> {
+  const lenses = ['live+dossiers', 'archive-topic-deep', 'archive-person-deep', 'full-rich'];
+  const out: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    const m = messages[(i * 7919) % messages.length].data;
+    const t = process.hrtime.bigint();
+    const r = await messaging.request<MemoryContextResult>(
+      Subjects.memory.context,
+      {
+        guildId,
+        channelId: m.channelId,
+        strategy: lenses[i % lenses.length],
+        presentUserIds: [m.authorId],
+        focusUserId: m.authorId,
+        topic: m.content,
+      },
+      10_000,
+    );
+    out.push(msSince(t));
+    if (!r.ok) throw new Error(`context failed: ${r.error.message}`);
+  }
+  return out;
 }

@@ -5,6 +5,7 @@ import { Messaging } from '@dirigent/messaging';
 import { Reactor } from '@dirigent/reactor';
 import { SERVICE_CONFIG, type ServiceDefinition } from '@dirigent/service-kit';
 import { DurableTimers } from '@dirigent/timers';
+import { ArchiveIndex } from './adapters/archive-index';
 import { ArrayVectorStore, EmbeddingRepository } from './adapters/postgres/embedding.repository';
 import { MemoryDossierRow } from './adapters/postgres/dossier.entity';
 import { MemoryEmbedding } from './adapters/postgres/embedding.entity';
@@ -132,6 +133,7 @@ const repository = (
     RedactionQueue,
     ReviseEpoch,
     RedactMemory,
+    ArchiveIndex,
     Indexer,
     SearchMemory,
     PostgresMemoryReader,

@@ -18,3 +18,4 @@ export * from './epochs';
 export * from './epoch-summary';
 export * from './assemble';
 export * from './lenses';
+export * from './lexical';

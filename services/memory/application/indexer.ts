@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { SearchLayer } from '@dirigent/memory-domain';
+import { ArchiveIndex } from '../adapters/archive-index';
 import { EMBEDDER, VECTOR_STORE, type Embedder, type VectorStore } from './ports';
 
 /** Embeds texts of any layer and stores their vectors; a failed embedding leaves full text. */
@@ -10,6 +11,7 @@ export class Indexer {
   constructor(
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     @Inject(VECTOR_STORE) private readonly vectors: VectorStore,
+    private readonly archive: ArchiveIndex,
   ) {}
 
   async index(guildId: string, items: { layer: SearchLayer; refId: string; text: string }[]) {
@@ -55,7 +57,9 @@ export class Indexer {
     }
   }
 
+  /** Drops items from search: their vectors and, for messages, the archive's word index. */
   async remove(guildId: string, layer: SearchLayer, refIds: string[]) {
+    if (layer === 'archive') this.archive.remove(guildId, refIds);
     await this.vectors.remove(guildId, layer, refIds);
   }
 }

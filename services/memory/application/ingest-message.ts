@@ -3,6 +3,7 @@ import { RequestContext } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { MessageCreated } from '@dirigent/contracts';
 import { detectMoment, disclosures, quotedPassages } from '@dirigent/memory-domain';
+import { ArchiveIndex } from '../adapters/archive-index';
 import { DossierRepository, type FactRow } from '../adapters/postgres/dossier.repository';
 import { HighlightRepository, highlightId } from '../adapters/postgres/highlight.repository';
 import { MessageRepository } from '../adapters/postgres/message.repository';
@@ -48,6 +49,7 @@ export class IngestMessage {
     private readonly dossiers: DossierRepository,
     private readonly highlights: HighlightRepository,
     private readonly indexer: Indexer,
+    private readonly archive: ArchiveIndex,
     private readonly timer: EpochTimer,
     private readonly consolidate: ConsolidateDossier,
     @Inject(SERVICE_CONFIG) private readonly config: MemoryConfig,
@@ -61,7 +63,7 @@ export class IngestMessage {
   async runBatch(events: MessageCreated[]): Promise<void> {
     // Embedded first (one call for the batch), stored with the messages in one transaction.
     const embedded = await this.embed(events);
-    const { outcomes, counters } = await this.em.transactional(async () => {
+    const { outcomes, counters, stored } = await this.em.transactional(async () => {
       const stored = await this.messages.insertManyIfNew(
         events.map((e) => ({
           guildId: e.guildId,
@@ -100,8 +102,11 @@ export class IngestMessage {
       );
       const outcomes: Outcome[] = [];
       for (const { row, e } of news) outcomes.push(await this.credit(e, row));
-      return { outcomes, counters };
+      return { outcomes, counters, stored };
     });
+    for (const [guildId, rows] of groupBy(stored, (r) => r.guild_id as string)) {
+      this.archive.add(guildId, rows);
+    }
     await this.armTimers(events);
     for (const [guildId, group] of groupBy(outcomes, (o) => o.e.guildId)) {
       await this.indexer.index(

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { MEMORY_SEARCH_K, type MemoryHit, type MemorySearchRequest } from '@dirigent/contracts';
 import {
   contentWords,
+  rankMessages,
   reciprocalRankFusion,
   SEARCH_LAYERS,
   validityFactor,
@@ -10,6 +11,7 @@ import {
   type ScoredItem,
   type SearchLayer,
 } from '@dirigent/memory-domain';
+import { ArchiveIndex } from '../adapters/archive-index';
 import { DossierRepository, factItem } from '../adapters/postgres/dossier.repository';
 import { EpochRepository, epochItem } from '../adapters/postgres/epoch.repository';
 import { HighlightRepository, highlightItem } from '../adapters/postgres/highlight.repository';
@@ -25,16 +27,25 @@ export interface SearchQuery extends ArchiveFilter {
 }
 
 const CANDIDATES = 50;
-/** How much each retriever counts in the fusion. */
-const WEIGHTS = { fullText: 1, trigram: 0.5, names: 0.5, vector: 1 };
+/** How long a search waits for its guild's word index to load before using Postgres's. */
+const INDEX_WAIT_MS = 100;
+/**
+ * How much each list counts in the fusion. The archive's own ranking (BM25, context,
+ * names, dates, vectors: `rankMessages`) leads; the other layers' lists follow it, so that
+ * their best items come after the archive's best few, not between them.
+ */
+const WEIGHTS = { archive: 1, layer: 0.7, trigram: 0.5, names: 0.5, vector: 0.5 };
 
 const ranked = (rows: Row[], layer: SearchLayer): RankedList =>
   rows.map((r) => ({ key: `${layer}:${r.id}`, at: ms(r.created_at) ?? 0 }));
 
 /**
- * Hybrid search over the guild's layers: Postgres full text and trigram similarity plus
- * vector similarity, fused by reciprocal rank with a recency prior; a fact that no longer
- * holds (and the message it came from) ranks after the current one.
+ * Hybrid search over the guild's layers. The archive is ranked in process
+ * (`rankMessages`: BM25 with speakers' names, neighbouring turns as context, the person
+ * and time a question names, vector similarity); the other layers by Postgres full text
+ * and their vectors; the lists are fused by reciprocal rank. No recency prior: months-old
+ * evidence is as good as yesterday's. A fact that no longer holds (and the message it
+ * came from) ranks after the current one.
  */
 @Injectable()
 export class SearchMemory {
@@ -45,6 +56,7 @@ export class SearchMemory {
     private readonly lore: LoreRepository,
     private readonly dossiers: DossierRepository,
     private readonly indexer: Indexer,
+    private readonly archive: ArchiveIndex,
     @Inject(VECTOR_STORE) private readonly vectors: VectorStore,
     @Inject(CLOCK) private readonly now: Clock,
   ) {}
@@ -76,39 +88,55 @@ export class SearchMemory {
     const layers = new Set(q.layers?.length ? q.layers : SEARCH_LAYERS);
     const has = (l: SearchLayer) => layers.has(l);
     const none = Promise.resolve([] as Row[]);
-    const [archiveFt, named, highlightFt, epochFt, loreFt, factFt, bodyFt, nearest] =
-      await Promise.all([
-        has('archive') ? this.messages.fullText(guildId, query, q, CANDIDATES) : none,
-        has('archive') ? this.messages.byNamedAuthors(guildId, query, q, CANDIDATES) : none,
-        has('highlights') ? this.highlights.fullText(guildId, query, CANDIDATES) : none,
-        has('epochs') ? this.epochs.fullText(guildId, query, CANDIDATES) : none,
-        has('lore') ? this.lore.fullText(guildId, query, CANDIDATES) : none,
-        has('dossiers') ? this.dossiers.fullTextFacts(guildId, query, CANDIDATES) : none,
-        has('dossiers') ? this.dossiers.fullTextBodies(guildId, query, 10) : none,
-        this.nearest(guildId, query, [...layers]),
-      ]);
+    const now = this.now();
+    const index = has('archive') ? await this.archive.get(guildId, INDEX_WAIT_MS) : null;
+    const [highlightFt, epochFt, loreFt, factFt, bodyFt, nearest, postgres] = await Promise.all([
+      has('highlights') ? this.highlights.fullText(guildId, query, CANDIDATES) : none,
+      has('epochs') ? this.epochs.fullText(guildId, query, CANDIDATES) : none,
+      has('lore') ? this.lore.fullText(guildId, query, CANDIDATES) : none,
+      has('dossiers') ? this.dossiers.fullTextFacts(guildId, query, CANDIDATES) : none,
+      has('dossiers') ? this.dossiers.fullTextBodies(guildId, query, 10) : none,
+      this.nearest(guildId, query, [...layers]),
+      has('archive') && !index ? this.postgresArchive(guildId, query, q) : null,
+    ]);
+    const vectorLists = nearest.map((n) => ({ key: `${n.layer}:${n.refId}`, at: 0 }));
+    const archive: RankedList = index
+      ? rankMessages(index, query, {
+          now,
+          limit: CANDIDATES * 2,
+          filter: q,
+          vectorScores: new Map(
+            nearest.filter((n) => n.layer === 'archive').map((n) => [n.refId, n.score]),
+          ),
+        }).map((h) => ({ key: `archive:${h.id}`, at: 0 }))
+      : ranked(postgres?.fullText ?? [], 'archive');
     // Typos: near spellings only when the words themselves found little (a trigram scan
     // costs more than the rest of the search), and only of the content words (the
     // trigrams of "the", "which" are in every other message).
     const spelled = contentWords(query).join(' ');
     const archiveTrgm =
-      has('archive') && archiveFt.length < q.k && spelled
+      has('archive') && archive.length < q.k && spelled
         ? await this.messages.trigram(guildId, spelled, q, CANDIDATES)
         : [];
-    const lists = [
-      ranked(archiveFt, 'archive'),
-      ranked(highlightFt, 'highlights'),
-      ranked(epochFt, 'epochs'),
-      ranked(loreFt, 'lore'),
-      ranked(factFt, 'dossiers'),
-      ranked(bodyFt, 'dossiers'),
-      ranked(archiveTrgm, 'archive'),
-      ranked(named, 'archive'),
-      nearest.map((n) => ({ key: `${n.layer}:${n.refId}`, at: 0 })),
+    const lists: [RankedList, number][] = [
+      [archive, WEIGHTS.archive],
+      [ranked(highlightFt, 'highlights'), WEIGHTS.layer],
+      [ranked(epochFt, 'epochs'), WEIGHTS.layer],
+      [ranked(loreFt, 'lore'), WEIGHTS.layer],
+      [ranked(factFt, 'dossiers'), WEIGHTS.layer],
+      [ranked(bodyFt, 'dossiers'), WEIGHTS.layer],
+      [ranked(archiveTrgm, 'archive'), WEIGHTS.trigram],
+      // The archive's vectors are one of its ranking's signals once its index is loaded.
+      [
+        index ? vectorLists.filter((v) => !v.key.startsWith('archive:')) : vectorLists,
+        WEIGHTS.vector,
+      ],
+      [postgres ? ranked(postgres.named, 'archive') : [], WEIGHTS.names],
     ];
-    const weights = [1, 1, 1, 1, 1, 1, WEIGHTS.trigram, WEIGHTS.names, WEIGHTS.vector];
-    const now = this.now();
-    const fused = reciprocalRankFusion(lists, { now, weights }).slice(0, q.k * 4 + 20);
+    const fused = reciprocalRankFusion(
+      lists.map(([l]) => l),
+      { now, weights: lists.map(([, w]) => w), recencyWeight: 0 },
+    ).slice(0, q.k * 4 + 20);
     const items = await this.hydrate(
       guildId,
       fused.map((f) => f.key),
@@ -120,7 +148,21 @@ export class SearchMemory {
       if (!item || !matches(item, q)) continue;
       out.push({ ...item, score: f.score * validityFactor(item, asOf) });
     }
-    return out.sort((a, b) => b.score - a.score).slice(0, q.k);
+    out.sort((a, b) => b.score - a.score);
+    // One hit per message: a highlight is a verbatim copy of an archived message.
+    const messages = new Set<string>();
+    return out
+      .filter((h) => !h.messageId || (!messages.has(h.messageId) && !!messages.add(h.messageId)))
+      .slice(0, q.k);
+  }
+
+  /** The archive by Postgres full text, while this process's word index is still loading. */
+  private async postgresArchive(guildId: string, query: string, q: SearchQuery) {
+    const [fullText, named] = await Promise.all([
+      this.messages.fullText(guildId, query, q, CANDIDATES),
+      this.messages.byNamedAuthors(guildId, query, q, CANDIDATES),
+    ]);
+    return { fullText, named };
   }
 
   private async nearest(guildId: string, query: string, layers: SearchLayer[]) {

@@ -87,6 +87,8 @@ interface Slot {
   recent: number[];
   layers: Map<SearchLayer, LayerIndex>;
   loading?: Promise<void>;
+  /** Set once the first load finished: until then a search goes on without vectors. */
+  loaded?: boolean;
 }
 
 /** Rows read per query while catching up. */
@@ -96,6 +98,11 @@ const PAGE = 20_000;
  * sequence order (concurrent batches), so each refresh looks this many numbers back.
  */
 const LOOKBACK = 2_000;
+/**
+ * How long a search waits for a guild's first vector load (seconds at 100,000 vectors)
+ * before answering without vectors; the load goes on, and later searches use it.
+ */
+const FIRST_LOAD_WAIT_MS = 100;
 
 /**
  * Vectors in a `real[]` column, searched in this process: each guild's vectors are loaded
@@ -144,10 +151,21 @@ export class ArrayVectorStore implements VectorStore {
       slot = { lastSeq: 0, recent: [], layers: new Map() };
       this.slots.set(key, slot);
     }
-    // One refresh at a time per slot; concurrent searches wait for it.
-    while (slot.loading) await slot.loading;
-    slot.loading = this.refresh(guildId, model, slot).finally(() => (slot.loading = undefined));
-    await slot.loading;
+    // One refresh at a time per slot; concurrent searches share it.
+    const s = slot;
+    s.loading ??= this.refresh(guildId, model, s)
+      .then(() => void (s.loaded = true))
+      .finally(() => (s.loading = undefined));
+    if (s.loaded) await s.loading;
+    else {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>(
+        (resolve) => (timer = setTimeout(resolve, FIRST_LOAD_WAIT_MS)),
+      );
+      await Promise.race([s.loading.catch(() => undefined), waited]);
+      clearTimeout(timer);
+      if (!s.loaded) return [];
+    }
     const qv = Float32Array.from(vector);
     const hits: { layer: SearchLayer; refId: string; score: number }[] = [];
     for (const layer of new Set(q.layers)) {

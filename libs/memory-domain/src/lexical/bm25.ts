@@ -1,0 +1,372 @@
+import { terms } from './analyze';
+
+/** One message as the lexical index keeps it. */
+export interface LexicalDoc {
+  id: string;
+  text: string;
+  /** Epoch milliseconds. */
+  at: number;
+  channelId: string;
+  authorId: string;
+  /** Indexed with the text, so a question naming the speaker meets their messages. */
+  authorName?: string;
+}
+
+export interface LexicalFilter {
+  channelId?: string;
+  excludeChannelId?: string;
+  authorId?: string;
+  since?: number;
+  until?: number;
+}
+
+export interface LexicalHit {
+  slot: number;
+  score: number;
+}
+
+/** Okapi BM25 parameters (Robertson & Zaragoza 2009); b lower than 0.75: chat lines are short. */
+export const BM25 = { k1: 1.2, b: 0.5 };
+
+interface Postings {
+  docs: number[];
+  tfs: number[];
+  /** Postings of deleted documents still in the lists (swept when they dominate). */
+  dead: number;
+}
+
+/**
+ * An in-process inverted index with Okapi BM25 scoring (OR semantics: any query term
+ * counts, weighed by its IDF) over one guild's messages, each indexed with its speaker's
+ * name. Documents are kept in time order per channel, so a hit's neighbouring turns are
+ * found without a query. Adding and removing are O(terms of the message); a search reads
+ * the postings of the query's terms only.
+ *
+ * @example
+ * const index = new LexicalIndex();
+ * index.add({ id: '1', text: 'I started painting again', at, channelId: 'c', authorId: 'u', authorName: 'Tom' });
+ * index.search(terms('When did Tom take up painting?'), 10); // [{ slot: 0, score: … }]
+ */
+export class LexicalIndex {
+  private readonly termIds = new Map<string, number>();
+  private readonly postings: Postings[] = [];
+  private readonly df: number[] = [];
+  private readonly slotOf = new Map<string, number>();
+  private readonly ids: string[] = [];
+  private readonly ats: number[] = [];
+  private readonly lens: number[] = [];
+  private readonly chans: number[] = [];
+  private readonly authors: number[] = [];
+  private readonly docTerms: (Uint32Array | null)[] = [];
+  private readonly channelIds: string[] = [];
+  private readonly channelNo = new Map<string, number>();
+  private readonly authorIds: string[] = [];
+  private readonly authorNo = new Map<string, number>();
+  /** Display names by author number (the latest seen). */
+  private readonly names: (string | undefined)[] = [];
+  /** Per channel: slots in time order (ties in insertion order). */
+  private readonly timelines: number[][] = [];
+  private live = 0;
+  private totalLen = 0;
+  private scores = new Float64Array(1024);
+
+  get size(): number {
+    return this.live;
+  }
+
+  has(id: string): boolean {
+    return this.slotOf.has(id);
+  }
+
+  /** Adds a message once (a second add of the same id is ignored). */
+  add(d: LexicalDoc): void {
+    if (this.slotOf.has(d.id)) return;
+    const slot = this.ids.length;
+    const ch = intern(d.channelId, this.channelIds, this.channelNo);
+    const au = intern(d.authorId, this.authorIds, this.authorNo);
+    if (d.authorName) this.names[au] = d.authorName;
+    const ts = terms(d.authorName ? `${d.authorName} ${d.text}` : d.text);
+    const tf = new Map<number, number>();
+    for (const t of ts) {
+      const id = intern(t, null, this.termIds);
+      if (id === this.postings.length) {
+        this.postings.push({ docs: [], tfs: [], dead: 0 });
+        this.df.push(0);
+      }
+      tf.set(id, (tf.get(id) ?? 0) + 1);
+    }
+    for (const [t, n] of tf) {
+      const p = this.postings[t];
+      p.docs.push(slot);
+      p.tfs.push(n);
+      this.df[t]++;
+    }
+    this.slotOf.set(d.id, slot);
+    this.ids.push(d.id);
+    this.ats.push(d.at);
+    this.lens.push(ts.length);
+    this.chans.push(ch);
+    this.authors.push(au);
+    this.docTerms.push(Uint32Array.from(tf.keys()));
+    this.live++;
+    this.totalLen += ts.length;
+    this.place(ch, slot, d.at);
+  }
+
+  /** Drops a message; true when it was indexed. */
+  remove(id: string): boolean {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return false;
+    this.slotOf.delete(id);
+    for (const t of this.docTerms[slot]!) {
+      this.df[t]--;
+      const p = this.postings[t];
+      if (++p.dead > 32 && p.dead * 2 > p.docs.length) this.sweep(p);
+    }
+    this.docTerms[slot] = null;
+    this.live--;
+    this.totalLen -= this.lens[slot];
+    const line = this.timelines[this.chans[slot]];
+    const at = line.indexOf(slot, lowerBound(line, this.ats, this.ats[slot]));
+    if (at >= 0) line.splice(at, 1);
+    return true;
+  }
+
+  /** The message ids of an author (for a forget). */
+  idsByAuthor(authorId: string): string[] {
+    const au = this.authorNo.get(authorId);
+    if (au === undefined) return [];
+    const out: string[] = [];
+    for (let s = 0; s < this.ids.length; s++) {
+      if (this.docTerms[s] && this.authors[s] === au) out.push(this.ids[s]);
+    }
+    return out;
+  }
+
+  doc(slot: number) {
+    return {
+      id: this.ids[slot],
+      at: this.ats[slot],
+      channelId: this.channelIds[this.chans[slot]],
+      authorId: this.authorIds[this.authors[slot]],
+    };
+  }
+
+  slot(id: string): number | undefined {
+    return this.slotOf.get(id);
+  }
+
+  /** The people who wrote here, with their latest display names. */
+  people(): { authorId: string; name: string }[] {
+    const out: { authorId: string; name: string }[] = [];
+    this.names.forEach((name, au) => name && out.push({ authorId: this.authorIds[au], name }));
+    return out;
+  }
+
+  /** IDF of an analysed term (BM25's, never negative); 0 for an unknown term. */
+  idf(term: string): number {
+    const t = this.termIds.get(term);
+    if (t === undefined || !this.df[t]) return 0;
+    const n = this.df[t];
+    return Math.log(1 + (this.live - n + 0.5) / (n + 0.5));
+  }
+
+  /**
+   * Known terms within `maxDistance` edits (Levenshtein) of an unknown one, for typos:
+   * "kubernetis" meets "kubernetes". Only terms still in some message count.
+   */
+  similarTerms(term: string, maxDistance: number): string[] {
+    const out: string[] = [];
+    for (const [known, t] of this.termIds) {
+      if (!this.df[t] || Math.abs(known.length - term.length) > maxDistance) continue;
+      if (known[0] !== term[0] && known[1] !== term[1]) continue;
+      if (withinEdits(term, known, maxDistance)) out.push(known);
+    }
+    return out;
+  }
+
+  /**
+   * The best `limit` messages for the analysed query terms by BM25 (any term counts),
+   * among those the filter lets through.
+   */
+  search(queryTerms: readonly string[], limit: number, f: LexicalFilter = {}): LexicalHit[] {
+    if (!this.live) return [];
+    if (this.scores.length < this.ids.length) {
+      this.scores = new Float64Array(Math.max(this.ids.length, this.scores.length * 2));
+    }
+    const scores = this.scores;
+    const touched: number[] = [];
+    const avg = this.totalLen / this.live || 1;
+    const { k1, b } = BM25;
+    const weights = new Map<string, number>();
+    for (const t of queryTerms) weights.set(t, (weights.get(t) ?? 0) + 1);
+    for (const [term, qtf] of weights) {
+      const t = this.termIds.get(term);
+      if (t === undefined || !this.df[t]) continue;
+      const idf = this.idf(term) * qtf;
+      const { docs, tfs } = this.postings[t];
+      for (let i = 0; i < docs.length; i++) {
+        const s = docs[i];
+        if (!this.docTerms[s]) continue;
+        const tf = tfs[i];
+        if (scores[s] === 0) touched.push(s);
+        scores[s] += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * this.lens[s]) / avg));
+      }
+    }
+    const pass = this.filter(f);
+    const best = new TopK(limit);
+    for (const s of touched) {
+      if (pass(s)) best.offer(s, scores[s]);
+      scores[s] = 0;
+    }
+    return best.sorted();
+  }
+
+  /** A predicate over slots for a filter (always true when the filter is empty). */
+  filter(f: LexicalFilter): (slot: number) => boolean {
+    const ch = f.channelId === undefined ? -1 : (this.channelNo.get(f.channelId) ?? -2);
+    const ex =
+      f.excludeChannelId === undefined ? -1 : (this.channelNo.get(f.excludeChannelId) ?? -1);
+    const au = f.authorId === undefined ? -1 : (this.authorNo.get(f.authorId) ?? -2);
+    const since = f.since ?? -Infinity;
+    const until = f.until ?? Infinity;
+    return (s) =>
+      this.docTerms[s] !== null &&
+      (ch === -1 || this.chans[s] === ch) &&
+      (ex === -1 || this.chans[s] !== ex) &&
+      (au === -1 || this.authors[s] === au) &&
+      this.ats[s] >= since &&
+      this.ats[s] <= until;
+  }
+
+  /**
+   * The turns around a message in its channel: up to `radius` on each side, nearest
+   * first, none more than `maxGapMs` from the message (another conversation).
+   */
+  neighbours(slot: number, radius: number, maxGapMs: number): { slot: number; distance: number }[] {
+    const line = this.timelines[this.chans[slot]];
+    if (!line || !this.docTerms[slot]) return [];
+    const at = this.ats[slot];
+    const i = line.indexOf(slot, lowerBound(line, this.ats, at));
+    if (i < 0) return [];
+    const out: { slot: number; distance: number }[] = [];
+    for (let d = 1; d <= radius; d++) {
+      for (const j of [i - d, i + d]) {
+        if (j < 0 || j >= line.length) continue;
+        const n = line[j];
+        if (Math.abs(this.ats[n] - at) <= maxGapMs) out.push({ slot: n, distance: d });
+      }
+    }
+    return out;
+  }
+
+  private place(ch: number, slot: number, at: number): void {
+    const line = (this.timelines[ch] ??= []);
+    if (!line.length || this.ats[line[line.length - 1]] <= at) {
+      line.push(slot);
+      return;
+    }
+    // Out of order (a late delivery): after every message at or before its time.
+    let lo = 0;
+    let hi = line.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.ats[line[mid]] <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    line.splice(lo, 0, slot);
+  }
+
+  private sweep(p: Postings): void {
+    let w = 0;
+    for (let i = 0; i < p.docs.length; i++) {
+      if (!this.docTerms[p.docs[i]]) continue;
+      p.docs[w] = p.docs[i];
+      p.tfs[w++] = p.tfs[i];
+    }
+    p.docs.length = w;
+    p.tfs.length = w;
+    p.dead = 0;
+  }
+}
+
+/** Whether two words are at most `max` insertions, deletions or substitutions apart. */
+export function withinEdits(a: string, b: string, max: number): boolean {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(
+        prev[j] + 1,
+        row[j - 1] + 1,
+        prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      row.push(v);
+      if (v < best) best = v;
+    }
+    if (best > max) return false;
+    prev = row;
+  }
+  return prev[b.length] <= max;
+}
+
+function intern(key: string, list: string[] | null, map: Map<string, number>): number {
+  let n = map.get(key);
+  if (n === undefined) {
+    n = map.size;
+    map.set(key, n);
+    list?.push(key);
+  }
+  return n;
+}
+
+/** The first index of `line` whose time is not before `at`. */
+function lowerBound(line: number[], ats: number[], at: number): number {
+  let lo = 0;
+  let hi = line.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ats[line[mid]] < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The `k` best (slot, score) pairs seen, by a min-heap. */
+export class TopK {
+  private readonly heap: LexicalHit[] = [];
+
+  constructor(private readonly k: number) {}
+
+  offer(slot: number, score: number): void {
+    const h = this.heap;
+    if (h.length < this.k) {
+      h.push({ slot, score });
+      let i = h.length - 1;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (h[p].score <= h[i].score) break;
+        [h[p], h[i]] = [h[i], h[p]];
+        i = p;
+      }
+    } else if (this.k > 0 && score > h[0].score) {
+      h[0] = { slot, score };
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && h[l].score < h[m].score) m = l;
+        if (r < h.length && h[r].score < h[m].score) m = r;
+        if (m === i) break;
+        [h[m], h[i]] = [h[i], h[m]];
+        i = m;
+      }
+    }
+  }
+
+  sorted(): LexicalHit[] {
+    return [...this.heap].sort((a, b) => b.score - a.score || a.slot - b.slot);
+  }
+}

@@ -1,0 +1,6 @@
+export * from './stemmer';
+export * from './analyze';
+export * from './bm25';
+export * from './names';
+export * from './time-expressions';
+export * from './rank';

@@ -1,0 +1,114 @@
+import { terms } from './analyze';
+import type { LexicalFilter, LexicalIndex } from './bm25';
+import { namedPeople } from './names';
+import { timeWindow } from './time-expressions';
+
+/** How the archive's ranking weighs its signals (the defaults were set on bench/memory). */
+export const RANKING = {
+  /** BM25 candidates read before the other signals reorder them. */
+  candidates: 300,
+  /** Hits whose score spreads to the turns around them. */
+  spreadFrom: 100,
+  /** Turns on each side a hit's score spreads to, and their share of it by distance. */
+  context: [0.5, 0.25],
+  /**
+   * Whether a turn with nothing of its own (no query word, no vector similarity) can be
+   * found through its neighbours alone. Off: on a small guild it returns chatter next to
+   * the one real match.
+   */
+  contextAlone: false,
+  /** Turns further apart than this are another conversation. */
+  contextGapMs: 30 * 60_000,
+  /** Messages by a person the question names, as a factor. */
+  namedAuthor: 0.5,
+  /** Messages inside a time window the question names, as a factor. */
+  inWindow: 0.6,
+  /** A vector similarity of 1, as a fraction of the best lexical score. */
+  vector: 0.5,
+};
+
+export interface RankOptions {
+  now: number;
+  limit: number;
+  filter?: LexicalFilter;
+  /** Vector similarities of messages (by id), when an embedder answered. */
+  vectorScores?: ReadonlyMap<string, number>;
+}
+
+/** What the ranking understood of a question (for tests and diagnostics). */
+export interface QueryReading {
+  terms: string[];
+  named: string[];
+  window: { since: number; until: number } | null;
+}
+
+export function readQuestion(index: LexicalIndex, question: string, now: number): QueryReading {
+  const window = timeWindow(question, now);
+  const text = window ? question.replace(new RegExp(escape(window.text), 'i'), ' ') : question;
+  const asked = terms(text);
+  // A word no message holds is likely misspelt: its near spellings stand in for it.
+  const spelled = asked.flatMap((t) =>
+    t.length >= 4 && !index.idf(t) ? index.similarTerms(t, t.length >= 8 ? 2 : 1) : [],
+  );
+  return {
+    terms: [...asked, ...spelled],
+    named: namedPeople(question, index.people()),
+    window: window && { since: window.since, until: window.until },
+  };
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The archive's ranking of a question: BM25 over the messages (with speakers' names)
+ * finds candidates; each hit lends part of its score to the turns just before and after
+ * it in its channel (an answer is often the reply to the message that shares the
+ * question's words); then cheap features rerank: the person the question names wrote it,
+ * it falls in the time window the question names, its vector is close to the question's.
+ * Every signal is soft: a named person or a date lifts, never filters.
+ *
+ * @example
+ * rankMessages(index, 'When did Tom start painting again?', { now, limit: 10 });
+ */
+export function rankMessages(
+  index: LexicalIndex,
+  question: string,
+  o: RankOptions,
+): { id: string; score: number }[] {
+  const r = readQuestion(index, question, o.now);
+  const pass = index.filter(o.filter ?? {});
+  const hits = index.search(r.terms, RANKING.candidates, o.filter);
+  const top = hits[0]?.score ?? 1;
+  const own = new Map<number, number>();
+  for (const h of hits) own.set(h.slot, h.score);
+  const context = new Map<number, number>();
+  for (const h of hits.slice(0, RANKING.spreadFrom)) {
+    const around = index.neighbours(h.slot, RANKING.context.length, RANKING.contextGapMs);
+    for (const { slot, distance } of around) {
+      if (!pass(slot)) continue;
+      const lent = h.score * RANKING.context[distance - 1];
+      if (lent > (context.get(slot) ?? 0)) context.set(slot, lent);
+    }
+  }
+  const vectors = new Map<number, number>();
+  for (const [id, sim] of o.vectorScores ?? []) {
+    const slot = index.slot(id);
+    if (slot !== undefined && pass(slot)) vectors.set(slot, sim);
+  }
+  const named = new Set(r.named);
+  const candidates = new Set([
+    ...own.keys(),
+    ...(RANKING.contextAlone ? context.keys() : []),
+    ...vectors.keys(),
+  ]);
+  const out: { id: string; score: number }[] = [];
+  for (const slot of candidates) {
+    const d = index.doc(slot);
+    let s = (own.get(slot) ?? 0) + (context.get(slot) ?? 0);
+    s += RANKING.vector * top * (vectors.get(slot) ?? 0);
+    if (named.has(d.authorId)) s *= 1 + RANKING.namedAuthor;
+    if (r.window && d.at >= r.window.since && d.at < r.window.until) s *= 1 + RANKING.inWindow;
+    if (s > 0) out.push({ id: d.id, score: s / top });
+  }
+  return out.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id)).slice(0, o.limit);
+}

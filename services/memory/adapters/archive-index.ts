@@ -1,0 +1,181 @@
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { LexicalIndex, type LexicalDoc } from '@dirigent/memory-domain';
+import { ms, sql, type Row } from './postgres/sql';
+
+/** Rows read per query while loading a guild (the event loop breathes between pages). */
+const PAGE = 10_000;
+/** Rows another replica may commit out of sequence order are looked for this far back. */
+const LOOKBACK = 2_000;
+/** How often a guild's index looks for rows it did not write itself (other replicas). */
+const CATCH_UP_MS = 1_000;
+
+interface GuildIndex {
+  index: LexicalIndex;
+  ready: boolean;
+  loaded: Promise<void>;
+  /** Written or deleted while the load was reading: applied once it is done. */
+  added: LexicalDoc[];
+  removed: Set<string>;
+  lastSeq: number;
+  caughtUpAt: number;
+  catchingUp?: Promise<void>;
+}
+
+export const lexicalDoc = (r: Row): LexicalDoc => ({
+  id: r.message_id,
+  text: r.content,
+  at: ms(r.created_at)!,
+  channelId: r.channel_id,
+  authorId: r.author_id,
+  authorName: r.author_name ?? undefined,
+});
+
+/**
+ * The archive's lexical index: one {@link LexicalIndex} per guild in this process, loaded
+ * from Postgres in pages when the service starts (every guild, in the background) or on a
+ * guild's first search, then kept in step by the ingest (each committed batch) and by
+ * deletions and forgets. A search that arrives while its guild is still loading is told
+ * so (and uses Postgres full text meanwhile), so the first search after a start answers
+ * at once. Rows written by another replica are picked up within a second; a row deleted
+ * by one is filtered when hits are read back from the table.
+ */
+@Injectable()
+export class ArchiveIndex implements OnApplicationBootstrap {
+  private readonly log = new Logger('memory:archive-index');
+  private readonly guilds = new Map<string, GuildIndex>();
+
+  constructor(private readonly em: EntityManager) {}
+
+  onApplicationBootstrap(): void {
+    void this.loadAll().catch((e: Error) =>
+      this.log.warn(`archive index not preloaded: ${e.message}`),
+    );
+  }
+
+  /**
+   * The guild's index once loaded (waiting at most `waitMs` for a load under way); null
+   * while it is still loading.
+   */
+  async get(guildId: string, waitMs: number): Promise<LexicalIndex | null> {
+    const g = this.guild(guildId);
+    if (!g.ready) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        g.loaded,
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs))),
+      ]);
+      clearTimeout(timer);
+      if (!g.ready) return null;
+    }
+    if (Date.now() - g.caughtUpAt > CATCH_UP_MS && !g.catchingUp) {
+      g.caughtUpAt = Date.now();
+      g.catchingUp = this.catchUp(guildId, g)
+        .catch((e: Error) => this.log.warn(`archive index catch-up failed: ${e.message}`))
+        .finally(() => (g.catchingUp = undefined));
+    }
+    return g.index;
+  }
+
+  /** Messages just committed (a guild not loaded in this process loads them from the table). */
+  add(guildId: string, rows: Row[]): void {
+    const g = this.guilds.get(guildId);
+    if (!g) return;
+    for (const r of rows) {
+      const d = lexicalDoc(r);
+      if (g.ready) g.index.add(d);
+      else g.added.push(d);
+      if (r.seq !== undefined) g.lastSeq = Math.max(g.lastSeq, Number(r.seq));
+    }
+  }
+
+  /** Messages deleted (or forgotten): gone from the index at once. */
+  remove(guildId: string, messageIds: readonly string[]): void {
+    const g = this.guilds.get(guildId);
+    if (!g) return;
+    for (const id of messageIds) {
+      g.index.remove(id);
+      if (!g.ready) g.removed.add(id);
+    }
+  }
+
+  private guild(guildId: string): GuildIndex {
+    let g = this.guilds.get(guildId);
+    if (!g) {
+      const fresh: GuildIndex = {
+        index: new LexicalIndex(),
+        ready: false,
+        loaded: Promise.resolve(),
+        added: [],
+        removed: new Set(),
+        lastSeq: 0,
+        caughtUpAt: Date.now(),
+      };
+      fresh.loaded = this.load(guildId, fresh).catch((e: Error) => {
+        this.log.warn(`archive index of ${guildId} not loaded: ${e.message}`);
+        this.guilds.delete(guildId);
+      });
+      this.guilds.set(guildId, fresh);
+      g = fresh;
+    }
+    return g;
+  }
+
+  private async loadAll(): Promise<void> {
+    const rows = await sql(
+      this.em.fork(),
+      `select guild_id from memory_dossier group by guild_id order by max(last_seen_at) desc`,
+    );
+    for (const r of rows) await this.guild(r.guild_id as string).loaded;
+  }
+
+  private async load(guildId: string, g: GuildIndex): Promise<void> {
+    const t0 = Date.now();
+    for (;;) {
+      const rows = await this.page(guildId, g.lastSeq, PAGE);
+      for (const r of rows) {
+        if (!g.removed.has(r.message_id)) g.index.add(lexicalDoc(r));
+        g.lastSeq = Math.max(g.lastSeq, Number(r.seq));
+      }
+      if (rows.length < PAGE) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    for (const d of g.added) if (!g.removed.has(d.id)) g.index.add(d);
+    for (const id of g.removed) g.index.remove(id);
+    g.added = [];
+    g.removed.clear();
+    g.ready = true;
+    g.caughtUpAt = Date.now();
+    this.log.log(`archive index of ${guildId}: ${g.index.size} messages in ${Date.now() - t0} ms`);
+  }
+
+  /** Rows committed by others since the last look: their ids first, then those it lacks. */
+  private async catchUp(guildId: string, g: GuildIndex): Promise<void> {
+    const seen = await sql(
+      this.em.fork(),
+      `select seq, message_id from memory_message where guild_id = ? and seq > ?
+       order by seq limit ?`,
+      [guildId, Math.max(0, g.lastSeq - LOOKBACK), LOOKBACK * 4],
+    );
+    const missing = seen.filter((r) => !g.index.has(r.message_id)).map((r) => r.message_id);
+    for (const r of seen) g.lastSeq = Math.max(g.lastSeq, Number(r.seq));
+    if (!missing.length) return;
+    const rows = await sql(
+      this.em.fork(),
+      `select seq, message_id, channel_id, author_id, author_name, content, created_at
+       from memory_message where guild_id = ?
+       and message_id in (select jsonb_array_elements_text(?::jsonb))`,
+      [guildId, JSON.stringify(missing)],
+    );
+    for (const r of rows) g.index.add(lexicalDoc(r));
+  }
+
+  private page(guildId: string, afterSeq: number, limit: number): Promise<Row[]> {
+    return sql(
+      this.em.fork(),
+      `select seq, message_id, channel_id, author_id, author_name, content, created_at
+       from memory_message where guild_id = ? and seq > ? order by seq limit ?`,
+      [guildId, afterSeq, limit],
+    );
+  }
+}
