@@ -77,10 +77,12 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     return g.index;
   }
 
-  /** Messages just committed (a guild not loaded in this process loads them from the table). */
+  /**
+   * Messages just committed. A guild this process has not indexed yet starts loading (its
+   * rows are in the table by now), so that its first search finds the index ready.
+   */
   add(guildId: string, rows: Row[]): void {
-    const g = this.guilds.get(guildId);
-    if (!g) return;
+    const g = this.guild(guildId);
     for (const r of rows) {
       const d = lexicalDoc(r);
       if (g.ready) g.index.add(d);

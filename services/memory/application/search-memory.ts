@@ -31,10 +31,12 @@ const CANDIDATES = 50;
 const INDEX_WAIT_MS = 100;
 /**
  * How much each list counts in the fusion. The archive's own ranking (BM25, context,
- * names, dates, vectors: `rankMessages`) leads; the other layers' lists follow it, so that
- * their best items come after the archive's best few, not between them.
+ * names, dates, vectors: `rankMessages`) leads. The other layers follow: an epoch summary
+ * or a fact first by both its words and its vector ranks with the archive's 16th, so the
+ * messages themselves fill the first places (a summary's generic words — "messages",
+ * "starting" — otherwise beat the message that answers).
  */
-const WEIGHTS = { archive: 1, layer: 0.7, trigram: 0.5, names: 0.5, vector: 0.5 };
+const WEIGHTS = { archive: 1, layer: 0.5, trigram: 0.5, names: 0.5, vector: 0.3 };
 
 const ranked = (rows: Row[], layer: SearchLayer): RankedList =>
   rows.map((r) => ({ key: `${layer}:${r.id}`, at: ms(r.created_at) ?? 0 }));

@@ -1,0 +1,164 @@
+import type { INestApplication } from '@nestjs/common';
+import { MikroORM } from '@mikro-orm/postgresql';
+import {
+  subject,
+  Subjects,
+  type MemorySearchResult,
+  type MessageCreated,
+} from '@dirigent/contracts';
+import { epochTimerKey } from '@dirigent/memory-domain';
+import type { Messaging } from '@dirigent/messaging';
+import { migrate } from '@dirigent/persistence';
+import { startServiceApp } from '@dirigent/service-kit';
+import { DurableTimers } from '@dirigent/timers';
+import { snowflake, testDatabaseUrl, testNatsUrl, waitFor } from '@dirigent/testing';
+import { MemoryService } from '../../services/memory/memory.module';
+import { msSince, percentile, round, type BenchResult } from '../stats';
+import { OkapiBm25, recallAt } from './okapi';
+import { recallCorpus, SHAPES } from './recall-corpus';
+
+/**
+ * Corpora asked in one run, so that no one draw or shape decides: three guilds of a dozen
+ * people in five channels, and ten conversations of two friends (each its own guild).
+ */
+const RUNS = [
+  ...[11, 12, 13].map((seed) => ({ seed, shape: 'guild' as const })),
+  ...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((seed) => ({ seed, shape: 'pair' as const })),
+];
+
+/**
+ * Recall on the generated corpus of `recall-corpus.ts`: each seed's conversations go
+ * through JetStream into a fresh guild as Discord `message.created` events (speaker as
+ * `authorName`, the sessions' dates as `createdAt`), then every question is asked of
+ * `dirigent.memory.search` (`k: 10`, all layers) and of plain Okapi BM25 over the same
+ * messages prefixed with their speakers' names. Prints recall@5/@10 of both, their ratio,
+ * recall@10 by shape and by kind of question, and the search latency while it runs.
+ */
+export async function benchRecall(messaging: Messaging): Promise<BenchResult> {
+  const embedder = process.env.DIRIGENT_MEMORY_EMBEDDER ?? 'local';
+  await migrate(testDatabaseUrl());
+  const { app } = await startServiceApp(MemoryService, {
+    ...process.env,
+    NATS_URL: testNatsUrl(),
+    DATABASE_URL: testDatabaseUrl(),
+    MEMORY_PORT: '0',
+    LOG_LEVEL: 'error',
+    DIRIGENT_MEMORY_EMBEDDER: embedder,
+  });
+  const ours: string[][] = [];
+  const anchor: string[][] = [];
+  const evidence: string[][] = [];
+  const kinds = new Map<string, { n: number; ours: number; bm25: number }>();
+  const latencies: number[] = [];
+  let messages = 0;
+  try {
+    for (const { seed, shape } of RUNS) {
+      const now = Date.now();
+      const c = recallCorpus(seed, now, SHAPES[shape]);
+      // Discord ids of this guild's messages: distinct from every other run's.
+      const base = BigInt(now) * 1_000_000n;
+      const ids = new Map(c.messages.map((m) => [m.messageId, String(base + BigInt(m.messageId))]));
+      const guildId = await ingest(app, messaging, c, ids);
+      messages += c.messages.length;
+      const bm25 = new OkapiBm25(
+        c.messages.map((m) => ({ id: m.messageId, speaker: c.people[m.author], text: m.content })),
+      );
+      for (const q of c.questions) {
+        const t = process.hrtime.bigint();
+        const r = await messaging.request<MemorySearchResult>(
+          Subjects.memory.search,
+          { guildId, query: q.text, k: 10 },
+          10_000,
+        );
+        latencies.push(msSince(t));
+        if (!r.ok) throw new Error(`search failed: ${r.error.message}`);
+        const got = r.data.hits.flatMap((h) => (h.messageId ? [h.messageId] : []));
+        const base = bm25.search(q.text, 10).map((id) => ids.get(id)!);
+        const ev = q.evidence.map((id) => ids.get(id)!);
+        ours.push(got);
+        anchor.push(base);
+        evidence.push(ev);
+        for (const kind of [q.kind, shape]) {
+          const k = kinds.get(kind) ?? { n: 0, ours: 0, bm25: 0 };
+          k.n++;
+          if (got.some((id) => ev.includes(id))) k.ours++;
+          if (base.some((id) => ev.includes(id))) k.bm25++;
+          kinds.set(kind, k);
+        }
+      }
+    }
+  } finally {
+    await app.close();
+  }
+  const at = (lists: string[][], k: number) => round(recallAt(lists, evidence, k), 3);
+  const result: BenchResult = {
+    recall_corpus: `${RUNS.length} guilds, ${messages} messages, ${evidence.length} questions`,
+    recall_at_5_dirigent: at(ours, 5),
+    recall_at_5_bm25: at(anchor, 5),
+    recall_at_5_ratio: round(at(ours, 5) / at(anchor, 5), 2),
+    recall_at_10_dirigent: at(ours, 10),
+    recall_at_10_bm25: at(anchor, 10),
+    recall_at_10_ratio: round(at(ours, 10) / at(anchor, 10), 2),
+    recall_search_p50_ms: round(percentile(latencies, 50), 1),
+    recall_search_p95_ms: round(percentile(latencies, 95), 1),
+  };
+  for (const [kind, k] of kinds) {
+    result[`recall_at_10_${kind.replace(/-/g, '_')}`] =
+      `${round(k.ours / k.n, 2)} vs BM25 ${round(k.bm25 / k.n, 2)} (${k.n} questions)`;
+  }
+  return result;
+}
+
+/** Publishes one corpus into a new guild and waits until the archive holds all of it. */
+async function ingest(
+  app: INestApplication,
+  messaging: Messaging,
+  c: ReturnType<typeof recallCorpus>,
+  ids: Map<string, string>,
+): Promise<string> {
+  const guildId = snowflake();
+  const channels = Array.from({ length: c.channels }, () => snowflake());
+  const authors = c.people.map(() => snowflake());
+  const events: MessageCreated[] = c.messages.map((m) => ({
+    guildId,
+    channelId: channels[m.channel],
+    messageId: ids.get(m.messageId)!,
+    authorId: authors[m.author],
+    authorName: c.people[m.author],
+    authorIsBot: false,
+    content: m.content,
+    createdAt: new Date(m.at).toISOString(),
+  }));
+  for (let i = 0; i < events.length; i += 500) {
+    await Promise.all(
+      events
+        .slice(i, i + 500)
+        .map((data) =>
+          messaging.publishEvent(
+            subject.discordEvent(guildId, data.channelId, 'message.created'),
+            'message.created',
+            data,
+            { id: `discord:${data.messageId}` },
+          ),
+        ),
+    );
+  }
+  const connection = app.get(MikroORM).em.getConnection();
+  await waitFor(
+    async () => {
+      const [row] = await connection.execute<{ count: string }[]>(
+        'select count(*) from memory_message where guild_id = ?',
+        [guildId],
+      );
+      return Number(row.count) >= events.length;
+    },
+    300_000,
+    250,
+    'recall corpus ingested',
+  );
+  // Epochs close as they would (their gap is long past): the timers are cancelled
+  // afterwards so that they do not stay in the machine's NATS.
+  const timers = await DurableTimers.open(messaging, 'memory');
+  for (const ch of channels) await timers.cancel(epochTimerKey(guildId, ch));
+  return guildId;
+}
