@@ -4,6 +4,7 @@
  */
 import 'reflect-metadata';
 import { benchChannelLoad } from './channel-load.bench';
+import { benchCommunitySoak } from './community-soak';
 import { benchCoordinatorReplicas } from './coordinator-replicas.bench';
 import { benchDiscordIngest } from './discord-ingest.bench';
 import { benchFoundation } from './foundation.bench';
@@ -24,6 +25,7 @@ const suites: [string, () => Promise<BenchResult>][] = [
   ['llm-gateway', benchLlmGateway],
   ['router', benchRouter],
   ['memory', benchMemory],
+  ['community-soak', benchCommunitySoak],
 ];
 
 async function main() {

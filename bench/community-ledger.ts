@@ -1,0 +1,137 @@
+/**
+ * What the community soak counts, from the local Discord's messages and the router's events:
+ * explicit mentions answered, the longest run of bot messages without a human one, follow-ups
+ * lost or doubled, and the router's decision latency without a model call.
+ */
+import type { RouterDecision, RouterFollowupEvent } from '@dirigent/contracts';
+import { percentile, round } from './stats';
+
+interface Mention {
+  channelId: string;
+  messageId: string;
+  agent: string;
+  at: number;
+  answeredAt?: number;
+}
+
+interface Followup {
+  scheduled?: RouterFollowupEvent;
+  fired: number;
+  aborted: number;
+  decisions: number;
+}
+
+/** Counts as the soak runs; `report` at the end. */
+export class CommunityLedger {
+  messages = 0;
+  humanMessages = 0;
+  botMessages = 0;
+  private readonly mentions: Mention[] = [];
+  private readonly botRun = new Map<string, number>();
+  longestBotRun = 0;
+  private readonly longRuns: string[] = [];
+  private readonly followups = new Map<string, Followup>();
+  private readonly modelFreeMs: number[] = [];
+  private readonly allMs: number[] = [];
+  decisions = 0;
+  burstsStopped = 0;
+
+  /** A human message; `agents` are the agents it mentions explicitly. */
+  human(channelId: string, messageId: string, agents: string[], at: number): void {
+    this.messages++;
+    this.humanMessages++;
+    this.botRun.set(channelId, 0);
+    for (const agent of agents) this.mentions.push({ channelId, messageId, agent, at });
+  }
+
+  /** A message of an agent (its webhook's name). */
+  bot(channelId: string, agent: string, at: number): void {
+    this.messages++;
+    this.botMessages++;
+    const run = (this.botRun.get(channelId) ?? 0) + 1;
+    this.botRun.set(channelId, run);
+    if (run > this.longestBotRun) this.longestBotRun = run;
+    if (run > 3 && this.longRuns.length < 5) this.longRuns.push(`${channelId}:${agent}:${run}`);
+    for (const m of this.mentions) {
+      if (m.answeredAt === undefined && m.channelId === channelId && m.agent === agent)
+        m.answeredAt = at;
+    }
+  }
+
+  /** A decision; a reaction to a mention answers it too (not silent, no message). */
+  decision(d: RouterDecision): void {
+    if (d.reaction && d.inboundMessageId) {
+      const m = this.mentions.find(
+        (x) => x.messageId === d.inboundMessageId && x.agent === d.agentId,
+      );
+      if (m && m.answeredAt === undefined) m.answeredAt = Date.now();
+    }
+    this.decisions++;
+    this.allMs.push(d.latencyMs);
+    if (!d.models.length) this.modelFreeMs.push(d.latencyMs);
+    if (d.trigger === 'self-followup' && d.followupId) this.followup(d.followupId).decisions++;
+  }
+
+  followupEvent(e: RouterFollowupEvent): void {
+    const f = this.followup(e.followupId);
+    if (e.status === 'scheduled') f.scheduled = e;
+    else if (e.status === 'fired') f.fired++;
+    else f.aborted++;
+  }
+
+  private followup(id: string): Followup {
+    let f = this.followups.get(id);
+    if (!f) {
+      f = { fired: 0, aborted: 0, decisions: 0 };
+      this.followups.set(id, f);
+    }
+    return f;
+  }
+
+  /**
+   * Mentions made before `answeredBy` count (later ones may still be on their way);
+   * follow-ups due before `settledBy` must have settled once.
+   */
+  report(answeredBy: number, settledBy: number): Record<string, number | string> {
+    const due = this.mentions.filter((m) => m.at <= answeredBy);
+    const answered = due.filter((m) => m.answeredAt !== undefined);
+    const waits = answered.map((m) => m.answeredAt! - m.at);
+    const unanswered = due.filter((m) => m.answeredAt === undefined);
+    let lost = 0;
+    let doubled = 0;
+    let scheduled = 0;
+    let fired = 0;
+    for (const f of this.followups.values()) {
+      if (!f.scheduled || Date.parse(f.scheduled.dueAt) > settledBy) continue;
+      scheduled++;
+      fired += f.fired ? 1 : 0;
+      const settled = f.fired + f.aborted;
+      if (settled === 0 || (f.fired > 0 && f.decisions === 0)) lost++;
+      if (settled > 1 || f.decisions > 1) doubled++;
+    }
+    return {
+      messages: this.messages,
+      humanMessages: this.humanMessages,
+      botMessages: this.botMessages,
+      mentions: due.length,
+      mentionsAnsweredPct: due.length ? round((100 * answered.length) / due.length, 2) : 100,
+      mentionAnswerP50Ms: round(percentile(waits, 50)),
+      mentionAnswerP99Ms: round(percentile(waits, 99)),
+      unansweredExamples: unanswered
+        .slice(0, 5)
+        .map((m) => `${m.channelId}:${m.agent}@${new Date(m.at).toISOString()}`)
+        .join(' '),
+      longestBotChain: this.longestBotRun,
+      longBotChainExamples: this.longRuns.join(' '),
+      decisions: this.decisions,
+      decisionModelFreeP50Ms: round(percentile(this.modelFreeMs, 50), 2),
+      decisionModelFreeP99Ms: round(percentile(this.modelFreeMs, 99), 2),
+      decisionAllP99Ms: round(percentile(this.allMs, 99), 2),
+      followupsDue: scheduled,
+      followupsFired: fired,
+      followupsLost: lost,
+      followupsDoubled: doubled,
+      burstsStopped: this.burstsStopped,
+    };
+  }
+}

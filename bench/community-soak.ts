@@ -1,0 +1,161 @@
+/**
+ * The community soak (part of `npm run bench`, or alone: `npm run bench -- community-soak`):
+ * the five services with five built-in agents (Dit, Ada, Basil, Clio and the orchestrator
+ * Molt) and three scripted people in ten channels of the local Discord, on the offline
+ * model, until the channels hold `COMMUNITY_SOAK_MESSAGES` (10,000) messages, while the
+ * router (a child process) is SIGKILLed every `COMMUNITY_SOAK_KILL_EVERY_S` (60) seconds
+ * and restarted at once. Reports the share of explicit mentions answered, the longest run
+ * of bot messages without a human one, dead letters, the router's decision latency without
+ * a model call, memory's and the router's consumer lag, and follow-ups lost or doubled.
+ *
+ *   COMMUNITY_SOAK_MESSAGES=1500 COMMUNITY_SOAK_KILL_EVERY_S=30 npm run bench -- community-soak
+ *   (also COMMUNITY_SOAK_HUMAN_INTERVAL_MS, 250: the pause between two people's messages;
+ *   COMMUNITY_SOAK_MAX_MINUTES, 90: a bound on the run)
+ */
+import { Durables, Streams, Subjects, type Envelope } from '@dirigent/contracts';
+import type { FakeMessage } from '@dirigent/discord-fake';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import { NatsClient } from '@dirigent/messaging';
+import { seededRandom } from '@dirigent/router-domain';
+import { CommunityLedger } from './community-ledger';
+import { AGENTS, startCommunityWorld } from './community-world';
+import { sleep, soakLog } from './soak-processes';
+import type { BenchResult } from './stats';
+
+const CHANNELS = 10;
+/** After the people stop: time for the last answers and follow-ups, without kills. */
+const GRACE_MS = 45_000;
+
+function env(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  const n = raw === undefined ? fallback : Number(raw);
+  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number ≥ ${min}`);
+  return n;
+}
+
+const TOPICS = ['pizza', 'the release', 'rust', 'the hike', 'board games', 'coffee', 'jazz'];
+const TEMPLATES: ((t: string) => string)[] = [
+  (t) => `what do you all think about ${t}?`,
+  (t) => `remember when we argued about ${t} last time?`,
+  (t) => `honestly ${t} is overrated, fight me`,
+  (t) => `lol ${t} again`,
+  (t) => `I was reading about ${t} this morning, it was better than I expected`,
+  (t) => `no way, ${t} is better than that`,
+  (t) => `ok ${t}`,
+];
+
+/** A person's next message: a mention of an agent by name every fourth message. */
+function line(i: number): { text: string; mentions: string[] } {
+  const r = seededRandom(`community-${i}`);
+  const topic = TOPICS[Math.floor(r() * TOPICS.length)];
+  const text = TEMPLATES[Math.floor(r() * TEMPLATES.length)](topic);
+  if (i % 4 !== 0) return { text, mentions: [] };
+  const agent = AGENTS[(i / 4) % AGENTS.length];
+  return { text: `${agent.name}, ${text}`, mentions: [agent.id] };
+}
+
+/** Pending (not yet acknowledged) messages of a durable consumer. */
+async function lagOf(jsm: JetStreamManager, durable: string) {
+  const info = await jsm.consumers.info(Streams.discordEvents, durable).catch(() => null);
+  return info ? info.num_pending + info.num_ack_pending : 0;
+}
+
+export async function benchCommunitySoak(): Promise<BenchResult> {
+  const target = env('COMMUNITY_SOAK_MESSAGES', 10_000, 10);
+  const killEveryS = env('COMMUNITY_SOAK_KILL_EVERY_S', 60, 0);
+  const intervalMs = env('COMMUNITY_SOAK_HUMAN_INTERVAL_MS', 250, 0);
+  const maxMs = env('COMMUNITY_SOAK_MAX_MINUTES', 90, 1) * 60_000;
+  const world = await startCommunityWorld(CHANNELS);
+  const { discord, router } = world;
+  const ledger = new CommunityLedger();
+  const channels = new Set(world.channelIds);
+  const agentByName = new Map<string, string>(
+    AGENTS.flatMap((a) => [
+      [a.name.toLowerCase(), a.id],
+      [a.id, a.id],
+    ]),
+  );
+  const client = await NatsClient.connect({ url: world.nats.url, name: 'community-soak' });
+  const { nc, jsm } = client;
+  const lag = { memoryMax: 0, routerMax: 0, memoryEnd: 0, routerEnd: 0 };
+  let running = true;
+  try {
+    discord.on('messageCreated', (m: FakeMessage) => {
+      if (!channels.has(m.channelId) || !m.webhookId) return;
+      const name = (
+        m.webhookUsername ??
+        discord.webhooks.get(m.webhookId)?.name ??
+        ''
+      ).toLowerCase();
+      ledger.bot(m.channelId, agentByName.get(name) ?? name, Date.now());
+    });
+    nc.subscribe(Subjects.router.evtAll, {
+      callback: (_e, msg) => {
+        const env = msg.json<Envelope<any>>();
+        if (msg.subject.endsWith('.decision')) ledger.decision(env.data);
+        else if (msg.subject.endsWith('.followup')) ledger.followupEvent(env.data);
+        else if (msg.subject.endsWith('.burst-stopped')) ledger.burstsStopped++;
+      },
+    });
+    const sampler = (async () => {
+      while (running) {
+        const [memory, routerLag] = await Promise.all([
+          lagOf(jsm, Durables.memoryDiscordEvents),
+          lagOf(jsm, Durables.routerDiscordEvents),
+        ]);
+        lag.memoryMax = Math.max(lag.memoryMax, memory);
+        lag.routerMax = Math.max(lag.routerMax, routerLag);
+        lag.memoryEnd = memory;
+        lag.routerEnd = routerLag;
+        await sleep(2000);
+      }
+    })();
+    soakLog(
+      `community soak: ${CHANNELS} channels, ${AGENTS.length} agents, target ${target} messages, SIGKILL every ${killEveryS} s`,
+    );
+    const started = Date.now();
+    let nextKill = killEveryS > 0 ? started + killEveryS * 1000 : Infinity;
+    let restarts = 0;
+    for (let i = 0; ledger.messages < target && Date.now() - started < maxMs; i++) {
+      const channelId = world.channelIds[i % CHANNELS];
+      const { text, mentions } = line(i);
+      const at = Date.now();
+      const m = discord.postMessage({ channelId, authorId: world.humanIds[i % 3], content: text });
+      ledger.human(channelId, m.id, mentions, at);
+      await sleep(intervalMs);
+      if (Date.now() >= nextKill) {
+        await router.kill('SIGKILL');
+        await router.start();
+        restarts++;
+        nextKill = Date.now() + killEveryS * 1000;
+        if (restarts % 5 === 0)
+          soakLog(`kill ${restarts}: ${ledger.messages} messages, ${ledger.decisions} decisions`);
+      }
+    }
+    const stoppedAt = Date.now();
+    soakLog(`people stopped at ${ledger.messages} messages; ${GRACE_MS / 1000} s of grace`);
+    await sleep(GRACE_MS);
+    running = false;
+    await sampler;
+    const dead = await jsm.streams.info(Streams.deadLetter).catch(() => null);
+    const minutes = (stoppedAt - started) / 60_000;
+    return {
+      ...ledger.report(stoppedAt, stoppedAt + GRACE_MS - 15_000),
+      minutes: Math.round(minutes * 10) / 10,
+      messagesPerMinute: Math.round(ledger.messages / minutes),
+      routerKills: router.kills,
+      deadLetters: dead?.state.messages ?? 0,
+      memoryLagMax: lag.memoryMax,
+      memoryLagEnd: lag.memoryEnd,
+      routerLagMax: lag.routerMax,
+      routerLagEnd: lag.routerEnd,
+    };
+  } catch (e) {
+    soakLog(`community soak failed: ${(e as Error).message}\n${router.tail()}`);
+    throw e;
+  } finally {
+    running = false;
+    await client.close().catch(() => undefined);
+    await world.stop();
+  }
+}
