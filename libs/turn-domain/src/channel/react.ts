@@ -78,6 +78,254 @@ const clip = (text: string, max: number): string =>
 
 const seconds = (ms: number): string => `${Math.round(ms / 1000)} s`;
 
+type EventType = ChannelEvent['type'];
+type EventOf<T extends EventType> = Extract<ChannelEvent, { type: T }>;
+
+/** What one kind of event asks of the service, given the state right after it. */
+type Reactor<T extends EventType> = (
+  event: EventOf<T>,
+  state: ChannelState,
+  config: TurnDomainConfig,
+) => Effect[];
+
+/** A message as the moderator in the state's channel, or in `target`; none outside a guild. */
+function send(
+  state: ChannelState,
+  purpose: SendPurpose,
+  content: string,
+  target: { guildId: string | null; channelId: string } = state,
+  deleteAfterSend = false,
+): Effect[] {
+  return target.guildId === null
+    ? []
+    : [
+        {
+          kind: 'send-message',
+          purpose,
+          guildId: target.guildId,
+          channelId: target.channelId,
+          content,
+          deleteAfterSend,
+        },
+      ];
+}
+
+/** Arms (or re-arms) the speaker timeout of a turn, when the configuration has one. */
+function speakerTimer(state: ChannelState, config: TurnDomainConfig, turnId: string): Effect[] {
+  return config.speakerTimeoutMs > 0
+    ? [
+        {
+          kind: 'schedule',
+          key: speakerTimerKey(turnId),
+          afterMs: config.speakerTimeoutMs,
+          channelId: state.channelId,
+          command: { type: 'SpeakerTimeout', data: { turnId } },
+        },
+      ]
+    : [];
+}
+
+function cancelSpeakerTimer(config: TurnDomainConfig, turnId: string): Effect[] {
+  return config.speakerTimeoutMs > 0 ? [{ kind: 'cancel', key: speakerTimerKey(turnId) }] : [];
+}
+
+const cancelDeliveryTimer = (turnId: string): Effect => ({
+  kind: 'cancel',
+  key: deliveryTimerKey(turnId),
+});
+
+const nothing = (): Effect[] => [];
+
+/** The speaker's timer, then the grant as a NATS event, a Discord ping, or both. */
+const turnGranted: Reactor<'TurnGranted'> = ({ data: d }, state, config) => {
+  const { guildId, channelId } = state;
+  if (guildId === null) return [];
+  const effects: Effect[] = speakerTimer(state, config, d.turnId);
+  if (state.wakeMode !== 'discord') {
+    effects.push({
+      kind: 'publish-granted',
+      guildId,
+      channelId,
+      agentId: d.agentId,
+      turnId: d.turnId,
+      cycle: d.cycle,
+      reason: d.reason,
+    });
+  }
+  if (state.wakeMode !== 'granted') {
+    const ping = `<@${d.discordUserId}> ${config.scheduleIdentifier}`;
+    effects.push(...send(state, 'schedule-identifier', ping, state, true));
+  }
+  return effects;
+};
+
+const deliveryWaitStarted: Reactor<'DeliveryWaitStarted'> = ({ data }, state) => [
+  {
+    kind: 'schedule',
+    key: deliveryTimerKey(data.turnId),
+    afterMs: data.timeoutMs,
+    channelId: state.channelId,
+    command: { type: 'DeliveryTimeout', data: { turnId: data.turnId } },
+  },
+];
+
+/** `DeliveryConfirmed` and `DeliveryWaitCancelled`: the wait is over. */
+const deliveryEnded = ({ data }: { data: { turnId: string } }): Effect[] => [
+  cancelDeliveryTimer(data.turnId),
+];
+
+/** Both timers go; a timeout or an admin's skip is said in the channel. */
+const turnSkipped: Reactor<'TurnSkipped'> = ({ data: d }, state, config) => {
+  const effects: Effect[] = [
+    cancelDeliveryTimer(d.turnId),
+    ...cancelSpeakerTimer(config, d.turnId),
+  ];
+  if (d.reason === 'speaker-timeout') {
+    const notice =
+      `${d.agentId} did not answer within ${seconds(config.speakerTimeoutMs)}; ` +
+      'passing the turn on.';
+    effects.push(...send(state, 'notice', notice));
+  } else if (d.reason === 'admin-advance') {
+    const by = d.requestedBy ? ` by ${d.requestedBy}` : '';
+    effects.push(...send(state, 'notice', `${d.agentId}'s turn was skipped${by}.`));
+  }
+  return effects;
+};
+
+const turnCancelled: Reactor<'TurnCancelled'> = ({ data }, _state, config) =>
+  data.phase === 'awaiting-delivery'
+    ? [cancelDeliveryTimer(data.turnId)]
+    : cancelSpeakerTimer(config, data.turnId);
+
+const turnCompleted: Reactor<'TurnCompleted'> = ({ data }, _state, config) =>
+  cancelSpeakerTimer(config, data.turnId);
+
+const deliveryTimedOut: Reactor<'DeliveryTimedOut'> = ({ data }, state) => [
+  {
+    kind: 'log',
+    level: 'warn',
+    message: 'delivery not confirmed in time; advancing anyway',
+    data: { channelId: state.channelId, ...data },
+  },
+];
+
+/** A speaker posting while its turn runs is alive: its silence counts anew. */
+const messageSeen: Reactor<'MessageSeen'> = ({ data }, state, config) => {
+  const turn = state.currentTurn;
+  const speakerPosted =
+    turn !== null &&
+    turn.phase === 'running' &&
+    data.tail !== null &&
+    data.authorId === turn.discordUserId;
+  const alive = speakerPosted ? speakerTimer(state, config, turn.turnId) : [];
+  switch (data.reaction) {
+    case 'none':
+      return alive;
+    case 'prompt-marker':
+      return [...alive, ...send(state, 'prompt-marker', config.multiMessagePromptMarker)];
+    case 'archived-notice': {
+      const notice = state.discussion ? config.discussionClosedNotice : config.archivedNotice;
+      return send(state, 'archived-notice', notice);
+    }
+    default:
+      return assertNever(data.reaction);
+  }
+};
+
+const discussionCreated: Reactor<'DiscussionCreated'> = ({ data }, state) =>
+  send(state, 'discussion-guide', data.guide);
+
+/** An open discussion's initiator is asked to sum up; a loop breaker pauses the channel. */
+const wentDormant: Reactor<'WentDormant'> = ({ data }, state) => {
+  const d = state.discussion;
+  if (data.reason === 'start') return [];
+  if (d?.status === 'open') {
+    const initiatorUser =
+      d.initiatorDiscordUserId ??
+      state.members.find((m) => m.agentId === d.initiatorAgentId)?.discordUserId ??
+      null;
+    const who = initiatorUser ? `<@${initiatorUser}>` : d.initiatorAgentId;
+    const why =
+      data.reason === 'loop-breaker'
+        ? `${data.cyclesWithoutHuman} rounds ran without a human.`
+        : 'Discussion is idle.';
+    const reminder = `${who} ${why} Please summarize and call discussion-complete.`;
+    return send(state, 'discussion-reminder', reminder);
+  }
+  if (data.reason !== 'loop-breaker') return [];
+  const notice =
+    `Pausing: ${data.cyclesWithoutHuman} rounds without a human message. ` +
+    'Send a message to continue.';
+  return [
+    ...send(state, 'notice', notice),
+    {
+      kind: 'log',
+      level: 'info',
+      message: 'loop breaker sent the channel dormant',
+      data: { channelId: state.channelId, ...data },
+    },
+  ];
+};
+
+/** The summary goes to the channel the discussion was started from. */
+const discussionArchived: Reactor<'DiscussionArchived'> = ({ data }, state) => {
+  const d = state.discussion;
+  if (d === null) return [];
+  const summary = data.summary ?? data.summaryPath ?? '';
+  const head = `Discussion <#${state.channelId}> is complete. Summary: `;
+  return send(state, 'discussion-summary', clip(head + summary, DISCORD_MESSAGE_MAX), {
+    guildId: d.callbackGuildId,
+    channelId: d.callbackChannelId,
+  });
+};
+
+const typingHoldStarted: Reactor<'TypingHoldStarted'> = ({ data }, state, config) => [
+  {
+    kind: 'schedule',
+    key: typingHoldTimerKey(state.channelId),
+    afterMs: config.typingHoldMs,
+    channelId: state.channelId,
+    command: { type: 'TypingHoldExpired', data: { until: data.until } },
+  },
+];
+
+const typingHoldEnded: Reactor<'TypingHoldEnded'> = (_event, state) => [
+  { kind: 'cancel', key: typingHoldTimerKey(state.channelId) },
+];
+
+/**
+ * One reactor per event type. The mapped type is the exhaustiveness check: a new event type
+ * without an entry here does not compile.
+ */
+const REACTORS: { readonly [T in EventType]: Reactor<T> } = {
+  TurnGranted: turnGranted,
+  DeliveryWaitStarted: deliveryWaitStarted,
+  DeliveryConfirmed: deliveryEnded,
+  DeliveryWaitCancelled: deliveryEnded,
+  TurnSkipped: turnSkipped,
+  TurnCancelled: turnCancelled,
+  TurnCompleted: turnCompleted,
+  DeliveryTimedOut: deliveryTimedOut,
+  MessageSeen: messageSeen,
+  DiscussionCreated: discussionCreated,
+  WentDormant: wentDormant,
+  DiscussionArchived: discussionArchived,
+  TypingHoldStarted: typingHoldStarted,
+  TypingHoldEnded: typingHoldEnded,
+  GrantHeld: nothing,
+  ChannelCreated: nothing,
+  ModeSet: nothing,
+  ShuffleOverrideSet: nothing,
+  WakeModeSet: nothing,
+  MembersRefreshed: nothing,
+  SpeakerListRebuilt: nothing,
+  TurnAnchorRecorded: nothing,
+  CycleCompleted: nothing,
+  Woke: nothing,
+  MultiMessageStarted: nothing,
+  MultiMessageEnded: nothing,
+};
+
 /**
  * The process manager of the turn hand-off: what the service must do, outside the
  * aggregate, because an event happened. Run it once per newly appended event (never on
@@ -95,215 +343,6 @@ export function reactToChannelEvent(
   stateAfter: ChannelState,
   config: TurnDomainConfig = DEFAULT_TURN_CONFIG,
 ): Effect[] {
-  const channelId = stateAfter.channelId;
-  const guildId = stateAfter.guildId;
-  const send = (
-    purpose: SendPurpose,
-    content: string,
-    target: { guildId: string | null; channelId: string } = { guildId, channelId },
-    deleteAfterSend = false,
-  ): Effect[] =>
-    target.guildId === null
-      ? []
-      : [
-          {
-            kind: 'send-message',
-            purpose,
-            guildId: target.guildId,
-            channelId: target.channelId,
-            content,
-            deleteAfterSend,
-          },
-        ];
-
-  const speakerTimer = (turnId: string): Effect[] =>
-    config.speakerTimeoutMs > 0
-      ? [
-          {
-            kind: 'schedule',
-            key: speakerTimerKey(turnId),
-            afterMs: config.speakerTimeoutMs,
-            channelId,
-            command: { type: 'SpeakerTimeout', data: { turnId } },
-          },
-        ]
-      : [];
-  const cancelSpeakerTimer = (turnId: string): Effect[] =>
-    config.speakerTimeoutMs > 0 ? [{ kind: 'cancel', key: speakerTimerKey(turnId) }] : [];
-
-  switch (event.type) {
-    case 'TurnGranted': {
-      const d = event.data;
-      if (guildId === null) return [];
-      const effects: Effect[] = [...speakerTimer(d.turnId)];
-      if (stateAfter.wakeMode !== 'discord') {
-        effects.push({
-          kind: 'publish-granted',
-          guildId,
-          channelId,
-          agentId: d.agentId,
-          turnId: d.turnId,
-          cycle: d.cycle,
-          reason: d.reason,
-        });
-      }
-      if (stateAfter.wakeMode !== 'granted') {
-        effects.push(
-          ...send(
-            'schedule-identifier',
-            `<@${d.discordUserId}> ${config.scheduleIdentifier}`,
-            undefined,
-            true,
-          ),
-        );
-      }
-      return effects;
-    }
-    case 'DeliveryWaitStarted':
-      return [
-        {
-          kind: 'schedule',
-          key: deliveryTimerKey(event.data.turnId),
-          afterMs: event.data.timeoutMs,
-          channelId,
-          command: { type: 'DeliveryTimeout', data: { turnId: event.data.turnId } },
-        },
-      ];
-    case 'DeliveryConfirmed':
-    case 'DeliveryWaitCancelled':
-      return [{ kind: 'cancel', key: deliveryTimerKey(event.data.turnId) }];
-    case 'TurnSkipped': {
-      const d = event.data;
-      const effects: Effect[] = [
-        { kind: 'cancel', key: deliveryTimerKey(d.turnId) },
-        ...cancelSpeakerTimer(d.turnId),
-      ];
-      if (d.reason === 'speaker-timeout') {
-        effects.push(
-          ...send(
-            'notice',
-            `${d.agentId} did not answer within ${seconds(config.speakerTimeoutMs)}; ` +
-              'passing the turn on.',
-          ),
-        );
-      } else if (d.reason === 'admin-advance') {
-        const by = d.requestedBy ? ` by ${d.requestedBy}` : '';
-        effects.push(...send('notice', `${d.agentId}'s turn was skipped${by}.`));
-      }
-      return effects;
-    }
-    case 'TurnCancelled':
-      return event.data.phase === 'awaiting-delivery'
-        ? [{ kind: 'cancel', key: deliveryTimerKey(event.data.turnId) }]
-        : cancelSpeakerTimer(event.data.turnId);
-    case 'TurnCompleted':
-      return cancelSpeakerTimer(event.data.turnId);
-    case 'DeliveryTimedOut':
-      return [
-        {
-          kind: 'log',
-          level: 'warn',
-          message: 'delivery not confirmed in time; advancing anyway',
-          data: { channelId, ...event.data },
-        },
-      ];
-    case 'MessageSeen': {
-      // The speaker posted while its turn runs: it is alive, so its silence counts anew.
-      const turn = stateAfter.currentTurn;
-      const speakerPosted =
-        turn !== null &&
-        turn.phase === 'running' &&
-        event.data.tail !== null &&
-        event.data.authorId === turn.discordUserId;
-      const alive = speakerPosted ? speakerTimer(turn.turnId) : [];
-      switch (event.data.reaction) {
-        case 'none':
-          return alive;
-        case 'prompt-marker':
-          return [...alive, ...send('prompt-marker', config.multiMessagePromptMarker)];
-        case 'archived-notice':
-          return send(
-            'archived-notice',
-            stateAfter.discussion ? config.discussionClosedNotice : config.archivedNotice,
-          );
-        default:
-          return assertNever(event.data.reaction);
-      }
-    }
-    case 'DiscussionCreated':
-      return send('discussion-guide', event.data.guide);
-    case 'WentDormant': {
-      const d = stateAfter.discussion;
-      if (event.data.reason === 'start') return [];
-      if (d?.status === 'open') {
-        const initiatorUser =
-          d.initiatorDiscordUserId ??
-          stateAfter.members.find((m) => m.agentId === d.initiatorAgentId)?.discordUserId ??
-          null;
-        const who = initiatorUser ? `<@${initiatorUser}>` : d.initiatorAgentId;
-        const why =
-          event.data.reason === 'loop-breaker'
-            ? `${event.data.cyclesWithoutHuman} rounds ran without a human.`
-            : 'Discussion is idle.';
-        return send(
-          'discussion-reminder',
-          `${who} ${why} Please summarize and call discussion-complete.`,
-        );
-      }
-      if (event.data.reason === 'loop-breaker') {
-        return [
-          ...send(
-            'notice',
-            `Pausing: ${event.data.cyclesWithoutHuman} rounds without a human message. ` +
-              'Send a message to continue.',
-          ),
-          {
-            kind: 'log',
-            level: 'info',
-            message: 'loop breaker sent the channel dormant',
-            data: { channelId, ...event.data },
-          },
-        ];
-      }
-      return [];
-    }
-    case 'DiscussionArchived': {
-      const d = stateAfter.discussion;
-      if (d === null) return [];
-      const summary = event.data.summary ?? event.data.summaryPath ?? '';
-      const head = `Discussion <#${channelId}> is complete. Summary: `;
-      return send('discussion-summary', clip(head + summary, DISCORD_MESSAGE_MAX), {
-        guildId: d.callbackGuildId,
-        channelId: d.callbackChannelId,
-      });
-    }
-    case 'TypingHoldStarted':
-      return [
-        {
-          kind: 'schedule',
-          key: typingHoldTimerKey(channelId),
-          afterMs: config.typingHoldMs,
-          channelId,
-          command: { type: 'TypingHoldExpired', data: { until: event.data.until } },
-        },
-      ];
-    case 'TypingHoldEnded':
-      return [{ kind: 'cancel', key: typingHoldTimerKey(channelId) }];
-    case 'GrantHeld':
-      return [];
-    case 'ChannelCreated':
-    case 'ModeSet':
-    case 'ShuffleOverrideSet':
-    case 'WakeModeSet':
-    case 'MembersRefreshed':
-    case 'SpeakerListRebuilt':
-    case 'TurnAnchorRecorded':
-    case 'CycleCompleted':
-    case 'Woke':
-    case 'MultiMessageStarted':
-    case 'MultiMessageEnded':
-      return [];
-    default:
-      return assertNever(event);
-  }
+  const react = REACTORS[event.type] as Reactor<EventType>;
+  return react(event, stateAfter, config);
 }
