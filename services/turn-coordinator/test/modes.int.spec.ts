@@ -138,7 +138,8 @@ describe('turn coordinator: modes, wake modes and members joining', () => {
     await waitFor(async () => (await h.channel(channelId)).awaitingDelivery, 10_000);
     await h.fake.post(h.guildId, channelId, human, 'actually, another question', false);
     await waitFor(() => grants.length === 2, 10_000);
-    expect(grants[1]).toMatchObject({ reason: 'wake', cycle: 2 });
+    // A wake from dormant: the first agent of the speaker list (the interrupted one) opens.
+    expect(grants[1]).toMatchObject({ reason: 'wake', cycle: 2, agentId: grants[0].agentId });
     expect((await h.channel(channelId)).awaitingDelivery).toBe(false);
   });
 

@@ -54,121 +54,180 @@ export function sentDuringTurn(messageId: string, turn: OpenTurn): boolean {
   return turn.grantedAt === null || sent === null || sent >= turn.grantedAt;
 }
 
+/** One observed message, classified once: what the steps of `observeMessage` read. */
+interface Observed {
+  readonly m: ObserveMessage['data'];
+  readonly content: string;
+  readonly kind: AuthorKind;
+  readonly authorAgent: string | null;
+  readonly human: boolean;
+  /** Unregistered bots and webhooks (feeds) are seen but move nothing, unless allow-listed. */
+  readonly inert: boolean;
+  readonly turn: OpenTurn | null;
+  readonly fromSpeaker: boolean;
+}
+
+function observed(m: ObserveMessage['data'], d: Draft): Observed {
+  const s = d.state;
+  const authorAgent = m.isWebhook ? null : authorAgentId(s, m);
+  const kind = authorKindOf(m, authorAgent);
+  const turn = s.currentTurn;
+  return {
+    m,
+    content: typeof m.content === 'string' ? m.content : '',
+    kind,
+    authorAgent,
+    human: kind === 'human',
+    inert: kind === 'bot' && !d.config.botAllowlist.includes(m.authorId),
+    turn,
+    fromSpeaker: turn !== null && m.authorId === turn.discordUserId,
+  };
+}
+
+function seen(d: Draft, o: Observed, reaction: 'none' | 'prompt-marker' | 'archived-notice') {
+  d.emit({
+    type: 'MessageSeen',
+    data: {
+      messageId: o.m.messageId,
+      authorId: o.m.authorId,
+      authorKind: o.kind,
+      agentId: o.kind === 'moderator' ? null : o.authorAgent,
+      tail: o.fromSpeaker ? contentTail(o.content, d.config.tailFingerprintLen) : null,
+      reaction,
+      ...(reaction === 'archived-notice' && d.at !== null ? { at: d.at } : {}),
+    },
+  });
+}
+
+/** The speaker's message ends its delivery wait when it carries the reply's tail. */
+function confirmIfDelivered(d: Draft, o: Observed, turn: OpenTurn): void {
+  if (turn.phase !== 'awaiting-delivery' || !matchesTail(o.content, turn.tailFingerprint ?? '')) {
+    return;
+  }
+  d.emit({
+    type: 'DeliveryConfirmed',
+    data: { turnId: turn.turnId, agentId: turn.agentId, messageId: o.m.messageId },
+  });
+  advance(d);
+}
+
+/**
+ * A message not newer than the last one seen: a redelivery — except the speaker's reply
+ * coming after a newer message (handled again after a failure, or Discord and the ingest
+ * delivering two authors' messages out of order): it still answers the turn.
+ */
+function observeOlder(d: Draft, o: Observed): Result {
+  const turn = o.turn;
+  if (turn === null || !o.fromSpeaker || !lateOwnMessage(d.state, turn, o.m.messageId)) {
+    return d.done();
+  }
+  seen(d, o, 'none');
+  confirmIfDelivered(d, o, turn);
+  return d.done();
+}
+
+/** An archived channel answers people with a notice, at most once per interval. */
+function observeArchived(d: Draft, o: Observed): Result {
+  const last = d.state.lastArchivedNoticeAt;
+  const due = last === null || d.at === null || d.at - last >= d.config.archivedNoticeIntervalMs;
+  seen(d, o, o.kind === 'moderator' || o.inert || !due ? 'none' : 'archived-notice');
+  return d.done();
+}
+
+/** In multi-message mode a person's end marker starts a fresh cycle; others are prompted. */
+function observeMultiMessage(d: Draft, o: Observed): Result {
+  if (o.human && containsMarker(o.content, d.config.multiMessageEndMarker)) {
+    seen(d, o, 'none');
+    d.emit({ type: 'MultiMessageEnded', data: { byMessageId: o.m.messageId } });
+    freshCycle(d, 'multi-message-end');
+  } else {
+    seen(d, o, o.human ? 'prompt-marker' : 'none');
+  }
+  return d.done();
+}
+
+/** The typing person posted: the grant they held goes out (to whom they named, if any). */
+function releaseTypingHold(
+  d: Draft,
+  held: ChannelState['heldGrant'],
+  turn: OpenTurn | null,
+  mentioned: string | null,
+): boolean {
+  d.emit({ type: 'TypingHoldEnded', data: { reason: 'message' } });
+  if (held === null || turn !== null) return false;
+  if (mentioned !== null) freshCycle(d, held.reason, mentioned);
+  else {
+    const p = nextMemberPosition(d.state, held.position);
+    if (p >= 0) grant(d, p, held.cycle, held.reason);
+    else freshCycle(d, held.reason);
+  }
+  return true;
+}
+
+/**
+ * During a delivery wait the speaker's message may confirm it; anyone else's interrupts it.
+ * The seed's rule: an interrupted wait is a wake from dormant, so the first agent of the
+ * speaker list (or the one a human named) takes the floor.
+ */
+function observeDuringDelivery(
+  d: Draft,
+  o: Observed,
+  turn: OpenTurn,
+  mentioned: string | null,
+): Result {
+  if (o.fromSpeaker) {
+    if (sentDuringTurn(o.m.messageId, turn)) confirmIfDelivered(d, o, turn);
+    return d.done();
+  }
+  d.emit({
+    type: 'DeliveryWaitCancelled',
+    data: {
+      turnId: turn.turnId,
+      agentId: turn.agentId,
+      byMessageId: o.m.messageId,
+      authorKind: o.kind,
+    },
+  });
+  wake(d, o.m.messageId, o.kind, mentioned);
+  return d.done();
+}
+
 export function observeMessage(cmd: ObserveMessage, d: Draft): Result {
   const m = cmd.data;
   if (blank(m.messageId)) return badRequest('messageId', 'messageId is required');
   if (typeof m.authorId !== 'string') return badRequest('authorId', 'authorId is required');
   const s = d.state;
   if (!isConversational(s.mode)) return d.done();
-  const content = typeof m.content === 'string' ? m.content : '';
-  const authorAgent = m.isWebhook ? null : authorAgentId(s, m);
-  const kind = authorKindOf(m, authorAgent);
-  // Unregistered bots and webhooks (feeds) are seen but move nothing, unless allow-listed.
-  const inert = kind === 'bot' && !d.config.botAllowlist.includes(m.authorId);
-  const turn = s.currentTurn;
-  const fromSpeaker = turn !== null && m.authorId === turn.discordUserId;
-  const seen = (reaction: 'none' | 'prompt-marker' | 'archived-notice'): void =>
-    d.emit({
-      type: 'MessageSeen',
-      data: {
-        messageId: m.messageId,
-        authorId: m.authorId,
-        authorKind: kind,
-        agentId: kind === 'moderator' ? null : authorAgent,
-        tail: fromSpeaker ? contentTail(content, d.config.tailFingerprintLen) : null,
-        reaction,
-        ...(reaction === 'archived-notice' && d.at !== null ? { at: d.at } : {}),
-      },
-    });
-  // Discord ids grow within a channel: anything not newer is a redelivery — except the
-  // speaker's reply coming after a newer message (handled again after a failure, or Discord
-  // and the ingest delivering two authors' messages out of order): it still answers the turn.
+  const o = observed(m, d);
+  // Discord ids grow within a channel: anything not newer is (almost always) a redelivery.
   if (s.lastMessageId !== null && compareSnowflakes(m.messageId, s.lastMessageId) <= 0) {
-    if (turn === null || !fromSpeaker || !lateOwnMessage(s, turn, m.messageId)) return d.done();
-    seen('none');
-    if (turn.phase === 'awaiting-delivery' && matchesTail(content, turn.tailFingerprint ?? '')) {
-      d.emit({
-        type: 'DeliveryConfirmed',
-        data: { turnId: turn.turnId, agentId: turn.agentId, messageId: m.messageId },
-      });
-      advance(d);
-    }
-    return d.done();
+    return observeOlder(d, o);
   }
-
   // Precedence: archived > multi-message > delivery wait / dormant / rotation.
-  if (s.tmState === 'archived') {
-    const last = s.lastArchivedNoticeAt;
-    const due = last === null || d.at === null || d.at - last >= d.config.archivedNoticeIntervalMs;
-    seen(kind === 'moderator' || inert || !due ? 'none' : 'archived-notice');
+  if (s.tmState === 'archived') return observeArchived(d, o);
+  if (o.kind === 'moderator') {
+    seen(d, o, 'none');
     return d.done();
   }
-  if (kind === 'moderator') {
-    seen('none');
-    return d.done();
-  }
-  const human = kind === 'human';
-  if (s.multiMessage) {
-    if (human && containsMarker(content, d.config.multiMessageEndMarker)) {
-      seen('none');
-      d.emit({ type: 'MultiMessageEnded', data: { byMessageId: m.messageId } });
-      freshCycle(d, 'multi-message-end');
-    } else {
-      seen(human ? 'prompt-marker' : 'none');
-    }
-    return d.done();
-  }
-  if (human && containsMarker(content, d.config.multiMessageStartMarker)) {
-    seen('none');
+  if (s.multiMessage) return observeMultiMessage(d, o);
+  if (o.human && containsMarker(o.content, d.config.multiMessageStartMarker)) {
+    seen(d, o, 'none');
     cancelOpenTurn(d, 'multi-message');
     d.emit({ type: 'MultiMessageStarted', data: { byMessageId: m.messageId } });
     return d.done();
   }
-  seen('none');
-  if (!isRotating(s.tmState) || inert) return d.done();
-  const mentioned = human ? mentionedSpeaker(s, m.mentions) : null;
-  if (human && s.typingHold !== null && s.typingHold.userId === m.authorId) {
-    const held = s.heldGrant;
-    d.emit({ type: 'TypingHoldEnded', data: { reason: 'message' } });
-    if (held !== null && turn === null) {
-      if (mentioned !== null) freshCycle(d, held.reason, mentioned);
-      else {
-        const p = nextMemberPosition(d.state, held.position);
-        if (p >= 0) grant(d, p, held.cycle, held.reason);
-        else freshCycle(d, held.reason);
-      }
-      return d.done();
-    }
+  seen(d, o, 'none');
+  if (!isRotating(s.tmState) || o.inert) return d.done();
+  const mentioned = o.human ? mentionedSpeaker(s, m.mentions) : null;
+  if (o.human && s.typingHold !== null && s.typingHold.userId === m.authorId) {
+    if (releaseTypingHold(d, s.heldGrant, o.turn, mentioned)) return d.done();
   }
-
-  if (turn?.phase === 'awaiting-delivery') {
-    if (fromSpeaker) {
-      if (sentDuringTurn(m.messageId, turn) && matchesTail(content, turn.tailFingerprint ?? '')) {
-        d.emit({
-          type: 'DeliveryConfirmed',
-          data: { turnId: turn.turnId, agentId: turn.agentId, messageId: m.messageId },
-        });
-        advance(d);
-      }
-      return d.done();
-    }
-    d.emit({
-      type: 'DeliveryWaitCancelled',
-      data: {
-        turnId: turn.turnId,
-        agentId: turn.agentId,
-        byMessageId: m.messageId,
-        authorKind: kind,
-      },
-    });
-    d.emit({ type: 'Woke', data: { byMessageId: m.messageId, authorKind: kind } });
-    freshCycle(d, 'wake', mentioned);
-    return d.done();
-  }
+  const turn = o.turn;
+  if (turn?.phase === 'awaiting-delivery') return observeDuringDelivery(d, o, turn, mentioned);
   if (turn !== null || d.state.heldGrant !== null) return d.done();
   // After the loop breaker only a person may restart the channel, or the bots would resume.
-  if (s.dormantReason === 'loop-breaker' && !human) return d.done();
-  wake(d, m.messageId, kind, mentioned);
+  if (s.dormantReason === 'loop-breaker' && !o.human) return d.done();
+  wake(d, m.messageId, o.kind, mentioned);
   return d.done();
 }
 

@@ -344,12 +344,48 @@ describe('turn-complete', () => {
     expect(w.state.currentTurn?.phase).toBe('awaiting-delivery');
   });
 
-  it('another message during the wait cancels it and the cycle continues after the speaker', () => {
+  it('a human message during the wait wakes the channel: the first speaker takes the floor', () => {
+    // Given bob's reply awaits delivery in a three-agent channel (alice passed)
     const w = three();
     w.human();
     w.pass();
     w.complete('bob', 'answer from bob');
+    // When a human writes before the reply shows up
     const { events } = w.ok(w.message(HUMAN, 'wait, one more thing'));
+    // Then the wait is cancelled and, as a wake from dormant, alice (first) opens a new cycle
+    expect(types(events)).toEqual(['MessageSeen', 'DeliveryWaitCancelled', 'Woke', 'TurnGranted']);
+    expect(events[1].data).toMatchObject({ agentId: 'bob', authorKind: 'human' });
+    expect(events[3].data).toMatchObject({
+      agentId: 'alice',
+      cycle: 2,
+      position: 0,
+      reason: 'wake',
+    });
+  });
+
+  it('the waiting speaker itself gets the floor first when it leads the list', () => {
+    // Given alice (first in the list) awaits delivery
+    const w = three();
+    w.human();
+    w.complete('alice', 'answer from alice');
+    // When a human interrupts
+    const { events } = w.ok(w.message(HUMAN, 'hold on'));
+    // Then the new cycle still starts at the list's first agent, not after the last speaker
+    expect(types(events)).toEqual(['MessageSeen', 'DeliveryWaitCancelled', 'Woke', 'TurnGranted']);
+    expect(events[3].data).toMatchObject({ agentId: 'alice', cycle: 2, position: 0 });
+  });
+
+  it('a human naming an agent during the wait gives that agent the floor', () => {
+    // Given bob's reply awaits delivery
+    const w = three();
+    w.human();
+    w.pass();
+    w.complete('bob', 'answer from bob');
+    // When a human interrupts naming carol
+    const msg = w.message(HUMAN, 'carol, what do you think?');
+    if (msg.type === 'ObserveMessage') msg.data.mentions = [CAROL.discordUserId];
+    const { events } = w.ok(msg);
+    // Then carol opens the new cycle and the rotation carries on from her
     expect(types(events)).toEqual([
       'MessageSeen',
       'DeliveryWaitCancelled',
@@ -357,14 +393,8 @@ describe('turn-complete', () => {
       'SpeakerListRebuilt',
       'TurnGranted',
     ]);
-    expect(events[1].data).toMatchObject({ agentId: 'bob', authorKind: 'human' });
     expect(events[3].data).toMatchObject({ speakers: [CAROL, ALICE, BOB] });
-    expect(events[4].data).toMatchObject({
-      agentId: 'carol',
-      cycle: 2,
-      position: 0,
-      reason: 'wake',
-    });
+    expect(events[4].data).toMatchObject({ agentId: 'carol', cycle: 2, position: 0 });
   });
 
   it('the delivery timeout advances anyway with a warning event', () => {
