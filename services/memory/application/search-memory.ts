@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MEMORY_SEARCH_K, type MemoryHit, type MemorySearchRequest } from '@dirigent/contracts';
 import {
-  contentWords,
   rankMessages,
   reciprocalRankFusion,
   SEARCH_LAYERS,
@@ -28,7 +27,7 @@ export interface SearchQuery extends ArchiveFilter {
 
 const CANDIDATES = 50;
 /** How long a search waits for its guild's word index to load before using Postgres's. */
-const INDEX_WAIT_MS = 100;
+const INDEX_WAIT_MS = 50;
 /**
  * How much each list counts in the fusion. The archive's own ranking (BM25, context,
  * names, dates, vectors: `rankMessages`) leads. The other layers follow: an epoch summary
@@ -36,7 +35,7 @@ const INDEX_WAIT_MS = 100;
  * messages themselves fill the first places (a summary's generic words — "messages",
  * "starting" — otherwise beat the message that answers).
  */
-const WEIGHTS = { archive: 1, layer: 0.5, trigram: 0.5, names: 0.5, vector: 0.3 };
+const WEIGHTS = { archive: 1, layer: 0.5, names: 0.5, vector: 0.3 };
 
 const ranked = (rows: Row[], layer: SearchLayer): RankedList =>
   rows.map((r) => ({ key: `${layer}:${r.id}`, at: ms(r.created_at) ?? 0 }));
@@ -112,14 +111,6 @@ export class SearchMemory {
           ),
         }).map((h) => ({ key: `archive:${h.id}`, at: 0 }))
       : ranked(postgres?.fullText ?? [], 'archive');
-    // Typos: near spellings only when the words themselves found little (a trigram scan
-    // costs more than the rest of the search), and only of the content words (the
-    // trigrams of "the", "which" are in every other message).
-    const spelled = contentWords(query).join(' ');
-    const archiveTrgm =
-      has('archive') && archive.length < q.k && spelled
-        ? await this.messages.trigram(guildId, spelled, q, CANDIDATES)
-        : [];
     const lists: [RankedList, number][] = [
       [archive, WEIGHTS.archive],
       [ranked(highlightFt, 'highlights'), WEIGHTS.layer],
@@ -127,7 +118,6 @@ export class SearchMemory {
       [ranked(loreFt, 'lore'), WEIGHTS.layer],
       [ranked(factFt, 'dossiers'), WEIGHTS.layer],
       [ranked(bodyFt, 'dossiers'), WEIGHTS.layer],
-      [ranked(archiveTrgm, 'archive'), WEIGHTS.trigram],
       // The archive's vectors are one of its ranking's signals once its index is loaded.
       [
         index ? vectorLists.filter((v) => !v.key.startsWith('archive:')) : vectorLists,

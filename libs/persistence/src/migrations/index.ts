@@ -10,6 +10,7 @@ import { Migration20261123190000_decision_lineage } from './Migration20261123190
 import { Migration20261123193000_memory_scale } from './Migration20261123193000_memory_scale';
 import { Migration20261127230000_decision_inputs } from './Migration20261127230000_decision_inputs';
 import { Migration20261127233000_memory_provenance } from './Migration20261127233000_memory_provenance';
+import { Migration20261128003000_memory_lexical_index } from './Migration20261128003000_memory_lexical_index';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -44,5 +45,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261127233000_memory_provenance',
     class: Migration20261127233000_memory_provenance,
+  },
+  {
+    name: 'Migration20261128003000_memory_lexical_index',
+    class: Migration20261128003000_memory_lexical_index,
   },
 ];

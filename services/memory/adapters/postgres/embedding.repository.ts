@@ -102,7 +102,7 @@ const LOOKBACK = 2_000;
  * How long a search waits for a guild's first vector load (seconds at 100,000 vectors)
  * before answering without vectors; the load goes on, and later searches use it.
  */
-const FIRST_LOAD_WAIT_MS = 100;
+const FIRST_LOAD_WAIT_MS = 50;
 
 /**
  * Vectors in a `real[]` column, searched in this process: each guild's vectors are loaded

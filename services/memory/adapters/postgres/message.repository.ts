@@ -286,18 +286,6 @@ export class MessageRepository extends EntityRepository<MemoryMessage> {
     );
   }
 
-  /** Near spellings of the query in messages (pg_trgm word similarity), most similar first. */
-  async trigram(guildId: string, query: string, f: ArchiveFilter, limit: number) {
-    const { where, params } = archiveWhere(guildId, f);
-    return sql(
-      this.em,
-      `select m.message_id as id, m.created_at, word_similarity(?, m.content) as s
-       from memory_message m where ${where} and ? <% m.content
-       order by s desc, m.created_at desc limit ?`,
-      [query, ...params, query, limit],
-    );
-  }
-
   /** The newest messages of the people whose names the query mentions (or misspells). */
   async byNamedAuthors(guildId: string, query: string, f: ArchiveFilter, limit: number) {
     const { where, params } = archiveWhere(guildId, f);
