@@ -9,7 +9,7 @@
  * a model call, memory's and the router's consumer lag, and follow-ups lost or doubled.
  *
  *   COMMUNITY_SOAK_MESSAGES=1500 COMMUNITY_SOAK_KILL_EVERY_S=30 npm run bench -- community-soak
- *   (also COMMUNITY_SOAK_HUMAN_INTERVAL_MS, 250: the pause between two people's messages;
+ *   (also COMMUNITY_SOAK_HUMAN_INTERVAL_MS, 400: the pause between two people's messages;
  *   COMMUNITY_SOAK_MAX_MINUTES, 90: a bound on the run)
  */
 import { Durables, Streams, Subjects, type Envelope } from '@dirigent/contracts';
@@ -63,7 +63,7 @@ async function lagOf(jsm: JetStreamManager, durable: string) {
 export async function benchCommunitySoak(): Promise<BenchResult> {
   const target = env('COMMUNITY_SOAK_MESSAGES', 10_000, 10);
   const killEveryS = env('COMMUNITY_SOAK_KILL_EVERY_S', 60, 0);
-  const intervalMs = env('COMMUNITY_SOAK_HUMAN_INTERVAL_MS', 250, 0);
+  const intervalMs = env('COMMUNITY_SOAK_HUMAN_INTERVAL_MS', 400, 0);
   const maxMs = env('COMMUNITY_SOAK_MAX_MINUTES', 90, 1) * 60_000;
   const world = await startCommunityWorld(CHANNELS);
   const { discord, router } = world;
@@ -116,6 +116,8 @@ export async function benchCommunitySoak(): Promise<BenchResult> {
     const started = Date.now();
     let nextKill = killEveryS > 0 ? started + killEveryS * 1000 : Infinity;
     let restarts = 0;
+    // People keep talking while the router is down: what they said is redelivered to it.
+    let restarting: Promise<void> = Promise.resolve();
     for (let i = 0; ledger.messages < target && Date.now() - started < maxMs; i++) {
       const channelId = world.channelIds[i % CHANNELS];
       const { text, mentions } = line(i);
@@ -124,14 +126,17 @@ export async function benchCommunitySoak(): Promise<BenchResult> {
       ledger.human(channelId, m.id, mentions, at);
       await sleep(intervalMs);
       if (Date.now() >= nextKill) {
-        await router.kill('SIGKILL');
-        await router.start();
-        restarts++;
-        nextKill = Date.now() + killEveryS * 1000;
-        if (restarts % 5 === 0)
+        nextKill = Infinity;
+        restarting = (async () => {
+          await router.kill('SIGKILL');
+          await router.start();
+          restarts++;
+          nextKill = Date.now() + killEveryS * 1000;
           soakLog(`kill ${restarts}: ${ledger.messages} messages, ${ledger.decisions} decisions`);
+        })();
       }
     }
+    await restarting;
     const stoppedAt = Date.now();
     soakLog(`people stopped at ${ledger.messages} messages; ${GRACE_MS / 1000} s of grace`);
     await sleep(GRACE_MS);

@@ -57,8 +57,9 @@ export class RouterProcess {
         const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
         return res?.ok ?? false;
       },
-      60_000,
-      100,
+      // A loaded machine (every service but the router shares the soak's process) starts slowly.
+      180_000,
+      200,
       'the router to start',
     );
   }
