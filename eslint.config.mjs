@@ -25,4 +25,13 @@ export default tseslint.config(
       'no-constant-condition': ['error', { checkLoops: false }],
     },
   },
+  {
+    // A reader holds a function whole; an exhaustive `evolve` switch may say why it is longer.
+    // bench/ is not covered yet: six of its suite functions are still over the limit.
+    files: ['services/**/*.ts', 'libs/**/*.ts', 'scripts/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 120, skipBlankLines: false, skipComments: false }],
+    },
+  },
 );

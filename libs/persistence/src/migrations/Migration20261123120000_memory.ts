@@ -9,6 +9,13 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261123120000_memory extends Migration {
   override async up(): Promise<void> {
+    this.archive();
+    this.people();
+    this.recollections();
+  }
+
+  /** The message archive with its reactions and the tombstones of deleted messages. */
+  private archive(): void {
     this.addSql(`create extension if not exists pg_trgm;`);
     this.addSql(`create table "memory_message" (
       "seq" bigserial primary key,
@@ -61,6 +68,10 @@ export class Migration20261123120000_memory extends Migration {
       "deleted_at" timestamptz not null default now(),
       primary key ("guild_id", "message_id")
     );`);
+  }
+
+  /** Dossiers and their facts. */
+  private people(): void {
     this.addSql(`create table "memory_dossier" (
       "guild_id" varchar(20) not null,
       "user_id" varchar(20) not null,
@@ -94,6 +105,10 @@ export class Migration20261123120000_memory extends Migration {
     this.addSql(
       `create unique index "memory_fact_current_idx" on "memory_fact" ("guild_id", "user_id", "key") where "valid_until" is null;`,
     );
+  }
+
+  /** Highlights, lore, epochs and embeddings (pgvector when installed). */
+  private recollections(): void {
     this.addSql(`create table "memory_highlight" (
       "id" varchar(40) primary key,
       "guild_id" varchar(20) not null,

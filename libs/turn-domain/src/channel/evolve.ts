@@ -59,6 +59,7 @@ function patchTurn(state: ChannelState, turnId: string, patch: Partial<OpenTurn>
  * @example
  * const state = events.reduce(evolveChannel, initialChannelState(channelId));
  */
+// eslint-disable-next-line max-lines-per-function -- an exhaustive evolve switch, one case per event
 export function evolveChannel(state: ChannelState, event: ChannelEvent): ChannelState {
   switch (event.type) {
     case 'ChannelCreated': {
