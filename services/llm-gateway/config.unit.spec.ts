@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LLM_PURPOSES } from '@dirigent/contracts';
 import { ConfigError, loadConfig } from '@dirigent/service-kit';
 import { LlmGatewayConfig } from './config';
 
@@ -24,7 +25,7 @@ describe('llm-gateway configuration', () => {
     const cfg = loadConfig(LlmGatewayConfig, base);
     expect(cfg.LLM_GATEWAY_PORT).toBe(3005);
     expect(cfg.DIRIGENT_GATEWAY_TOKEN).toBeUndefined();
-    expect(cfg.llm.models.map((m) => m.id)).toEqual(['no-reply']);
+    expect(cfg.llm.models.map((m) => m.id)).toEqual(['no-reply', 'offline']);
   });
 
   it('treats empty variables as unset', () => {
@@ -35,7 +36,7 @@ describe('llm-gateway configuration', () => {
       DIRIGENT_CONTROL_TOKEN: '',
     });
     expect(cfg.DIRIGENT_GATEWAY_TOKEN).toBeUndefined();
-    expect(cfg.llm.models.map((m) => m.id)).toEqual(['no-reply']);
+    expect(cfg.llm.models.map((m) => m.id)).toEqual(['no-reply', 'offline']);
   });
 
   it('reads provider keys only from the variables the file names, and keeps no other variable', () => {
@@ -72,6 +73,6 @@ describe('llm.example.yaml', () => {
       OPENAI_API_KEY: 'sk-a',
       ANTHROPIC_API_KEY: 'sk-b',
     });
-    expect(Object.keys(cfg.llm.purposes)).toHaveLength(10);
+    expect(LLM_PURPOSES.filter((p) => !cfg.llm.purposes[p])).toEqual([]);
   });
 });

@@ -18,6 +18,33 @@ const Guild = () =>
   Matches(LLM_GUILD, { message: '$property must be 1-64 letters, digits, _ or -' });
 
 /**
+ * The purposes Dirigent's own services ask the model gateway for (`purpose` below): the
+ * one list every shipped gateway configuration must route (a test calls each through the
+ * gateway with each configuration). Operators may route others too.
+ */
+export const LLM_PURPOSES = [
+  /** router: breaks a tight top pair of speaking dispositions */
+  'router-classify',
+  /** router and orchestrator: one research sub-agent over a memory lens */
+  'subagent-research',
+  /** router: the synthesizer, by reasoning depth */
+  'synth-low',
+  'synth-mid',
+  'synth-high',
+  /** orchestrator (Molt): answer directly or delegate */
+  'orchestrate',
+  /** orchestrator's general agent; the playground's demo agents */
+  'agent',
+  /** memory: highlights and dossiers */
+  'extract',
+  /** memory: embeddings (`dirigent.llm.embed`) */
+  'embed',
+  /** memory: an epoch's summary */
+  'epoch-summarize',
+] as const;
+export type LlmPurpose = (typeof LLM_PURPOSES)[number];
+
+/**
  * `dirigent.llm.chat`: an OpenAI chat completion request (`request`, validated by the
  * gateway field by field) on behalf of a guild (`global` when omitted) and, optionally,
  * a purpose (which wins over `request.model`, and stands in for it when it is omitted). With `request.stream` and `streamSubject`, every chunk is

@@ -17,21 +17,11 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { LLM_PURPOSES } from '@dirigent/contracts';
 import { validateFields, isRecord, Optional, Satisfies, type Issue } from './validation';
 
 /** The purposes Dirigent's own services route by (others may be configured too). */
-export const KNOWN_PURPOSES = [
-  'router-classify',
-  'subagent-research',
-  'synth-low',
-  'synth-mid',
-  'synth-high',
-  'extract',
-  'embed',
-  'epoch-summarize',
-  'steward',
-  'agent',
-] as const;
+export const KNOWN_PURPOSES = LLM_PURPOSES;
 
 const ID = /^[A-Za-z0-9_.:/-]{1,200}$/;
 const PURPOSE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -233,20 +223,33 @@ export function loadLlmConfig(path: string | undefined): LlmConfig {
   }
 }
 
-/** No keys needed: every purpose answers with the `no-reply` model. */
+/** The purposes whose answer is said in a channel: the offline model replies to them. */
+const SPEAKING: readonly string[] = [
+  'synth-low',
+  'synth-mid',
+  'synth-high',
+  'orchestrate',
+  'agent',
+  'subagent-research',
+];
+
+/**
+ * No keys needed: the offline models. Speaking purposes (Dit's synthesizer and research,
+ * Molt, the demo agents) get `offline`, a weight-free participant that answers the message
+ * from what the prompt carries; the rest (`router-classify`, memory's `extract` and
+ * `epoch-summarize`) get `no-reply`, which passes. Embeddings are the hashed embedder.
+ */
 export function defaultLlmConfig(): LlmConfig {
+  const free = { provider: 'offline', inputUsdPerMTok: 0, outputUsdPerMTok: 0 };
   return parseLlmConfig({
     providers: [{ id: 'offline', kind: 'offline' }],
     models: [
-      {
-        id: 'no-reply',
-        provider: 'offline',
-        upstream: 'no-reply',
-        inputUsdPerMTok: 0,
-        outputUsdPerMTok: 0,
-      },
+      { id: 'no-reply', upstream: 'no-reply', ...free },
+      { id: 'offline', upstream: 'reply', ...free },
     ],
-    purposes: Object.fromEntries(KNOWN_PURPOSES.map((p) => [p, { model: 'no-reply' }])),
+    purposes: Object.fromEntries(
+      KNOWN_PURPOSES.map((p) => [p, { model: SPEAKING.includes(p) ? 'offline' : 'no-reply' }]),
+    ),
     budgets: { defaultGuildUsdPerDay: 5 },
   });
 }

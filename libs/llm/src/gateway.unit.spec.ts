@@ -227,8 +227,8 @@ describe('LlmGateway', () => {
     expect(p1.calls).toHaveLength(0);
     expect(usage[0]).toMatchObject({ outcome: 'budget_exhausted', model: null });
     // a free model still answers
-    expect((await gw.chat(ask('free'), meta())).completion.choices[0].message.content).toContain(
-      'hi',
+    expect((await gw.chat(ask('free'), meta())).completion.choices[0].message.content).toMatch(
+      /^(Hey|Hi|Hello)\b/,
     );
   });
 

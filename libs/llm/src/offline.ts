@@ -4,19 +4,16 @@ import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
 import { NO_REPLY } from '@dirigent/contracts';
 import { hashedEmbedding } from '@dirigent/memory-domain';
 import { estimatePromptTokens, estimateEmbeddingTokens, estimateTextTokens } from './pricing';
-import { contentText, type ChatRequest, type EmbeddingsRequest } from './request';
+import { participantReply } from './offline-reply';
+import type { ChatRequest, EmbeddingsRequest } from './request';
 
 /**
- * The offline model's answer: `NO_REPLY` (the agents' "nothing to add") for the `no-reply` upstream, otherwise a
- * deterministic reply derived from the last user message (the same input always gives
- * the same output, so demos and tests replay).
+ * The offline model's answer: `NO_REPLY` for the `no-reply` upstream, otherwise a short
+ * participant's reply to the message the prompt answers ({@link participantReply});
+ * deterministic, so demos and tests replay.
  */
 export function offlineReply(req: ChatRequest, upstream: string): string {
-  if (upstream === 'no-reply') return NO_REPLY;
-  const lastUser = [...req.messages].reverse().find((m) => m.role === 'user');
-  const text = lastUser ? contentText(lastUser.content).trim() : '';
-  const digest = createHash('sha256').update(text).digest('hex').slice(0, 8);
-  return `[offline ${digest}] ${text.slice(0, 200) || '(no user message)'}`;
+  return upstream === 'no-reply' ? NO_REPLY : participantReply(req);
 }
 
 function completionTokens(text: string, cap: number): number {

@@ -86,10 +86,17 @@ describe('purpose routing', () => {
     expect(contextAwareChain(config, chain, 1_000_000)).toEqual([]);
   });
 
-  it('has a default configuration where every known purpose answers with no-reply', () => {
+  it('has a default configuration: speaking purposes offline, the others no-reply', () => {
     const d = defaultLlmConfig();
-    expect(d.models.map((m) => m.id)).toEqual(['no-reply']);
-    const r = resolveRoute(d, d.purposes, { model: 'purpose:router-classify' });
-    expect(r.ok && r.plan.chain[0].id).toBe('no-reply');
+    expect(d.models.map((m) => m.id)).toEqual(['no-reply', 'offline']);
+    const first = (purpose: string) => {
+      const r = resolveRoute(d, d.purposes, { model: `purpose:${purpose}` });
+      return r.ok && r.plan.chain[0].id;
+    };
+    expect(first('router-classify')).toBe('no-reply');
+    expect(first('extract')).toBe('no-reply');
+    for (const p of ['synth-low', 'synth-mid', 'synth-high', 'orchestrate', 'agent']) {
+      expect(first(p)).toBe('offline');
+    }
   });
 });

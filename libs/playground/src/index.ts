@@ -6,3 +6,4 @@
 export * from './playground';
 export * from './demo-agent';
 export * from './fake-guilds';
+export * from './llm-config';

@@ -4,32 +4,12 @@ import { join } from 'node:path';
 import { defaultLlmConfig } from '@dirigent/llm';
 
 /**
- * Writes a model-gateway configuration: the gateway's built-in one (every purpose answers
- * `no-reply`), plus the offline echo model for the demo agents (`agent`) and Dit's
- * synthesizer (`synth-*`).
+ * Writes the playground's model-gateway configuration: the gateway's built-in offline one
+ * (speaking purposes answer with the offline participant model, the rest pass), as a file
+ * a newcomer can edit to put a real model behind a purpose.
  */
 export function writeLlmConfig(dir?: string): string {
-  const base = defaultLlmConfig();
-  const config = {
-    ...base,
-    models: [
-      ...base.models,
-      {
-        id: 'offline',
-        provider: 'offline',
-        upstream: 'echo',
-        inputUsdPerMTok: 0,
-        outputUsdPerMTok: 0,
-      },
-    ],
-    purposes: {
-      ...base.purposes,
-      ...Object.fromEntries(
-        ['agent', 'synth-low', 'synth-mid', 'synth-high'].map((p) => [p, { model: 'offline' }]),
-      ),
-    },
-  };
   const path = join(dir ?? mkdtempSync(join(tmpdir(), 'dirigent-playground-')), 'llm.json');
-  writeFileSync(path, JSON.stringify(config));
+  writeFileSync(path, JSON.stringify(defaultLlmConfig(), null, 2));
   return path;
 }

@@ -547,15 +547,20 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
     });
   });
 
-  it('boots with no configuration and no token: the offline no-reply model, loopback callers only', async () => {
+  it('boots with no configuration and no token: the offline models, loopback callers only', async () => {
     const bare = await startGateway(undefined);
     try {
       const client = new OpenAI({ apiKey: 'anything', baseURL: bare.baseURL, maxRetries: 0 });
       const res = await client.chat.completions.create({
-        model: 'purpose:agent',
+        model: 'purpose:router-classify',
         messages: [{ role: 'user', content: 'hi' }],
       });
       expect(res.choices[0].message.content).toBe('NO_REPLY');
+      const said = await client.chat.completions.create({
+        model: 'purpose:agent',
+        messages: [{ role: 'user', content: 'hi there' }],
+      });
+      expect(said.choices[0].message.content).toMatch(/^(Hey|Hi|Hello)\b/);
       const emb = await client.embeddings.create({
         model: 'purpose:embed',
         input: 'x',

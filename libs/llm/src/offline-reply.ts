@@ -1,0 +1,229 @@
+import { createHash } from 'node:crypto';
+import { NO_REPLY } from '@dirigent/contracts';
+import { contentText, type ChatRequest } from './request';
+
+/** One line of what memory put in the prompt: who said it (when known) and the text. */
+export interface Recalled {
+  who?: string;
+  text: string;
+}
+
+/** A prompt as the offline model reads it: the message answered, its author, what memory holds. */
+export interface ReadPrompt {
+  /** The speaker's name (`You are <name>` in the system prompt). */
+  speaker?: string;
+  author?: string;
+  /** The message answered, without mentions; empty for an unprompted turn. */
+  message: string;
+  memory: Recalled[];
+  /** The delegation tools the request offers (`delegate_to_<type>` → `<type>`: what it is for). */
+  tools: { type: string; use: string }[];
+  orchestrator: boolean;
+}
+
+const MEMORY_HEADINGS =
+  /^(live transcript|from the archive|highlights|earlier conversations|group lore|people|memory)/i;
+const STOP = new Set(
+  (
+    'a an and are as at be been but by can could did do does for from had has have hey hi how i if in ' +
+    'into is it its just me my no not of on or our so that the their them then there these they this ' +
+    'to too up us was we were what when where which who why will with would you your yours about all ' +
+    'any also some than very really like get got okay ok yes yeah one out over more most much should ' +
+    "may might let lets let's i'm it's that's don't dont im youre you're we're ever think " +
+    'today finally know want going still maybe thing things something anyone everyone please'
+  ).split(' '),
+);
+
+/** Splits `## heading` sections; text before the first heading is section ''. */
+function sections(text: string): { heading: string; body: string }[] {
+  const out: { heading: string; body: string }[] = [{ heading: '', body: '' }];
+  for (const line of text.split('\n')) {
+    const h = /^##\s+(.+)$/.exec(line);
+    if (h && !line.startsWith('###')) out.push({ heading: h[1].trim(), body: '' });
+    else out[out.length - 1].body += `${line}\n`;
+  }
+  return out.map((s) => ({ heading: s.heading, body: s.body.trim() }));
+}
+
+/** One rendered memory line (`[#c 2026-…] Ada: text [2 reactions, 0 replies]`, `- lore`, `Ada: note`). */
+function recalled(line: string): Recalled | null {
+  const plain = line
+    .replace(/\s*\[\d+ reactions, \d+ replies\]\s*$/, '')
+    .replace(/^\[[^\]]*\]\s*/, '')
+    .replace(/^-\s+/, '')
+    .trim();
+  if (!plain) return null;
+  const said = /^([^:\n]{1,60}):\s+(.+)$/.exec(plain);
+  return said ? { who: said[1].trim(), text: said[2].trim() } : { text: plain };
+}
+
+const withoutMentions = (text: string) =>
+  text
+    .replace(/<@[!&]?\d+>/g, ' ')
+    .replace(/(^|\s)@[\w-]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/** Reads the last user message of a request the way the services build their prompts. */
+export function readPrompt(req: ChatRequest): ReadPrompt {
+  const system = req.messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map((m) => contentText(m.content))
+    .join('\n');
+  const lastUser = [...req.messages].reverse().find((m) => m.role === 'user');
+  const parts = sections(lastUser ? contentText(lastUser.content) : '');
+  const asked = parts.find((s) => /^message\b/i.test(s.heading));
+  const author = asked ? /^message from (.+)$/i.exec(asked.heading)?.[1]?.trim() : undefined;
+  const raw = asked ? asked.body : parts.length === 1 ? parts[0].body : '';
+  const message = /^\(none\b/.test(raw) ? '' : withoutMentions(raw);
+  const key = normal(message);
+  const memory = parts
+    .filter((s) => MEMORY_HEADINGS.test(s.heading))
+    .flatMap((s) => s.body.split('\n'))
+    .map(recalled)
+    .filter((r): r is Recalled => !!r && normal(r.text) !== key && !isMarker(r.text));
+  const tools = (req.tools ?? []).flatMap((t) => {
+    const m = /^delegate_to_(\w+)$/.exec(t.function?.name ?? '');
+    const use = (t.function?.description ?? '').replace(/^[^:]*:\s*/, '').replace(/\.$/, '');
+    return m ? [{ type: m[1], use }] : [];
+  });
+  return {
+    speaker: /\bYou are (?:the )?([A-Z][\w-]*)/.exec(system)?.[1],
+    author,
+    message,
+    memory,
+    tools,
+    orchestrator: /^You are the orchestrator\b/m.test(system),
+  };
+}
+
+const normal = (text: string) => text.toLowerCase().replace(/\W+/g, ' ').trim();
+const isMarker = (text: string) => text.trim() === NO_REPLY || text.startsWith('[offline');
+
+function contentWords(text: string): string[] {
+  return (text.toLowerCase().match(/[a-z0-9][a-z0-9'-]*/g) ?? []).filter(
+    (w) => w.length > 2 && !STOP.has(w),
+  );
+}
+
+/** The longest run of consecutive content words (the later on a tie), as written, at most `max`. */
+function topic(text: string, max = 3): string {
+  const words = withoutMentions(text).match(/[A-Za-z0-9][A-Za-z0-9'-]*/g) ?? [];
+  let best: string[] = [];
+  let run: string[] = [];
+  for (const w of [...words, '']) {
+    if (w.length > 2 && !STOP.has(w.toLowerCase())) {
+      run.push(w);
+      continue;
+    }
+    if (run.length && run.length >= best.length) best = run;
+    run = [];
+  }
+  return best.slice(0, max).join(' ');
+}
+
+/** The memory line sharing the most words with the message (ties: the latest); null if none. */
+function bestHit(p: ReadPrompt, anyWillDo: boolean): Recalled | null {
+  const asked = new Set(contentWords(p.message));
+  let best: Recalled | null = null;
+  let bestScore = 0;
+  for (const r of p.memory) {
+    if (r.who && p.speaker && r.who === p.speaker) continue;
+    const score = contentWords(r.text).filter((w) => asked.has(w)).length;
+    if (score >= bestScore && (score > 0 || anyWillDo) && topic(r.text)) {
+      best = r;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+const pick = <T>(options: readonly T[], seed: string): T =>
+  options[createHash('sha256').update(seed).digest().readUInt32BE(0) % options.length];
+
+const GREETING = /^(hi|hey|hello|hiya|yo|good (morning|afternoon|evening))\b/i;
+const THANKS = /\b(thanks|thank you|thx|cheers)\b/i;
+const QUESTION =
+  /\?|^(who|what|when|where|why|how|do|does|did|can|could|is|are|should|would|will)\b/i;
+const MEMORY_ASK = /\b(remember|recall|earlier|last time|decid|agreed|we said|talked about)/i;
+const CAPABILITIES = /\b(what can you do|what do you do|help me with|your (skills|abilities))\b/i;
+const CODING =
+  /\b(code|coding|implement|refactor|debug|compile|script|program|function|fix (the|a|this) bug|pull request)\b/i;
+
+function orchestratorReply(p: ReadPrompt): string | null {
+  const coding = p.tools.some((t) => t.type === 'coding');
+  const noCli = 'no coding CLI is configured for me here (orchestrator.agents.coding)';
+  if (CODING.test(p.message) && !coding) {
+    return `I'd hand that to a coding agent, but ${noCli}, so I can't run or write code for you yet.`;
+  }
+  if (CAPABILITIES.test(p.message)) {
+    const agents = p.tools.map((t) => `${t.type} (${t.use})`).join('; ');
+    return [
+      agents
+        ? `I answer directly or hand work to my agents: ${agents}.`
+        : 'I answer questions directly; no agents are set up for me yet.',
+      coding ? '' : `Coding is off: ${noCli}.`,
+    ]
+      .filter(Boolean)
+      .join(' ');
+  }
+  return null;
+}
+
+/**
+ * The offline model as a participant: a short reply to the message a prompt answers,
+ * grounded in that message and the best memory line it carries, never in the prompt's
+ * scaffolding, and never quoting what anyone said (memory is recalled by who and topic).
+ * No weights and no randomness: the same request always gets the same reply, and two
+ * speakers (named in their system prompts) word it differently.
+ */
+export function participantReply(req: ChatRequest): string {
+  const p = readPrompt(req);
+  const seed = `${p.speaker ?? ''}\n${p.message}`;
+  const to = p.author ? `, ${p.author}` : '';
+  if (p.orchestrator) {
+    const own = orchestratorReply(p);
+    if (own) return own;
+  }
+  const memoryAsk = MEMORY_ASK.test(p.message);
+  const hit = bestHit(p, memoryAsk || !p.message);
+  const recall = hit ? `${hit.who ? `${hit.who} brought up` : 'we had'} ${topic(hit.text, 4)}` : '';
+  if (!p.message) return recall ? pick([`Thinking back: ${recall}.`], seed) : NO_REPLY;
+  if (GREETING.test(p.message) && !QUESTION.test(p.message.replace(GREETING, ''))) {
+    return pick(
+      [`Hey${to}! Good to see you.`, `Hi${to}, welcome in.`, `Hello${to}! What's up?`],
+      seed,
+    );
+  }
+  if (THANKS.test(p.message)) return pick([`Anytime${to}.`, 'Glad it helped.'], seed);
+  const about = topic(p.message) || 'that';
+  if (memoryAsk) {
+    return recall
+      ? pick([`If I remember right, ${recall}.`, `Last I have is that ${recall}.`], seed)
+      : pick(
+          ["I don't have anything on that in memory yet.", 'Nothing comes to mind on that yet.'],
+          seed,
+        );
+  }
+  if (QUESTION.test(p.message)) {
+    return recall
+      ? pick(
+          [`Good question. From memory: ${recall}.`, `On ${about}: ${recall}, as far as I recall.`],
+          seed,
+        )
+      : pick(
+          [
+            `Good question about ${about}. I don't know yet; what do you think?`,
+            `Not sure about ${about} yet; nobody has said much on it here.`,
+            `Hmm, ${about}. I'd like to hear what the others think.`,
+          ],
+          seed,
+        );
+  }
+  return recall
+    ? pick([`That ties back to when ${recall}.`, `Makes sense; ${recall} earlier, too.`], seed)
+    : pick(
+        [`Interesting point about ${about}.`, `Fair point on ${about}.`, `I hear you on ${about}.`],
+        seed,
+      );
+}

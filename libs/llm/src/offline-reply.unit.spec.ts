@@ -1,0 +1,128 @@
+import { NO_REPLY } from '@dirigent/contracts';
+import { participantReply, readPrompt } from './offline-reply';
+import type { ChatRequest } from './request';
+
+const chat = (system: string, user: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({
+  model: 'm',
+  messages: [
+    { role: 'system', content: system },
+    { role: 'user', content: user },
+  ],
+  ...extra,
+});
+
+/** Dit's synthesizer prompt as compose-reply builds it, memory assembled by a lens. */
+const ditPrompt = (message: string) =>
+  chat(
+    'You are Dit, a member of a Discord community, not an assistant.\nVoice: dry.',
+    [
+      '## context',
+      '## Live transcript',
+      '[#1100] Sam: hey everyone',
+      '[#1100] Ada: Hey Sam! Good to see you.',
+      `[#1100] Sam: ${message}`,
+      '## From the archive',
+      '[#1100 2026-11-20 18:02] Sam: we were deciding about the release freeze date [2 reactions, 1 replies]',
+      '',
+      '## message from Sam',
+      `<@42> ${message}`,
+      '',
+      '## research material',
+      '### archivist',
+      'Sam talked about the release freeze.',
+    ].join('\n'),
+  );
+
+const SCAFFOLDING = /##|\[#|\[offline|research material|Live transcript|<@/;
+
+describe('the offline participant model', () => {
+  it('reads the message, its author and the memory lines out of the prompt', () => {
+    const p = readPrompt(ditPrompt('do you remember what we were deciding about?'));
+    expect(p).toMatchObject({
+      speaker: 'Dit',
+      author: 'Sam',
+      message: 'do you remember what we were deciding about?',
+      orchestrator: false,
+    });
+    expect(p.memory).toContainEqual({
+      who: 'Sam',
+      text: 'we were deciding about the release freeze date',
+    });
+    expect(p.memory.map((m) => m.text)).not.toContain(p.message);
+  });
+
+  it('answers a memory question from the best memory hit, without quoting it or the prompt', () => {
+    const text = participantReply(ditPrompt('do you remember what we were deciding about?'));
+    expect(text).toMatch(/Sam brought up release freeze date/);
+    expect(text).not.toMatch(SCAFFOLDING);
+    expect(text).not.toContain('we were deciding about the release freeze date');
+    expect(text.length).toBeLessThan(200);
+  });
+
+  it('replies to the message: greetings, questions, statements; same input, same reply', () => {
+    const hi = participantReply(chat('You are Ada.', '## message from Sam\nhello all'));
+    expect(hi).toMatch(/^(Hey|Hi|Hello), Sam/);
+    const q = participantReply(chat('You are Ada.', 'what do you think about pineapple pizza?'));
+    expect(q).toMatch(/pineapple pizza/);
+    expect(q).toBe(
+      participantReply(chat('You are Ada.', 'what do you think about pineapple pizza?')),
+    );
+    const s = participantReply(chat('You are Basil.', 'I finally fixed my bike chain today'));
+    expect(s).toMatch(/bike chain/);
+    for (const t of [hi, q, s]) expect(t).not.toMatch(SCAFFOLDING);
+  });
+
+  it('words the same answer differently for different speakers', () => {
+    const msg = 'the new espresso machine arrived';
+    const replies = ['Ada', 'Basil', 'Clio', 'Dit', 'Molt'].map((n) =>
+      participantReply(chat(`You are ${n}.`, msg)),
+    );
+    expect(new Set(replies).size).toBeGreaterThan(1);
+  });
+
+  it('never recalls its own lines, bot markers or the message itself', () => {
+    const text = participantReply(
+      chat(
+        'You are Clio, a friendly demo agent.',
+        [
+          '## message from Sam',
+          'remember the plan?',
+          '## memory',
+          '[#1] Clio: I said something about gardening tools',
+          `[#1] Ada: ${NO_REPLY}`,
+          '[#1] Basil: [offline 1234abcd] Clio, answer: remember the plan?',
+          '[#1] Sam: remember the plan?',
+        ].join('\n'),
+      ),
+    );
+    expect(text).not.toMatch(/gardening|offline|NO_REPLY/);
+  });
+
+  it('stays quiet on an unprompted turn with nothing in memory', () => {
+    expect(
+      participantReply(chat('You are Dit.', '## message\n(none: you speak up unprompted)')),
+    ).toBe(NO_REPLY);
+  });
+
+  it('as the orchestrator: says what it can do, and that no coding CLI is configured', () => {
+    const system =
+      'You are the orchestrator. Decide whether to answer the user yourself or to delegate.';
+    const tools = [
+      {
+        type: 'function' as const,
+        function: {
+          name: 'delegate_to_research',
+          description:
+            "Delegate to the Research agent: looking things up in the community's memory.",
+        },
+      },
+    ];
+    const can = participantReply(chat(system, 'what can you do?', { tools }));
+    expect(can).toMatch(/research \(looking things up/);
+    expect(can).toMatch(/no coding CLI is configured/);
+    const code = participantReply(
+      chat(system, 'please write a python script that sorts my files', { tools }),
+    );
+    expect(code).toMatch(/no coding CLI is configured/);
+  });
+});
