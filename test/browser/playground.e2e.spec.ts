@@ -77,6 +77,13 @@ describe('playground /playground in Chromium', () => {
     await closeMessaging(messaging);
   });
 
+  /** What no reply may show: a prompt's scaffolding, the old echo marker, an error. */
+  const SCAFFOLDING = /## |\[offline|answer:|NO_REPLY|Error|\bat .*\.js:\d+/;
+  const agentTexts = () =>
+    page.$$eval('#messages li[data-kind="agent"]', (items) =>
+      items.map((li) => li.textContent ?? ''),
+    );
+
   const demoReplies = () =>
     page.$$eval('#messages li[data-kind="agent"]:not([data-author="Dit"])', (items) =>
       items.map((li) => li.getAttribute('data-author')),
@@ -153,7 +160,7 @@ describe('playground /playground in Chromium', () => {
     const dit = await page.waitForSelector('#messages li[data-kind="agent"][data-author="Dit"]', {
       timeout: 60_000,
     });
-    expect(await dit.textContent()).toContain('[offline');
+    expect(await dit.textContent()).toMatch(/\w/);
     const decision = await page.waitForSelector(
       '#decisions li[data-trigger="reactive"]:not([data-chosen="silent-listen"])',
     );
@@ -167,13 +174,30 @@ describe('playground /playground in Chromium', () => {
       undefined,
       { timeout: 60_000 },
     );
-    expect(
-      await page.$$eval('#messages li[data-kind="agent"]', (items) =>
-        items.some((li) => li.textContent?.includes('I remember:')),
-      ),
-    ).toBe(true);
+    const said = await agentTexts();
+    expect(said.some((t) => / brought up /.test(t))).toBe(true);
+    expect(said.filter((t) => SCAFFOLDING.test(t))).toEqual([]);
     await page.waitForSelector('#dormant:has-text("yes (unanimous-empty)")', { timeout: 60_000 });
     await page.screenshot({ path: artifact('playground-dit-1280x800.png'), fullPage: true });
+  });
+
+  it('seats Molt, who answers a mention directly and says it has no coding CLI', async () => {
+    await page.waitForSelector(`#agent-${playground.molt.userId}`);
+    const molt = '#messages li[data-kind="agent"][data-author^="Molt"]';
+    await page.fill('#content', '@Molt what can you do?');
+    await page.press('#content', 'Enter');
+    const first = await page.waitForSelector(molt, { timeout: 60_000 });
+    expect(await first.textContent()).toMatch(/I answer directly or hand work to my agents/);
+    await page.fill('#content', '@Molt please write a python script that renames my photos');
+    await page.press('#content', 'Enter');
+    await page.waitForFunction((sel) => document.querySelectorAll(sel).length >= 2, molt, {
+      timeout: 60_000,
+    });
+    const texts = await page.$$eval(molt, (items) => items.map((li) => li.textContent ?? ''));
+    expect(texts[1]).toMatch(/no coding CLI is configured/);
+    expect((await agentTexts()).filter((t) => SCAFFOLDING.test(t))).toEqual([]);
+    await page.waitForSelector('#dormant:has-text("yes")', { timeout: 60_000 });
+    await page.screenshot({ path: artifact('playground-molt-1280x800.png'), fullPage: true });
   });
 
   it('creates a chat and a discussion channel, and takes an agent out of the guild and back', async () => {

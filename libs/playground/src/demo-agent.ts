@@ -26,10 +26,22 @@ export function demoAgentDecision(
     : { reply: true, prompt: lastHuman.content, messageId: lastHuman.id };
 }
 
-/** The best memory hit that is not the message being answered, as a line for the prompt. */
-export function memoryRecall(hits: readonly MemoryHit[], answering: string): string | null {
-  const hit = hits.find((h) => h.messageId !== answering && h.text.trim() !== '');
-  return hit ? `(I remember: "${hit.text.trim().slice(0, 160)}")` : null;
+/**
+ * The best memory hit that is not the message being answered and not a bot's, as a line
+ * of the prompt's `## memory` section (`Name: text`): the agents recall what people said,
+ * never each other.
+ */
+export function memoryRecall(
+  hits: readonly MemoryHit[],
+  answering: string,
+  author: (authorId: string | undefined) => { name: string; bot: boolean } | undefined,
+): string | null {
+  const hit = hits.find(
+    (h) => h.messageId !== answering && h.text.trim() !== '' && !author(h.authorId)?.bot,
+  );
+  if (!hit) return null;
+  const name = author(hit.authorId)?.name;
+  return `${name ? `${name}: ` : ''}${hit.text.trim().slice(0, 300)}`;
 }
 
 /**
@@ -90,7 +102,13 @@ export class DemoAgent {
     let text = NO_REPLY;
     if (decision.reply) {
       const recall = await this.recall(guildId, decision.prompt, decision.messageId);
-      text = await this.think(guildId, recall ? `${decision.prompt} ${recall}` : decision.prompt);
+      const from = messages.find((m) => m.id === decision.messageId)?.authorId;
+      const prompt = [
+        `## message from ${this.author(from)?.name ?? 'someone'}`,
+        decision.prompt,
+        ...(recall ? ['', '## memory', recall] : []),
+      ].join('\n');
+      text = await this.think(guildId, prompt);
     }
     if (text.trim() !== '' && text.trim() !== NO_REPLY) {
       if (this.deps.replyDelayMs) await new Promise((r) => setTimeout(r, this.deps.replyDelayMs));
@@ -120,7 +138,12 @@ export class DemoAgent {
       this.deps.log(`${this.spec.agentId}: memory search failed (${reply.error.message})`);
       return null;
     }
-    return memoryRecall(reply.data.hits, answering);
+    return memoryRecall(reply.data.hits, answering, (id) => this.author(id));
+  }
+
+  private author(id: string | undefined): { name: string; bot: boolean } | undefined {
+    const user = id ? this.deps.discord.users.get(id) : undefined;
+    return user ? { name: user.globalName ?? user.username, bot: !!user.bot } : undefined;
   }
 
   private async think(guildId: string, prompt: string): Promise<string> {
@@ -133,8 +156,11 @@ export class DemoAgent {
           request: {
             model: 'purpose:agent',
             messages: [
-              { role: 'system', content: `You are ${this.spec.name}, a friendly demo agent.` },
-              { role: 'user', content: `${this.spec.name}, answer: ${prompt}` },
+              {
+                role: 'system',
+                content: `You are ${this.spec.name}, a friendly demo agent in a Discord community. Reply to the message in a sentence or two.`,
+              },
+              { role: 'user', content: prompt },
             ],
           },
         },

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Subjects, type RouterDecision } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
+import { binaryProblem } from '@dirigent/orchestrator';
 import { CANONICAL_DISPOSITIONS } from '@dirigent/router-domain';
 import type { DemoAgentSpec } from './demo-agent';
 
@@ -10,9 +11,13 @@ import type { DemoAgentSpec } from './demo-agent';
  * own bot user in the local guild, so the coordinator lists it as a speaker of the chat
  * channel and it takes turns next to the demo agents. It listens unless called by name: a
  * mention rules silence out, and every speaking disposition is weighted far below it.
+ * Beside it Molt, the orchestrator (`orchestrator: true`): it answers when mentioned and
+ * takes no turns; its coding agent is on only if its CLI is on the PATH.
  */
-export function writeRouterConfig(dit: DemoAgentSpec, dir: string): string {
+export function writeRouterConfig(dit: DemoAgentSpec, molt: DemoAgentSpec, dir: string): string {
   const path = join(dir, 'router.yaml');
+  // The router's default coding CLI (services/router/orchestrator/config.ts).
+  const cli = 'opencode';
   writeFileSync(
     path,
     [
@@ -22,6 +27,13 @@ export function writeRouterConfig(dit: DemoAgentSpec, dir: string): string {
       `    name: ${dit.name}`,
       `    discordUserId: '${dit.userId}'`,
       `    weights: { ${SPEAKING.map((id) => `${id}: 0.001`).join(', ')}, vibing: 0 }`,
+      `  - id: ${molt.agentId}`,
+      `    name: ${molt.name}`,
+      `    discordUserId: '${molt.userId}'`,
+      '    orchestrator: true',
+      'orchestrator:',
+      '  agents:',
+      `    coding: { enabled: ${binaryProblem(cli) === null}, binary: ${cli} }`,
       'speculative: { enabled: false }',
       'followups: { enabled: false }',
       '',

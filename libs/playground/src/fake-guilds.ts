@@ -1,5 +1,5 @@
 import { GuildsQuery, Subjects, type GuildsResult } from '@dirigent/contracts';
-import type { FakeDiscord } from '@dirigent/discord-fake';
+import type { FakeDiscord, FakeMessage } from '@dirigent/discord-fake';
 import type { Messaging } from '@dirigent/messaging';
 
 const VIEW_CHANNEL = 1n << 10n;
@@ -36,4 +36,20 @@ export function serveFakeGuilds(messaging: Messaging, discord: FakeDiscord): voi
     payload: GuildsQuery,
     handler: async (q) => fakeGuilds(discord, q.guildId),
   });
+}
+
+/** A message of the local Discord as the playground page shows it. */
+export function messageJson(discord: FakeDiscord, m: FakeMessage) {
+  const author = discord.users.get(m.authorId);
+  const isModerator = m.authorId === discord.bot.id;
+  return {
+    channelId: m.channelId,
+    id: m.id,
+    authorId: m.authorId,
+    author: m.webhookUsername ?? author?.globalName ?? author?.username ?? m.authorId,
+    // Dit and Molt speak through webhooks the moderator bot made.
+    kind: m.webhookId ? 'agent' : isModerator ? 'moderator' : author?.bot ? 'agent' : 'human',
+    content: m.content,
+    at: m.createdAt,
+  };
 }

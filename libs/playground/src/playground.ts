@@ -19,6 +19,7 @@ import { Messaging, NatsClient } from '@dirigent/messaging';
 import { ormConfig, turnCoordinatorEntities } from '@dirigent/persistence';
 import { DemoAgent, type DemoAgentSpec } from './demo-agent';
 import { decisionJson, latestDecisions, writeRouterConfig } from './dit';
+import { messageJson } from './fake-guilds';
 import { serveFakeGuilds } from './fake-guilds';
 import { HttpError, readBody, str, type Json } from './http';
 import { writeLlmConfig } from './llm-config';
@@ -77,6 +78,8 @@ export class Playground {
   readonly humanId: string;
   readonly agentSpecs: DemoAgentSpec[];
   readonly dit: DemoAgentSpec;
+  /** The router's orchestrator agent (answers when mentioned, takes no turns). */
+  readonly molt: DemoAgentSpec;
   /** The control page's decision log, once known (shown on the playground page). */
   private controlUrl: string | null = null;
 
@@ -90,6 +93,7 @@ export class Playground {
     this.humanId = world.humanId;
     this.agentSpecs = world.agentSpecs;
     this.dit = world.dit;
+    this.molt = world.molt;
     const base = opts.baseEnv ?? {};
     const dir = opts.dataDir
       ? resolve(opts.dataDir, 'playground')
@@ -102,7 +106,7 @@ export class Playground {
       ...(base.DIRIGENT_LLM_CONFIG ? {} : { DIRIGENT_LLM_CONFIG: writeLlmConfig(dir) }),
       ...(base.DIRIGENT_ROUTER_CONFIG
         ? {}
-        : { DIRIGENT_ROUTER_CONFIG: writeRouterConfig(this.dit, dir) }),
+        : { DIRIGENT_ROUTER_CONFIG: writeRouterConfig(this.dit, this.molt, dir) }),
       // Dit speaks through a webhook, whose message the coordinator cannot tie to Dit's
       // account: its turn ends at the delivery timeout, kept short here.
       ...(base.DIRIGENT_DELIVERY_TIMEOUT_MS ? {} : { DIRIGENT_DELIVERY_TIMEOUT_MS: '3000' }),
@@ -119,6 +123,11 @@ export class Playground {
     const pg = new Playground(discord, opts);
     await pg.listen();
     return pg;
+  }
+
+  /** Every agent in the guild: the demo agents, Dit and Molt. */
+  private get everyone(): DemoAgentSpec[] {
+    return [...this.agentSpecs, this.dit, this.molt];
   }
 
   get url(): string {
@@ -142,7 +151,7 @@ export class Playground {
     this.server = server;
     this.port = (server.address() as AddressInfo).port;
     this.discord.on('messageCreated', (m: FakeMessage) =>
-      this.send('message', this.messageJson(m)),
+      this.send('message', messageJson(this.discord, m)),
     );
     this.discord.on('messageDeleted', (m: FakeMessage) =>
       this.send('message-deleted', { channelId: m.channelId, id: m.id }),
@@ -271,21 +280,6 @@ export class Playground {
     return this.call(Subjects.admin.channelSetMode, { guildId: this.guildId, channelId, mode });
   }
 
-  private messageJson(m: FakeMessage) {
-    const author = this.discord.users.get(m.authorId);
-    const isModerator = m.authorId === this.discord.bot.id;
-    return {
-      channelId: m.channelId,
-      id: m.id,
-      authorId: m.authorId,
-      author: m.webhookUsername ?? author?.globalName ?? author?.username ?? m.authorId,
-      // Dit speaks through a webhook the moderator bot made.
-      kind: m.webhookId ? 'agent' : isModerator ? 'moderator' : author?.bot ? 'agent' : 'human',
-      content: m.content,
-      at: m.createdAt,
-    };
-  }
-
   private async channelState(channelId: string) {
     const c = this.discord.channels.get(channelId);
     const folded = await this.data!.channel(channelId);
@@ -322,9 +316,9 @@ export class Playground {
     return {
       guild: { id: g.id, name: g.name },
       human: { id: this.humanId, name: 'You' },
-      agents: [...this.agentSpecs, this.dit].map((a) => ({
+      agents: this.everyone.map((a) => ({
         ...a,
-        builtin: a === this.dit,
+        builtin: a === this.dit || a === this.molt,
         inGuild: g.members.has(a.userId),
       })),
       decisions: await latestDecisions(this.messaging!, this.guildId),
@@ -333,7 +327,7 @@ export class Playground {
       messages: Object.fromEntries(
         channels.map((c) => [
           c.id,
-          this.discord.channelMessages(c.id).map((m) => this.messageJson(m)),
+          this.discord.channelMessages(c.id).map((m) => messageJson(this.discord, m)),
         ]),
       ),
     };
@@ -393,7 +387,7 @@ export class Playground {
           authorId: this.humanId,
           content: str(body.content, 'content'),
         });
-        return json(200, this.messageJson(msg));
+        return json(200, messageJson(this.discord, msg));
       }
       if (m === 'POST' && (match = /^\/playground\/api\/channels\/(\d{1,20})\/mode$/.exec(path))) {
         const body = await readBody(req);
@@ -404,7 +398,7 @@ export class Playground {
       }
       if (m === 'POST' && (match = /^\/playground\/api\/agents\/(\d{1,20})$/.exec(path))) {
         const body = await readBody(req);
-        const agent = [...this.agentSpecs, this.dit].find((a) => a.userId === match![1]);
+        const agent = [...this.agentSpecs, this.dit, this.molt].find((a) => a.userId === match![1]);
         if (!agent) throw new HttpError(404, 'no such agent');
         const inGuild = this.discord.guilds.get(this.guildId)!.members.has(agent.userId);
         if (body.inGuild === true && !inGuild) this.discord.addMember(this.guildId, agent.userId);

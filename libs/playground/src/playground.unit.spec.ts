@@ -35,7 +35,7 @@ describe('demo agent decision', () => {
     expect(demoAgentDecision('7', [])).toEqual({ reply: false });
   });
 
-  it('recalls the best memory hit that is not the message being answered', () => {
+  it("recalls the best memory hit that is neither the message answered nor a bot's", () => {
     const hit = (messageId: string, text: string) => ({
       layer: 'archive' as const,
       id: messageId,
@@ -44,9 +44,22 @@ describe('demo agent decision', () => {
       at: '2026-01-01T00:00:00.000Z',
       score: 1,
     });
-    expect(memoryRecall([hit('9', 'the question'), hit('4', 'tea at five')], '9')).toBe(
-      '(I remember: "tea at five")',
-    );
-    expect(memoryRecall([hit('9', 'the question')], '9')).toBeNull();
+    const people: Record<string, { name: string; bot: boolean }> = {
+      '1': { name: 'Sam', bot: false },
+      '2': { name: 'Ada', bot: true },
+    };
+    const author = (id: string | undefined) => (id ? people[id] : undefined);
+    const by = (authorId: string, messageId: string, text: string) => ({
+      ...hit(messageId, text),
+      authorId,
+    });
+    expect(
+      memoryRecall(
+        [hit('9', 'the question'), by('2', '5', 'a bot said this'), by('1', '4', 'tea at five')],
+        '9',
+        author,
+      ),
+    ).toBe('Sam: tea at five');
+    expect(memoryRecall([hit('9', 'the question')], '9', author)).toBeNull();
   });
 });
