@@ -75,7 +75,7 @@ export function readPrompt(req: ChatRequest): ReadPrompt {
   const asked = parts.find((s) => /^message\b/i.test(s.heading));
   const author = asked ? /^message from (.+)$/i.exec(asked.heading)?.[1]?.trim() : undefined;
   const raw = asked ? asked.body : parts.length === 1 ? parts[0].body : '';
-  const message = /^\(none\b/.test(raw) ? '' : withoutMentions(raw);
+  const message = /^\((none|no message)\b/.test(raw) ? '' : withoutMentions(raw);
   const key = normal(message);
   const memory = parts
     .filter((s) => MEMORY_HEADINGS.test(s.heading))
@@ -84,7 +84,8 @@ export function readPrompt(req: ChatRequest): ReadPrompt {
     .filter((r): r is Recalled => !!r && normal(r.text) !== key && !isMarker(r.text));
   const tools = (req.tools ?? []).flatMap((t) => {
     const m = /^delegate_to_(\w+)$/.exec(t.function?.name ?? '');
-    const use = (t.function?.description ?? '').replace(/^[^:]*:\s*/, '').replace(/\.$/, '');
+    // `Delegate to the X agent: what it is for: details.` → `what it is for`
+    const use = (t.function?.description ?? '').split(':')[1]?.trim().replace(/\.$/, '') ?? '';
     return m ? [{ type: m[1], use }] : [];
   });
   return {
@@ -196,7 +197,7 @@ export function participantReply(req: ChatRequest): string {
     );
   }
   if (THANKS.test(p.message)) return pick([`Anytime${to}.`, 'Glad it helped.'], seed);
-  const about = topic(p.message) || 'that';
+  const about = topic(p.message);
   if (memoryAsk) {
     return recall
       ? pick([`If I remember right, ${recall}.`, `Last I have is that ${recall}.`], seed)
@@ -207,23 +208,28 @@ export function participantReply(req: ChatRequest): string {
   }
   if (QUESTION.test(p.message)) {
     return recall
-      ? pick(
-          [`Good question. From memory: ${recall}.`, `On ${about}: ${recall}, as far as I recall.`],
-          seed,
-        )
+      ? pick([`Good question. From memory: ${recall}.`, `As far as I recall, ${recall}.`], seed)
       : pick(
-          [
-            `Good question about ${about}. I don't know yet; what do you think?`,
-            `Not sure about ${about} yet; nobody has said much on it here.`,
-            `Hmm, ${about}. I'd like to hear what the others think.`,
-          ],
+          about
+            ? [
+                `Good question about ${about}. I don't know yet; what do you think?`,
+                `Not sure about ${about} yet; nobody has said much on it here.`,
+                `Hmm, ${about}. I'd like to hear what the others think.`,
+              ]
+            : ["Good question. I don't know yet; what do you think?", "I'm not sure; anyone?"],
           seed,
         );
   }
   return recall
     ? pick([`That ties back to when ${recall}.`, `Makes sense; ${recall} earlier, too.`], seed)
     : pick(
-        [`Interesting point about ${about}.`, `Fair point on ${about}.`, `I hear you on ${about}.`],
+        about
+          ? [
+              `Interesting point about ${about}.`,
+              `Fair point on ${about}.`,
+              `I hear you on ${about}.`,
+            ]
+          : ['Fair enough.', 'I hear you.'],
         seed,
       );
 }
