@@ -1,11 +1,10 @@
-import { MetadataStorage } from '@mikro-orm/core';
 import { migrate } from '../libs/persistence/src/migrate';
 import { setUpTestRun } from '../libs/testing/src/test-run';
 
-/** Integration and e2e tiers: the run's own NATS and migrated database (libs/testing/src/test-run.ts). */
+/**
+ * Integration and e2e tiers: the run's migrated database, copied for each test file with its
+ * own nats-server (libs/testing/src/own-services-environment.ts).
+ */
 export default async function globalSetup(): Promise<void> {
   await setUpTestRun(migrate);
-  // MikroORM keeps entity metadata in a process-wide store; with --runInBand the tests
-  // run in this process but in another VM context, where objects from here misbehave.
-  MetadataStorage.clear();
 }

@@ -1,6 +1,6 @@
 import { tearDownTestRun } from '../libs/testing/src/test-run';
 
-/** Stops the run's nats-server and drops its database. */
+/** Drops the run's database and what is left of the test files' copies. */
 export default async function globalTeardown(): Promise<void> {
   await tearDownTestRun();
 }

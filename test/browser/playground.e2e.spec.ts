@@ -1,5 +1,4 @@
 /// <reference lib="dom" />
-import './fresh-orm-metadata';
 import type { INestApplication } from '@nestjs/common';
 import type { Browser, Page } from 'playwright-core';
 import { startServiceApp } from '@dirigent/service-kit';
@@ -71,7 +70,7 @@ describe('playground /playground in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     // The services first (as npm start does), then the local Discord they talk to.
-    await stopAll(apps, messaging);
+    await stopAll(apps);
     await playground?.stop();
     apps = [];
     await closeMessaging(messaging);

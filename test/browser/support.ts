@@ -2,9 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { chromium, type Browser } from 'playwright-core';
-import { Durables, Streams } from '@dirigent/contracts';
 import { FakeDiscord } from '@dirigent/discord-fake';
-import type { Messaging } from '@dirigent/messaging';
 import { startServiceApp } from '@dirigent/service-kit';
 import { testDatabaseUrl, testNatsUrl, uid } from '@dirigent/testing';
 import { withControlPage } from '../../libs/control-web/src';
@@ -67,12 +65,9 @@ export async function startCoordinator(env: Record<string, string>) {
   });
 }
 
-/** Closes apps in reverse order and frees the ingest's shared work-queue consumer. */
-export async function stopAll(apps: (INestApplication | undefined)[], messaging?: Messaging) {
+/** Closes apps in reverse order. */
+export async function stopAll(apps: (INestApplication | undefined)[]) {
   for (const app of [...apps].reverse()) await app?.close().catch(() => undefined);
-  await messaging?.client.jsm.consumers
-    .delete(Streams.discordCommands, Durables.ingestCommands)
-    .catch(() => undefined);
 }
 
 export const agentId = (prefix: string) =>

@@ -1,4 +1,3 @@
-import './fresh-orm-metadata';
 import { Streams, Subjects, type DeadLetterRecord } from '@dirigent/contracts';
 import { uid, waitFor } from '@dirigent/testing';
 import { newChannel, nextSeq, readStream, startHarness, type Harness } from './harness';

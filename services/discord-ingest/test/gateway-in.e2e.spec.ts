@@ -1,15 +1,12 @@
-import './fresh-orm-metadata';
 import {
-  ChannelMembersQuery,
-  CreateChannelRequest,
   Subjects,
+  type ChannelMembersResult,
+  type CreateChannelRequest,
   type DiscordSelfResult,
   type GuildsResult,
 } from '@dirigent/contracts';
 import { snowflake, waitFor } from '@dirigent/testing';
 import { DiscordConnection } from '../adapters/discord-connection';
-import { CreateChannel } from '../application/create-channel';
-import { ListChannelMembers } from '../application/list-channel-members';
 import { discordEvents, newChannel, startHarness, type Harness } from './harness';
 
 describe('discord-ingest gateway in (real discord.js against the local Discord)', () => {
@@ -264,24 +261,33 @@ describe('discord-ingest gateway in (real discord.js against the local Discord)'
     },
   );
 
-  // The query use cases are called directly: on the shared NATS, another suite's stand-in
-  // ingest may be serving the same subjects at the same moment. The NATS path itself
-  // (validation, reply envelope) is the messaging library's, tested there and below.
+  /** The `channel-members` query over NATS: the reply's data, or its error thrown. */
+  const members = async (channelId: string) => {
+    const reply = await h.nats.request<ChannelMembersResult>(Subjects.discord.queryChannelMembers, {
+      guildId: h.guild.id,
+      channelId,
+    });
+    if (!reply.ok) throw Object.assign(new Error(reply.error.message), reply.error);
+    return reply.data.members;
+  };
+  /** The `create-channel` RPC over NATS. */
+  const createChannel = async (req: Omit<CreateChannelRequest, 'guildId'>) => {
+    const reply = await h.nats.request<{ channelId: string }>(Subjects.discord.rpcCreateChannel, {
+      guildId: h.guild.id,
+      ...req,
+    });
+    if (!reply.ok) throw new Error(`create-channel: ${JSON.stringify(reply.error)}`);
+    return reply.data;
+  };
 
   it('answers channel-members from the cache, only those who can see the channel', async () => {
     const channel = newChannel(h);
-    const { members } = await h.app
-      .get(ListChannelMembers)
-      .run(ChannelMembersQuery.create({ guildId: h.guild.id, channelId: channel.id }));
-    expect(members.map((m) => m.userId)).toEqual(
+    const listed = await members(channel.id);
+    expect(listed.map((m) => m.userId)).toEqual(
       expect.arrayContaining([h.alice.id, h.bob.id, h.otherBot.id, h.discord.bot.id]),
     );
-    expect(members.find((m) => m.userId === h.otherBot.id)?.isBot).toBe(true);
-    await expect(
-      h.app
-        .get(ListChannelMembers)
-        .run(ChannelMembersQuery.create({ guildId: h.guild.id, channelId: snowflake() })),
-    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(listed.find((m) => m.userId === h.otherBot.id)?.isBot).toBe(true);
+    await expect(members(snowflake())).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const bad = await h.nats.request(Subjects.discord.queryChannelMembers, { guildId: 'x' });
     expect(bad).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
   });
@@ -293,14 +299,11 @@ describe('discord-ingest gateway in (real discord.js against the local Discord)'
 
   it('answers the guilds query over NATS with the text channels, private ones marked', async () => {
     const open = newChannel(h, 'open');
-    const { channelId: closed } = await h.app.get(CreateChannel).run(
-      CreateChannelRequest.create({
-        guildId: h.guild.id,
-        name: 'closed',
-        private: true,
-        memberIds: [h.alice.id],
-      }),
-    );
+    const { channelId: closed } = await createChannel({
+      name: 'closed',
+      private: true,
+      memberIds: [h.alice.id],
+    });
     await waitFor(() => h.app.get(DiscordConnection).client!.channels.cache.has(closed));
     const reply = await h.nats.request<GuildsResult>(Subjects.discord.queryGuilds, {
       guildId: h.guild.id,
@@ -320,10 +323,7 @@ describe('discord-ingest gateway in (real discord.js against the local Discord)'
     const channel = newChannel(h);
     const guild = h.app.get(DiscordConnection).client!.guilds.cache.get(h.guild.id)!;
     guild.members.cache.delete(h.bob.id);
-    const { members } = await h.app
-      .get(ListChannelMembers)
-      .run(ChannelMembersQuery.create({ guildId: h.guild.id, channelId: channel.id }));
-    expect(members.map((m) => m.userId)).toContain(h.bob.id);
+    expect((await members(channel.id)).map((m) => m.userId)).toContain(h.bob.id);
     expect(
       h.discord.requests.some(
         (r) => r.method === 'GET' && r.path === `/guilds/${h.guild.id}/members`,
@@ -332,14 +332,11 @@ describe('discord-ingest gateway in (real discord.js against the local Discord)'
   });
 
   it('creates a private channel visible to its members and the moderator only', async () => {
-    const { channelId } = await h.app.get(CreateChannel).run(
-      CreateChannelRequest.create({
-        guildId: h.guild.id,
-        name: 'private-room',
-        private: true,
-        memberIds: [h.bob.id],
-      }),
-    );
+    const { channelId } = await createChannel({
+      name: 'private-room',
+      private: true,
+      memberIds: [h.bob.id],
+    });
     const created = h.discord.channels.get(channelId)!;
     expect(created.name).toBe('private-room');
     expect(h.discord.canView(created.id, h.bob.id)).toBe(true);
@@ -350,21 +347,12 @@ describe('discord-ingest gateway in (real discord.js against the local Discord)'
       [h.guild.id, h.discord.bot.id, h.bob.id].sort(),
     );
     await waitFor(() => h.app.get(DiscordConnection).client!.channels.cache.has(channelId));
-    const { members } = await h.app
-      .get(ListChannelMembers)
-      .run(ChannelMembersQuery.create({ guildId: h.guild.id, channelId }));
-    expect(members.map((m) => m.userId).sort()).toEqual([h.bob.id, h.discord.bot.id].sort());
+    const listed = await members(channelId);
+    expect(listed.map((m) => m.userId).sort()).toEqual([h.bob.id, h.discord.bot.id].sort());
   });
 
   it('creates a public channel without overwrites', async () => {
-    const { channelId } = await h.app.get(CreateChannel).run(
-      CreateChannelRequest.create({
-        guildId: h.guild.id,
-        name: 'open',
-        private: false,
-        memberIds: [],
-      }),
-    );
+    const { channelId } = await createChannel({ name: 'open', private: false, memberIds: [] });
     expect(h.discord.channels.get(channelId)?.overwrites).toEqual([]);
     expect(h.discord.canView(channelId, h.otherBot.id)).toBe(true);
   });

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DeliverPolicy } from '@nats-io/jetstream';
-import { Durables, StreamSpecs, Streams, Subjects, type Envelope } from '@dirigent/contracts';
+import { StreamSpecs, Streams, Subjects, type Envelope } from '@dirigent/contracts';
 import { FakeDiscord, type FakeGuild, type FakeUser } from '@dirigent/discord-fake';
 import { Messaging, NatsClient, ensureStream } from '@dirigent/messaging';
 import { startServiceApp } from '@dirigent/service-kit';
@@ -57,15 +57,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     });
     const ready = started.app.get(DiscordIngestRunner).ready;
     const timeout = new Promise<never>((_, reject) =>
-      setTimeout(
-        () =>
-          reject(
-            new Error(
-              'discord-ingest not ready in 30 s (another consumer overlapping DIRIGENT_DISCORD_CMD?)',
-            ),
-          ),
-        30_000,
-      ).unref(),
+      setTimeout(() => reject(new Error('discord-ingest not ready in 30 s')), 30_000).unref(),
     );
     try {
       await Promise.race([ready, timeout]);
@@ -109,10 +101,6 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     },
     async stop() {
       await h.stopApp();
-      // The work queue allows one consumer per subject: free it for other suites' fakes.
-      await client.jsm.consumers
-        .delete(Streams.discordCommands, Durables.ingestCommands)
-        .catch(() => undefined);
       await nats.close();
       await client.close();
       await discord.stop();

@@ -1,12 +1,15 @@
-import './fresh-orm-metadata';
-import { CreateChannelRequest, Subjects } from '@dirigent/contracts';
+import { Subjects } from '@dirigent/contracts';
 import { startServiceApp } from '@dirigent/service-kit';
-import { snowflake, testDatabaseUrl, testNatsUrl, waitFor } from '@dirigent/testing';
+import {
+  closeMessaging,
+  snowflake,
+  testDatabaseUrl,
+  testMessaging,
+  testNatsUrl,
+  waitFor,
+} from '@dirigent/testing';
 import { DiscordIngestService } from '../discord-ingest.module';
 import { DiscordConnection } from '../adapters/discord-connection';
-import { CreateChannel } from '../application/create-channel';
-import { GetSelf } from '../application/get-self';
-import { ListChannelMembers } from '../application/list-channel-members';
 import { discordEvents, newChannel, startHarness, type Harness } from './harness';
 
 describe('discord-ingest lifecycle', () => {
@@ -17,18 +20,18 @@ describe('discord-ingest lifecycle', () => {
       LOG_LEVEL: 'silent',
       DISCORD_INGEST_PORT: '0',
     });
+    const nats = await testMessaging('discord-ingest-lifecycle');
     try {
       const health = await fetch(`http://127.0.0.1:${port}/healthz`);
       expect(health.status).toBe(200);
       expect(app.get(DiscordConnection).client).toBeNull();
-      // Called directly: on a shared NATS another suite's stand-in may answer the subject.
-      await expect(
-        app.get(ListChannelMembers).run({ guildId: '1', channelId: '2' }),
-      ).rejects.toMatchObject({ code: 'UNAVAILABLE' });
-      expect(() => app.get(GetSelf).run()).toThrow(
-        expect.objectContaining({ code: 'UNAVAILABLE' }),
-      );
+      const unavailable = { ok: false, error: { code: 'UNAVAILABLE' } };
+      expect(
+        await nats.request(Subjects.discord.queryChannelMembers, { guildId: '1', channelId: '2' }),
+      ).toMatchObject(unavailable);
+      expect(await nats.request(Subjects.discord.querySelf, {})).toMatchObject(unavailable);
     } finally {
+      await closeMessaging(nats);
       await app.close();
     }
   });
@@ -94,14 +97,14 @@ describe('discord-ingest lifecycle', () => {
     it('opens private channels to the configured moderator', async () => {
       const moderatorId = snowflake();
       h = await startHarness({ DIRIGENT_MODERATOR_USER_ID: moderatorId });
-      const { channelId } = await h.app.get(CreateChannel).run(
-        Object.assign(new CreateChannelRequest(), {
-          guildId: h.guild.id,
-          name: 'with-moderator',
-          private: true,
-          memberIds: [h.bob.id],
-        }),
-      );
+      const reply = await h.nats.request<{ channelId: string }>(Subjects.discord.rpcCreateChannel, {
+        guildId: h.guild.id,
+        name: 'with-moderator',
+        private: true,
+        memberIds: [h.bob.id],
+      });
+      if (!reply.ok) throw new Error(`create-channel: ${JSON.stringify(reply.error)}`);
+      const { channelId } = reply.data;
       const created = h.discord.channels.get(channelId)!;
       expect(created.overwrites.map((o) => o.id).sort()).toEqual(
         [h.guild.id, h.discord.bot.id, moderatorId, h.bob.id].sort(),

@@ -1,4 +1,3 @@
-import './fresh-orm-metadata';
 import {
   ChannelAdvanceRequest,
   ChannelGetRequest,

@@ -1,10 +1,9 @@
 import { gzipSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { LlmChatRequest, LlmEmbedRequest, Subjects } from '@dirigent/contracts';
+import { Subjects } from '@dirigent/contracts';
 import { Messaging, NatsClient } from '@dirigent/messaging';
 import { snowflake, waitFor } from '@dirigent/testing';
-import { LlmHandlers } from '../handlers/llm.handlers';
 import { FakeUpstream } from './fake-upstreams';
 import { clientFor, startGateway, testConfig, TOKEN, type RunningGateway } from './harness';
 
@@ -393,77 +392,57 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
   });
 
   describe('NATS request/reply', () => {
-    // The NATS server is shared: another suite's (or a running Dirigent's) gateway may be
-    // in the same queue group. The handler is called in-process for the behaviour, and
-    // the wire is checked with a request only this gateway's configuration can answer.
-    let handlers: LlmHandlers;
+    let messaging: Messaging;
     beforeAll(() => {
-      handlers = gw.app.get(LlmHandlers);
+      messaging = gw.app.get(Messaging);
     });
+    /** A request over NATS: the reply's data, or its error thrown. */
+    const call = async (subj: string, data: unknown): Promise<any> => {
+      const reply = await messaging.request<any>(subj, data);
+      if (!reply.ok) throw Object.assign(new Error(reply.error.message), reply.error);
+      return reply.data;
+    };
 
     it('answers dirigent.llm.chat on the wire', async () => {
-      const messaging = gw.app.get(Messaging);
-      const reply = await waitFor(
-        async () => {
-          const r = await messaging.request<any>(Subjects.llm.chat, {
-            guildId: snowflake(),
-            purpose: 'agent',
-            request: { model: 'ignored', messages: [{ role: 'user', content: 'via nats' }] },
-          });
-          return r.ok && r.data.model === 'gpt-primary' ? r : undefined;
-        },
-        10_000,
-        10,
-        'this gateway to answer',
-      );
-      expect(reply.data).toMatchObject({
+      const reply = await messaging.request<any>(Subjects.llm.chat, {
+        guildId: snowflake(),
         purpose: 'agent',
-        completion: { object: 'chat.completion' },
+        request: { model: 'ignored', messages: [{ role: 'user', content: 'via nats' }] },
+      });
+      expect(reply).toMatchObject({
+        ok: true,
+        data: { model: 'gpt-primary', purpose: 'agent', completion: { object: 'chat.completion' } },
       });
     });
 
     it('chats and embeds by purpose, and refuses bad input with BAD_REQUEST naming the field', async () => {
       const guild = snowflake();
-      const chat = (await handlers.chat(
-        LlmChatRequest.create({
-          guildId: guild,
-          purpose: 'agent',
-          request: { model: 'ignored', messages: [{ role: 'user', content: 'via nats' }] },
-        }),
-      )) as any;
+      const chat = await call(Subjects.llm.chat, {
+        guildId: guild,
+        purpose: 'agent',
+        request: { model: 'ignored', messages: [{ role: 'user', content: 'via nats' }] },
+      });
       expect(chat).toMatchObject({ model: 'gpt-primary', purpose: 'agent' });
-      const bare = (await handlers.chat(
-        LlmChatRequest.create({
-          guildId: guild,
-          purpose: 'steward',
-          request: { messages: [{ role: 'user', content: 'no model field' }] },
-        }),
-      )) as any;
+      const bare = await call(Subjects.llm.chat, {
+        guildId: guild,
+        purpose: 'steward',
+        request: { messages: [{ role: 'user', content: 'no model field' }] },
+      });
       expect(bare.completion.choices[0].message.content).toBe('NO_REPLY');
-      const emb = (await handlers.embed(
-        LlmEmbedRequest.create({
-          guildId: guild,
-          request: { model: 'purpose:embed', input: 'x', encoding_format: 'float' },
-        }),
-      )) as any;
+      const emb = await call(Subjects.llm.embed, {
+        guildId: guild,
+        request: { model: 'purpose:embed', input: 'x', encoding_format: 'float' },
+      });
       expect(emb.response.data[0].embedding).toHaveLength(8);
-      const bad = await handlers
-        .chat(
-          LlmChatRequest.create({
-            guildId: guild,
-            request: { model: 'echo', messages: [{ role: 'user' }] },
-          }),
-        )
-        .catch((e: Error) => e);
+      const bad = await call(Subjects.llm.chat, {
+        guildId: guild,
+        request: { model: 'echo', messages: [{ role: 'user' }] },
+      }).catch((e: Error) => e);
       expect(bad).toMatchObject({ code: 'BAD_REQUEST' });
       expect((bad as Error).message).toContain('request.messages[0].content');
-      const unknown = await handlers
-        .chat(
-          LlmChatRequest.create({
-            request: { model: 'gpt-9', messages: [{ role: 'user', content: 'x' }] },
-          }),
-        )
-        .catch((e: Error) => e);
+      const unknown = await call(Subjects.llm.chat, {
+        request: { model: 'gpt-9', messages: [{ role: 'user', content: 'x' }] },
+      }).catch((e: Error) => e);
       expect(unknown).toMatchObject({ code: 'NOT_FOUND' });
     });
 
@@ -484,17 +463,15 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
       };
       const inbox = `_INBOX.llmtest.${snowflake()}`;
       const collected = listen(inbox);
-      const reply = (await handlers.chat(
-        LlmChatRequest.create({
-          guildId: snowflake(),
-          request: {
-            model: 'echo',
-            stream: true,
-            messages: [{ role: 'user', content: 'one two three' }],
-          },
-          streamSubject: inbox,
-        }),
-      )) as any;
+      const reply = await call(Subjects.llm.chat, {
+        guildId: snowflake(),
+        request: {
+          model: 'echo',
+          stream: true,
+          messages: [{ role: 'user', content: 'one two three' }],
+        },
+        streamSubject: inbox,
+      });
       const got = await collected;
       expect(reply).toMatchObject({ model: 'echo' });
       const text = got
@@ -507,12 +484,10 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
       const failing = `_INBOX.llmtest.${snowflake()}`;
       const failed = listen(failing);
       await expect(
-        handlers.chat(
-          LlmChatRequest.create({
-            request: { model: 'gpt-9', stream: true, messages: [{ role: 'user', content: 'x' }] },
-            streamSubject: failing,
-          }),
-        ),
+        call(Subjects.llm.chat, {
+          request: { model: 'gpt-9', stream: true, messages: [{ role: 'user', content: 'x' }] },
+          streamSubject: failing,
+        }),
       ).rejects.toMatchObject({ code: 'NOT_FOUND' });
       expect(await failed).toEqual([
         { error: expect.objectContaining({ code: 'model_not_found' }) },

@@ -1,9 +1,8 @@
-import { knex, type Knex } from '@mikro-orm/postgresql';
 import { connect } from '@nats-io/transport-node';
 import type { Msg } from '@nats-io/nats-core';
 import { Streams, Subjects, subject } from '@dirigent/contracts';
 import { RelayClient, RelayError, type GrantedEvent } from '@dirigent/relay-client';
-import { freePort, snowflake, testDatabaseUrl, uid, waitFor } from '@dirigent/testing';
+import { freePort, snowflake, uid, waitFor } from '@dirigent/testing';
 import { Harness, makeAgents, type Agent } from '../../turn-coordinator/test/harness';
 import { leafServerConfig, masterAccountsConfig } from '../nats-config';
 import { startNatsServer, type NatsServerProcess } from '../nats-server';
@@ -26,11 +25,6 @@ describe('relay instances through NATS leaf nodes', () => {
   let relayA: RelayClient;
   let relayB: RelayClient;
   const savedNatsUrl = process.env.NATS_URL;
-  // Projection positions (stream sequences) in the run's database belong to the run's NATS:
-  // set aside while this coordinator projects the master's streams, then put back.
-  let admin: Knex;
-  let dbName: string | undefined;
-  const savedDatabaseUrl = process.env.DATABASE_URL;
   const human = snowflake();
 
   /**
@@ -76,33 +70,6 @@ describe('relay instances through NATS leaf nodes', () => {
       masterPort,
     );
     await master.ready();
-    // A database of its own, a copy of the run's migrated one: read models and projection
-    // positions belong to the NATS whose streams they follow.
-    const base = new URL(testDatabaseUrl());
-    const template = base.pathname.slice(1);
-    const adminUrl = new URL(base.toString());
-    adminUrl.pathname = '/postgres';
-    admin = knex({ client: 'pg', connection: adminUrl.toString(), pool: { min: 0, max: 1 } });
-    const name = `${template}_relay`.slice(0, 63);
-    await admin.raw('drop database if exists ?? with (force)', [name]);
-    // Copying needs the template idle: connections other test files closed may linger a moment.
-    await waitFor(
-      () =>
-        admin.raw('create database ?? template ??', [name, template]).then(
-          () => true,
-          () => undefined,
-        ),
-      30_000,
-      200,
-      'a copy of the run database',
-    );
-    dbName = name;
-    const own = new URL(base.toString());
-    own.pathname = `/${name}`;
-    process.env.DATABASE_URL = own.toString();
-    const db = knex({ client: 'pg', connection: own.toString(), pool: { min: 0, max: 1 } });
-    await db('projection_checkpoint').delete();
-    await db.destroy();
     process.env.NATS_URL = master.url;
     h = await Harness.start();
     await startLeaf('a');
@@ -119,9 +86,6 @@ describe('relay instances through NATS leaf nodes', () => {
     await leaves.b.server?.stop('SIGKILL');
     await master?.stop();
     process.env.NATS_URL = savedNatsUrl;
-    process.env.DATABASE_URL = savedDatabaseUrl;
-    if (dbName) await admin.raw('drop database if exists ?? with (force)', [dbName]);
-    await admin?.destroy();
   });
 
   /** A relay agent whose turn posts its reply to "Discord" (the fake ingest) first. */

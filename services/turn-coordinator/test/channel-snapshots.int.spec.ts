@@ -1,4 +1,3 @@
-import './orm-reset';
 import { Kvm, type KV } from '@nats-io/kv';
 import { Buckets, subject } from '@dirigent/contracts';
 import { EventStore, foldAggregate, type KvSnapshotStore } from '@dirigent/event-store';

@@ -1,4 +1,3 @@
-import './orm-reset';
 import type { AddressInfo } from 'node:net';
 import { subject } from '@dirigent/contracts';
 import { snowflake, uid, waitFor } from '@dirigent/testing';

@@ -1,11 +1,5 @@
-import { randomInt } from 'node:crypto';
-import {
-  AckPolicy,
-  DeliverPolicy,
-  JetStreamApiError,
-  type ConsumerMessages,
-} from '@nats-io/jetstream';
-import { nanos, type Msg } from '@nats-io/nats-core';
+import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
+import type { Msg } from '@nats-io/nats-core';
 import {
   ChannelMembersQuery,
   CreateChannelRequest,
@@ -22,13 +16,9 @@ import type { Messaging } from '@dirigent/messaging';
 import { uid } from '@dirigent/testing';
 
 let lastId = 0n;
-/**
- * Discord-like ids that grow, as Discord's do within a channel. The low bits are random:
- * several processes share one NATS, and an id that collides with another's would be
- * de-duplicated away (the ingest publishes `discord:<messageId>` as the message id).
- */
+/** Discord-like ids that grow, as Discord's do within a channel. */
 export function nextSnowflake(): string {
-  const candidate = (BigInt(Date.now() - 1420070400000) << 22n) + BigInt(randomInt(0, 2 ** 21));
+  const candidate = BigInt(Date.now() - 1420070400000) << 22n;
   lastId = candidate > lastId ? candidate : lastId + 1n;
   return lastId.toString();
 }
@@ -50,7 +40,6 @@ export class FakeIngest {
   private readonly durable = uid('fake-ingest').replace(/[^A-Za-z0-9_-]/g, '_');
   private messages?: ConsumerMessages;
   private loop?: Promise<void>;
-  private unsubscribe?: () => void;
   private readonly subscriptions: { unsubscribe(): void }[] = [];
 
   constructor(
@@ -87,9 +76,8 @@ export class FakeIngest {
   readonly guilds = new Set<string>();
 
   /**
-   * Answers `subj` when `answer` returns a result and stays silent otherwise: several fakes
-   * (parallel test runs) share the NATS server, and only the one that knows the guild or
-   * channel may reply.
+   * Answers `subj` when `answer` returns a result and stays silent otherwise (a guild or
+   * channel it does not know: the caller's request times out, as with a Discord gone).
    */
   private respond<T extends object>(
     subj: string,
@@ -142,25 +130,12 @@ export class FakeIngest {
       // Discord shows the moderator's message to everyone, the coordinator included.
       await this.post(cmd.guildId, cmd.channelId, this.moderatorId, cmd.content);
     };
-    try {
-      await jsm.consumers.add(Streams.discordCommands, {
-        durable_name: this.durable,
-        filter_subject: Subjects.discord.cmdSendMessage,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        inactive_threshold: nanos(60_000),
-      });
-    } catch (e) {
-      // The stream is a work queue: while another engineer's ingest consumes it, listen
-      // to the published commands instead (JetStream publishes reach plain subscribers).
-      if (!(e instanceof JetStreamApiError)) throw e;
-      const sub = this.messaging.client.nc.subscribe(Subjects.discord.cmdSendMessage);
-      this.unsubscribe = () => sub.unsubscribe();
-      this.loop = (async () => {
-        for await (const m of sub) await record(m.json<Envelope<SendMessageCommand>>().data);
-      })();
-      return;
-    }
+    await jsm.consumers.add(Streams.discordCommands, {
+      durable_name: this.durable,
+      filter_subject: Subjects.discord.cmdSendMessage,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+    });
     const consumer = await js.consumers.get(Streams.discordCommands, this.durable);
     this.messages = await consumer.consume({ max_messages: 64 });
     this.loop = (async () => {
@@ -219,7 +194,6 @@ export class FakeIngest {
 
   async stop(): Promise<void> {
     await this.messages?.close();
-    this.unsubscribe?.();
     for (const sub of this.subscriptions.splice(0)) sub.unsubscribe();
     await this.loop?.catch(() => undefined);
     await this.messaging.client.jsm.consumers

@@ -1,4 +1,3 @@
-import './orm-reset';
 import { Subjects, subject } from '@dirigent/contracts';
 import { snowflake, waitFor } from '@dirigent/testing';
 import { nextSnowflake } from './fake-ingest';

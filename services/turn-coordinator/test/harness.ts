@@ -1,10 +1,8 @@
-import './orm-reset';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { MetadataStorage } from '@mikro-orm/core';
-import { Streams, Subjects, type Reply } from '@dirigent/contracts';
+import { Subjects, type Reply } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
 import { RelayClient, type GrantedEvent } from '@dirigent/relay-client';
 import { startServiceApp } from '@dirigent/service-kit';
@@ -16,7 +14,6 @@ import {
   testNatsUrl,
   uid,
 } from '@dirigent/testing';
-import { LEASE_BUCKET } from '../partitions/partition-leases';
 import { TurnCoordinatorService } from '../turn-coordinator.module';
 import { FakeIngest } from './fake-ingest';
 
@@ -30,23 +27,6 @@ export function makeAgents(n: number, prefix = 'ag'): Agent[] {
     agentId: uid(`${prefix}${i}`).replace(/[^A-Za-z0-9_-]/g, '_'),
     userId: snowflake(),
   }));
-}
-
-/** What partitioned coordinators created: their partitions' durables and the lease bucket. */
-export async function removePartitionState(messaging: Messaging, partitions: number) {
-  const jsm = messaging.client.jsm;
-  const ofPartition = new RegExp(`-p\\d+of${partitions}$`);
-  for (const stream of [
-    Streams.eventStore,
-    Streams.discordEvents,
-    Streams.turnComplete,
-    Streams.timerFired,
-  ]) {
-    for await (const c of jsm.consumers.list(stream)) {
-      if (ofPartition.test(c.name)) await jsm.consumers.delete(stream, c.name);
-    }
-  }
-  await jsm.streams.delete(`KV_${LEASE_BUCKET}`).catch(() => undefined);
 }
 
 /** The environment a coordinator under test runs with. */
@@ -105,18 +85,9 @@ export class Harness {
     return reply.data;
   }
 
-  /**
-   * Calls a channel-creating tool. On the shared test NATS another engineer's ingest may
-   * answer `create-channel` first (and refuse a guild it does not know): try again then.
-   */
+  /** Calls a channel-creating tool. */
   async create(tool: string, data: Record<string, unknown>): Promise<{ channelId: string }> {
-    for (let attempt = 1; ; attempt++) {
-      const reply = await this.request<{ channelId: string }>(tool, data);
-      if (reply.ok) return reply.data;
-      if (attempt >= 10 || !/Unknown (Guild|Channel)/.test(reply.error.message)) {
-        throw new Error(`${tool} failed: ${JSON.stringify(reply.error)}`);
-      }
-    }
+    return this.ok<{ channelId: string }>(tool, data);
   }
 
   async register(agents: Agent[]): Promise<void> {
@@ -220,6 +191,5 @@ export class Harness {
     await this.relay.close();
     await this.fake.stop();
     await closeMessaging(this.messaging);
-    MetadataStorage.clear();
   }
 }

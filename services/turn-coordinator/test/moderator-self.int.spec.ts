@@ -1,4 +1,3 @@
-import './orm-reset';
 import { Subjects, subject, ok } from '@dirigent/contracts';
 import { startServiceApp } from '@dirigent/service-kit';
 import { snowflake, waitFor } from '@dirigent/testing';

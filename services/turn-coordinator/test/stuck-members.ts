@@ -1,7 +1,7 @@
 import { subject } from '@dirigent/contracts';
 import type { GrantedEvent } from '@dirigent/relay-client';
 import { snowflake, waitFor } from '@dirigent/testing';
-import { Harness, makeAgents, removePartitionState, type Agent } from './harness';
+import { Harness, makeAgents, type Agent } from './harness';
 
 /** More inputs than the coordinator handles at once (DIRIGENT_COORDINATOR_CONCURRENCY, 16). */
 const STUCK_INPUTS = 40;
@@ -32,7 +32,6 @@ export function describeStuckMembers(label: string, partitions: string): void {
       // A failed run leaves the coordinator waiting on the query: answer it so it can stop.
       if (stuck) h.fake.release(stuck);
       await h?.stopApp();
-      if (h && partitions !== '0') await removePartitionState(h.messaging, Number(partitions));
       await h?.close();
     });
 
