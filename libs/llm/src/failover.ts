@@ -4,7 +4,7 @@ import type { LlmConfig, ModelConfig } from './config';
 import { failureError, GatewayError, redact } from './errors';
 import { abortError, backoffMs, classifyFailure, type Cooldowns, type Failure } from './failures';
 import type { Executed, Held, Operation } from './operation';
-import { microsToUsd } from './pricing';
+import { microsToUsd, type Micros } from './pricing';
 import type { RequestMeta, ReserveResult, UsageOutcome } from './ports';
 import type { Provider } from './providers';
 import { largerWindowModel } from './routing';
@@ -44,6 +44,28 @@ export interface FailoverDeps {
   now: () => number;
   random: () => number;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** The 429 of a guild whose daily budget cannot hold the request's worst-case cost. */
+function budgetExhausted(
+  refused: Extract<ReserveResult, { ok: false }>,
+  needMicros: Micros,
+  held: Held,
+  meta: RequestMeta,
+  now: number,
+): GatewayError {
+  const limit = microsToUsd(refused.limitMicros);
+  const used = microsToUsd(refused.spentMicros + refused.reservedMicros);
+  const need = microsToUsd(needMicros);
+  const tomorrow = Date.parse(`${held.day}T00:00:00Z`) + 86_400_000;
+  return new GatewayError(
+    429,
+    'budget_exhausted',
+    'budget_exhausted',
+    `guild ${meta.guildId} budget exhausted: $${used.toFixed(6)} of $${limit.toFixed(6)} per day is spent or reserved; this request may cost up to $${need.toFixed(6)}`,
+    null,
+    Math.max(1, Math.ceil((tomorrow - now) / 1000)),
+  );
 }
 
 /**
@@ -150,19 +172,9 @@ export class Failover {
       abandoned.push(model.id);
     }
     if (refused && attempts === 0) {
-      const limit = microsToUsd(refused.limitMicros);
-      const used = microsToUsd(refused.spentMicros + refused.reservedMicros);
-      const need = microsToUsd(op.maxCost(order[order.length - 1] ?? chain[0]));
-      const tomorrow = Date.parse(`${held.day}T00:00:00Z`) + 86_400_000;
+      const need = op.maxCost(order[order.length - 1] ?? chain[0]);
       return fail(
-        new GatewayError(
-          429,
-          'budget_exhausted',
-          'budget_exhausted',
-          `guild ${meta.guildId} budget exhausted: $${used.toFixed(6)} of $${limit.toFixed(6)} per day is spent or reserved; this request may cost up to $${need.toFixed(6)}`,
-          null,
-          Math.max(1, Math.ceil((tomorrow - this.deps.now()) / 1000)),
-        ),
+        budgetExhausted(refused, need, held, meta, this.deps.now()),
         'budget_exhausted',
         null,
       );
