@@ -13,7 +13,12 @@ export interface VectorStore {
     guildId: string,
     model: string,
     vector: number[],
-    q: { layers: readonly SearchLayer[]; k: number },
+    q: {
+      layers: readonly SearchLayer[];
+      k: number;
+      /** How long to wait for vectors not loaded yet before answering without them. */
+      firstLoadWaitMs?: number;
+    },
   ): Promise<{ layer: SearchLayer; refId: string; score: number }[]>;
 }
 export const VECTOR_STORE = Symbol('VECTOR_STORE');

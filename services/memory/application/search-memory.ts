@@ -28,6 +28,8 @@ export interface SearchQuery extends ArchiveFilter {
 const CANDIDATES = 50;
 /** How long a search waits for its guild's word index to load before using Postgres's. */
 const INDEX_WAIT_MS = 50;
+/** Messages up to which a search waits for the guild's first vector load. */
+const SMALL_GUILD = 5_000;
 /**
  * How much each list counts in the fusion. The archive's own ranking (BM25, context,
  * names, dates, vectors: `rankMessages`) leads. The other layers follow: an epoch summary
@@ -97,7 +99,9 @@ export class SearchMemory {
       has('lore') ? this.lore.fullText(guildId, query, CANDIDATES) : none,
       has('dossiers') ? this.dossiers.fullTextFacts(guildId, query, CANDIDATES) : none,
       has('dossiers') ? this.dossiers.fullTextBodies(guildId, query, 10) : none,
-      this.nearest(guildId, query, [...layers]),
+      // A small guild's vectors load in moments: worth waiting for; a large one's take
+      // seconds after a restart, and the search goes on without them meanwhile.
+      this.nearest(guildId, query, [...layers], !index || index.size > SMALL_GUILD ? 50 : 2_000),
       has('archive') && !index ? this.postgresArchive(guildId, query, q) : null,
     ]);
     const vectorLists = nearest.map((n) => ({ key: `${n.layer}:${n.refId}`, at: 0 }));
@@ -157,12 +161,18 @@ export class SearchMemory {
     return { fullText, named };
   }
 
-  private async nearest(guildId: string, query: string, layers: SearchLayer[]) {
+  private async nearest(
+    guildId: string,
+    query: string,
+    layers: SearchLayer[],
+    firstLoadWaitMs: number,
+  ) {
     const qv = await this.indexer.query(guildId, query);
     if (!qv) return [];
     const found = await this.vectors.nearest(guildId, qv.model, qv.vector, {
       layers,
       k: CANDIDATES,
+      firstLoadWaitMs,
     });
     // Below this a hashed or model vector says little; keeps noise out of the fusion.
     return found.filter((f) => f.score > 0.05);

@@ -100,7 +100,8 @@ const PAGE = 20_000;
 const LOOKBACK = 2_000;
 /**
  * How long a search waits for a guild's first vector load (seconds at 100,000 vectors)
- * before answering without vectors; the load goes on, and later searches use it.
+ * before answering without vectors, unless it says; the load goes on, and later searches
+ * use it.
  */
 const FIRST_LOAD_WAIT_MS = 50;
 
@@ -143,7 +144,7 @@ export class ArrayVectorStore implements VectorStore {
     guildId: string,
     model: string,
     vector: number[],
-    q: { layers: readonly SearchLayer[]; k: number },
+    q: Parameters<VectorStore['nearest']>[3],
   ) {
     const key = `${guildId}|${model}`;
     let slot = this.slots.get(key);
@@ -160,7 +161,7 @@ export class ArrayVectorStore implements VectorStore {
     else {
       let timer: NodeJS.Timeout | undefined;
       const waited = new Promise<void>(
-        (resolve) => (timer = setTimeout(resolve, FIRST_LOAD_WAIT_MS)),
+        (resolve) => (timer = setTimeout(resolve, q.firstLoadWaitMs ?? FIRST_LOAD_WAIT_MS)),
       );
       await Promise.race([s.loading.catch(() => undefined), waited]);
       clearTimeout(timer);
