@@ -5,6 +5,7 @@ import { KeyedQueue, Messaging } from '@dirigent/messaging';
 import { SERVICE_CONFIG, type ServiceDefinition } from '@dirigent/service-kit';
 import { Reactor } from '@dirigent/reactor';
 import { DurableTimers } from '@dirigent/timers';
+import { JetStreamChannelHistory } from './adapters/channel-history';
 import { NatsTurnCoordination } from './adapters/coordinator.client';
 import { routerEntities } from './adapters/postgres/entities';
 import { NatsModelGateway } from './adapters/gateway.client';
@@ -24,6 +25,7 @@ import { FireFollowup } from './application/fire-followup';
 import { ListDecisions } from './application/list-decisions';
 import { OnGrant } from './application/on-grant';
 import {
+  ChannelHistory,
   ChannelMembers,
   Clock,
   DecisionLog,
@@ -90,6 +92,7 @@ const nats = (factory: (m: Messaging, c: RouterConfig) => unknown) => ({
       ...nats((m, c) => new NatsTurnCoordination(m, c.DIRIGENT_ROUTER_QUERY_TIMEOUT_MS)),
     },
     { provide: RouterOutbox, ...nats((m) => new JetStreamOutbox(m)) },
+    { provide: ChannelHistory, ...nats((m) => new JetStreamChannelHistory(m)) },
     { provide: Clock, useValue: { now: () => Date.now() } },
     { provide: KeyedQueue, useValue: new KeyedQueue() },
     {

@@ -5,6 +5,7 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
+  IsISO8601,
   IsNotEmpty,
   IsNumber,
   IsOptional,
@@ -283,6 +284,8 @@ export class SpeculativeDue {
   @Snowflake() guildId: string;
   @Snowflake() channelId: string;
   @AgentId() agentId: string;
+  /** The human message that armed the timer (later ones re-arm it): the trigger's "recent human". */
+  @IsOptional() @IsISO8601() humanAt?: string;
   static create(input: unknown) {
     return createValidated(SpeculativeDue, input);
   }

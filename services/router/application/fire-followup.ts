@@ -3,12 +3,19 @@ import { FollowupDue } from '@dirigent/contracts';
 import { KeyedQueue } from '@dirigent/messaging';
 import { Reactor, type Lineage } from '@dirigent/reactor';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
-import { followupAbortReason, type FollowupBias } from '@dirigent/router-domain';
+import { followupAbortReason, type AgentPersona, type FollowupBias } from '@dirigent/router-domain';
 import type { RouterConfig } from '../config';
 import { Agents } from './agents';
-import { ChannelActivity } from './channel-activity';
 import { ExecuteTurn } from './execute-turn';
-import { Clock, DecisionLog, FollowupStore, RouterOutbox, TurnCoordination } from './ports';
+import {
+  ChannelHistory,
+  Clock,
+  DecisionLog,
+  FollowupStore,
+  RouterOutbox,
+  TurnCoordination,
+  type FollowupRecord,
+} from './ports';
 import { FOLLOWUP_DUE } from './schedule-followup';
 
 /**
@@ -24,7 +31,7 @@ export class FireFollowup {
     private readonly agents: Agents,
     private readonly store: FollowupStore,
     private readonly decisions: DecisionLog,
-    private readonly activity: ChannelActivity,
+    private readonly history: ChannelHistory,
     private readonly coordination: TurnCoordination,
     private readonly lanes: KeyedQueue,
     private readonly execute: ExecuteTurn,
@@ -59,18 +66,7 @@ export class FireFollowup {
     await this.lanes.run(f.channelId, async () => {
       const channel = await this.coordination.managed(f.channelId);
       if (channel.managed && channel.speakers.includes(agent.id)) return abort('managed-channel');
-      const seen = this.activity.get(f.channelId);
-      const reason = followupAbortReason({
-        botMessageIds: f.botMessageIds,
-        agentUserId: agent.discordUserId,
-        since: this.activity.since(f.channelId, f.createdAt.getTime()),
-        // Typing before the bot's turn was the question it answered, not a new thought.
-        othersTypingAt:
-          (seen.othersTypingAt ?? 0) > f.createdAt.getTime() ? seen.othersTypingAt : undefined,
-        now: this.clock.now(),
-        movedOnAfter: this.config.file.followups.movedOnAfter,
-        midThoughtMs: this.config.file.followups.midThoughtMs,
-      });
+      const reason = await this.abortReason(f, agent);
       if (reason) return abort(reason);
       if (!(await this.store.settle(f.followupId, 'fired'))) return;
       await this.outbox.followup(f.guildId, f.channelId, { ...event, status: 'fired' });
@@ -88,6 +84,26 @@ export class FireFollowup {
         previous: parent?.beats.map((b) => b.text).join('\n\n') || parent?.reaction,
         lineage,
       });
+    });
+  }
+
+  /**
+   * The abort rules over what the channel's durable history holds since the follow-up was
+   * scheduled: a reply seen just before a SIGKILL, or sent while the router was down, counts.
+   */
+  private async abortReason(f: FollowupRecord, agent: AgentPersona) {
+    const after = f.createdAt.getTime();
+    const { messages, typing } = await this.history.since(f.guildId, f.channelId, after);
+    const others = typing.filter((t) => !this.agents.userIds.has(t.userId));
+    return followupAbortReason({
+      botMessageIds: f.botMessageIds,
+      agentUserId: agent.discordUserId,
+      since: messages.filter((m) => m.at > after),
+      // Typing before the bot's turn was the question it answered, not a new thought.
+      othersTypingAt: others.length ? Math.max(...others.map((t) => t.at)) : undefined,
+      now: this.clock.now(),
+      movedOnAfter: this.config.file.followups.movedOnAfter,
+      midThoughtMs: this.config.file.followups.midThoughtMs,
     });
   }
 }

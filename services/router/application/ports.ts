@@ -165,3 +165,31 @@ export abstract class TurnCoordination {
 export abstract class Clock {
   abstract now(): number;
 }
+
+/** A message of a channel as the durable history holds it. */
+export interface HistoryMessage {
+  messageId: string;
+  authorId: string;
+  authorIsBot: boolean;
+  /** Epoch ms. */
+  at: number;
+  replyToMessageId?: string;
+  mentions?: string[];
+}
+
+/** What happened in a channel after a moment, oldest first (deleted messages left out). */
+export interface ChannelEvents {
+  messages: HistoryMessage[];
+  typing: { userId: string; at: number }[];
+}
+
+/**
+ * A channel's history read from the durable Discord event stream, not from process
+ * memory: what a plan made before a restart reads when it comes due (a follow-up's abort
+ * rules, a speculative turn's predicates), including what arrived while the router was down.
+ */
+export abstract class ChannelHistory {
+  abstract since(guildId: string, channelId: string, from: number): Promise<ChannelEvents>;
+  /** When the router's agents spoke or reacted in the channel since `from` (their decisions). */
+  abstract botTurnsSince(guildId: string, channelId: string, from: number): Promise<number[]>;
+}

@@ -92,6 +92,6 @@ export class ReactToMessage {
       lineage: { job: 'reactive-turn', trigger: 'event', causeId: seen.eventId ?? m.messageId },
     });
     if (!m.authorIsBot)
-      await this.speculative.arm(agent, m.guildId, m.channelId, decision.decisionId);
+      await this.speculative.arm(agent, m.guildId, m.channelId, seen.at, decision.decisionId);
   }
 }

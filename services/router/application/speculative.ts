@@ -8,13 +8,14 @@ import {
   speculativeConditions,
   type AgentPersona,
   type SpeculativeSettings,
+  type ChannelActivity as ChannelActivityView,
   type SpeculativeSnapshot,
 } from '@dirigent/router-domain';
 import type { RouterConfig } from '../config';
 import { Agents } from './agents';
 import { ChannelActivity } from './channel-activity';
 import { ExecuteTurn } from './execute-turn';
-import { Clock, ModelGateway, TurnCoordination } from './ports';
+import { ChannelHistory, Clock, ModelGateway, TurnCoordination } from './ports';
 import { SPECULATIVE_DUE } from './schedule-followup';
 
 interface Snapshot extends SpeculativeSnapshot {
@@ -37,6 +38,7 @@ export class SpeculativeTurns {
     @Inject(SERVICE_CONFIG) config: RouterConfig,
     private readonly agents: Agents,
     private readonly activity: ChannelActivity,
+    private readonly history: ChannelHistory,
     private readonly reactor: Reactor,
     private readonly models: ModelGateway,
     private readonly coordination: TurnCoordination,
@@ -67,19 +69,74 @@ export class SpeculativeTurns {
     });
   }
 
-  /** Re-arms the channel's timer; `parentId` is the decision on the message that did it. */
+  /**
+   * Re-arms the channel's timer after a human message (at `humanAt`); `parentId` is the
+   * decision on it. The time is a hint from what this process saw: the trigger's predicates
+   * read the durable history when it fires, and a timer that fired early is armed again.
+   */
   async arm(
     agent: AgentPersona,
     guildId: string,
     channelId: string,
+    humanAt: number,
     parentId?: string,
   ): Promise<void> {
     if (!this.settings.enabled || agent.orchestrator) return;
-    const key = `speculative:${agent.id}:${channelId}`;
-    const at = speculativeCheckAt(this.activity.get(channelId), this.settings);
+    const seen = this.activity.get(channelId);
+    const at = speculativeCheckAt(
+      {
+        lastHumanAt: Math.max(humanAt, seen.lastHumanAt ?? 0),
+        lastMessageAt: Math.max(humanAt, seen.lastMessageAt ?? 0),
+        lastBotTurnAt: seen.lastBotTurnAt,
+      },
+      this.settings,
+    );
+    const key = this.key(agent.id, channelId);
     if (at === null) return this.reactor.disarm(key);
-    const data: SpeculativeDue = { guildId, channelId, agentId: agent.id };
+    const data: SpeculativeDue = {
+      guildId,
+      channelId,
+      agentId: agent.id,
+      humanAt: new Date(humanAt).toISOString(),
+    };
     await this.reactor.arm(SPECULATIVE_DUE, key, at, data, parentId);
+  }
+
+  private key(agentId: string, channelId: string): string {
+    return `speculative:${agentId}:${channelId}`;
+  }
+
+  /**
+   * The channel as the durable streams hold it, whatever this process saw: the messages
+   * since the arming human one (each later human message re-arms the timer) or the quiet
+   * window, whichever is shorter, and the agents' turns of the last `minSinceBotTurnMs`.
+   */
+  private async durableActivity(due: SpeculativeDue, now: number): Promise<ChannelActivityView> {
+    const humanAt = due.humanAt ? Date.parse(due.humanAt) : undefined;
+    const from = Math.max(humanAt ?? 0, now - this.settings.quietMs);
+    const [{ messages }, turns] = await Promise.all([
+      this.history.since(due.guildId, due.channelId, from),
+      this.history.botTurnsSince(due.guildId, due.channelId, now - this.settings.minSinceBotTurnMs),
+    ]);
+    const max = (xs: number[]) => (xs.length ? Math.max(...xs) : undefined);
+    const humans = messages.filter((m) => !m.authorIsBot).map((m) => m.at);
+    const own = messages.filter((m) => this.agents.userIds.has(m.authorId)).map((m) => m.at);
+    const defined = (xs: (number | undefined)[]) => xs.filter((x): x is number => x !== undefined);
+    return {
+      lastHumanAt: max(defined([humanAt, ...humans])),
+      lastMessageAt: max(defined([humanAt, ...messages.map((m) => m.at)])),
+      lastBotTurnAt: max([...turns, ...own]),
+    };
+  }
+
+  /**
+   * A timer that came due while the time conditions do not hold yet (a bot turn or a
+   * message since it was armed) is armed again for when they can: no periodic check.
+   */
+  private async rearmIfEarly(due: SpeculativeDue, s: Snapshot): Promise<void> {
+    const at = speculativeCheckAt(s.activity, this.settings);
+    if (at === null || at <= s.now) return;
+    await this.reactor.arm(SPECULATIVE_DUE, this.key(due.agentId, due.channelId), at, due);
   }
 
   /** Read in the channel's lane; the budget is asked only when the agent may speak here. */
@@ -94,13 +151,16 @@ export class SpeculativeTurns {
     const budgetFraction = unmanaged
       ? await this.models.budgetFraction(due.guildId).catch(() => undefined)
       : undefined;
-    return {
+    const now = this.clock.now();
+    const snapshot = {
       agent,
       unmanaged,
       seed,
       budgetFraction,
-      activity: this.activity.get(due.channelId),
-      now: this.clock.now(),
+      activity: await this.durableActivity(due, now),
+      now,
     };
+    if (unmanaged) await this.rearmIfEarly(due, snapshot);
+    return snapshot;
   }
 }

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Subjects } from '@dirigent/contracts';
+import { Subjects, type MessageCreated } from '@dirigent/contracts';
 import { CANONICAL_DISPOSITIONS } from '@dirigent/router-domain';
 import {
   closeMessaging,
@@ -20,22 +20,31 @@ import { FakeDiscord } from './fake-discord';
 import { gatewayConfig } from './harness';
 
 const MAIN = 'dist/services/router/main.js';
+/** A follow-up's window: long enough for a turn and a reply before it comes due. */
+const WINDOW_MS = 8000;
 
 /**
- * The built router as a child process: a self-follow-up scheduled before a SIGKILL fires
- * once after the restart (`npm run build` first).
+ * The built router as a child process, SIGKILLed with plans pending (`npm run build`
+ * first): self-follow-ups and speculative timers armed before the kill come due after the
+ * restart, and what they read is what the durable streams hold, not what the dead process saw.
  */
-describe('router: a self-follow-up survives SIGKILL', () => {
+describe('router: plans survive SIGKILL', () => {
   let upstream: FakeUpstream;
   let gateway: RunningGateway;
   let messaging: Messaging;
   let discord: FakeDiscord;
   let child: Spawned | undefined;
   const events: { subject: string; data: any }[] = [];
+  /** Every message.created seen, the bot's echoes included (their ids are reply targets). */
+  const created: MessageCreated[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'router-e2e-'));
   writeFileSync(
     join(dir, 'router.yaml'),
-    'agents:\n  - { id: dit, name: Dit }\nspeculative: { enabled: false }\nfollowups: { enabled: true, midThoughtMs: 0 }\n',
+    [
+      'agents:\n  - { id: dit, name: Dit }',
+      'speculative: { enabled: true, quietMs: 3000, minSinceBotTurnMs: 0, chance: 1, minBudgetFraction: 0 }',
+      'followups: { enabled: true, midThoughtMs: 0 }',
+    ].join('\n'),
   );
 
   const start = async () => {
@@ -47,6 +56,40 @@ describe('router: a self-follow-up survives SIGKILL', () => {
       DIRIGENT_WORKSPACE: dir,
     });
   };
+
+  /** Only `speaking` is chosen (speculative turns: `speculative`, else silence). */
+  async function weights(speaking: string, speculative?: string) {
+    for (const d of CANONICAL_DISPOSITIONS) {
+      const r = await messaging.request<any>(Subjects.admin.dispositionUpsert, {
+        id: d.id,
+        weight: d.id === speaking || d.id === speculative ? 1 : 0,
+        ...(d.id === 'quick-react'
+          ? { selfFollowupHint: { probability: 1, bias: 'go-deeper', windowMs: [WINDOW_MS, WINDOW_MS] } }
+          : {}),
+      });
+      expect(r.ok).toBe(true);
+    }
+  }
+
+  const followups = (channel: string, status: string) =>
+    events.filter((e) => e.subject.endsWith(`${channel}.followup`) && e.data.status === status);
+  const decisionOn = (channel: string, messageId: string) =>
+    events.find(
+      (e) => e.subject.endsWith(`${channel}.decision`) && e.data.inboundMessageId === messageId,
+    );
+
+  /** A human asks Dit; its answer schedules a follow-up. Returns it and the bot's message. */
+  async function scheduled(guild: string, channel: string) {
+    await discord.human(guild, channel, 'dit, quick question');
+    const f = await waitFor(() => followups(channel, 'scheduled')[0], 15_000);
+    const bot = created.find((m) => m.channelId === channel && m.authorIsBot)!;
+    return { followup: f.data, bot };
+  }
+
+  async function untilDue(dueAt: string) {
+    const wait = Date.parse(dueAt) + 500 - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
 
   beforeAll(async () => {
     upstream = await FakeUpstream.start('openai');
@@ -60,6 +103,11 @@ describe('router: a self-follow-up survives SIGKILL', () => {
         events.push({ subject: m.subject, data: m.json<any>().data });
       },
     });
+    messaging.client.nc.subscribe(`${Subjects.discord.evtPrefix}.*.*.message.created`, {
+      callback: (_e, m) => {
+        created.push(m.json<any>().data);
+      },
+    });
     await start();
   });
 
@@ -71,35 +119,16 @@ describe('router: a self-follow-up survives SIGKILL', () => {
     if (messaging) await closeMessaging(messaging);
   });
 
-  it('fires after the restart, once', async () => {
-    for (const d of CANONICAL_DISPOSITIONS) {
-      const r = await messaging.request<any>(Subjects.admin.dispositionUpsert, {
-        id: d.id,
-        weight: d.id === 'quick-react' ? 1 : 0,
-        ...(d.id === 'quick-react'
-          ? { selfFollowupHint: { probability: 1, bias: 'go-deeper', windowMs: [4000, 4000] } }
-          : {}),
-      });
-      expect(r.ok).toBe(true);
-    }
+  it('a follow-up fires after the restart, once', async () => {
+    await weights('quick-react');
     const guild = snowflake();
     const channel = snowflake();
     await discord.human(guild, channel, 'dit, quick question');
-    const scheduled = await waitFor(
-      () =>
-        events.find(
-          (e) => e.subject.endsWith(`${channel}.followup`) && e.data.status === 'scheduled',
-        ),
-      15_000,
-    );
+    const scheduled = await waitFor(() => followups(channel, 'scheduled')[0], 15_000);
     await child!.kill('SIGKILL');
     upstream.behave = () => ({ kind: 'ok', text: 'the deeper take' });
     await start();
-    const fired = await waitFor(
-      () =>
-        events.find((e) => e.subject.endsWith(`${channel}.followup`) && e.data.status === 'fired'),
-      20_000,
-    );
+    const fired = await waitFor(() => followups(channel, 'fired')[0], 20_000);
     expect(fired.data.followupId).toBe(scheduled.data.followupId);
     const decision = await waitFor(
       () =>
@@ -119,9 +148,71 @@ describe('router: a self-follow-up survives SIGKILL', () => {
       () => discord.sent(channel).some((c) => c.data.content === 'the deeper take'),
       10_000,
     );
+    // The shortest wait that would show a second firing: one more timer round trip.
     await new Promise((r) => setTimeout(r, 1000));
-    expect(
-      events.filter((e) => e.subject.endsWith(`${channel}.followup`) && e.data.status === 'fired'),
-    ).toHaveLength(1);
+    expect(followups(channel, 'fired')).toHaveLength(1);
+    upstream.behave = () => ({ kind: 'ok', text: 'first thought' });
+  });
+
+  it('a human reply the router saw before a SIGKILL aborts the follow-up after the restart', async () => {
+    await weights('quick-react');
+    const guild = snowflake();
+    const channel = snowflake();
+    const { followup, bot } = await scheduled(guild, channel);
+    const reply = await discord.human(guild, channel, 'good point', {
+      replyToMessageId: bot.messageId,
+    });
+    // Seen: the router decided on the reply.
+    await waitFor(() => decisionOn(channel, reply.messageId), 15_000);
+    await child!.kill('SIGKILL');
+    await untilDue(followup.dueAt);
+    await start();
+    const aborted = await waitFor(
+      () => followups(channel, 'aborted').find((e) => e.data.followupId === followup.followupId),
+      20_000,
+    );
+    expect(aborted.data.reason).toBe('human-replied');
+    expect(followups(channel, 'fired').map((e) => e.data.followupId)).not.toContain(
+      followup.followupId,
+    );
+  });
+
+  it('a human reply sent while the router is down aborts the follow-up too', async () => {
+    await weights('quick-react');
+    const guild = snowflake();
+    const channel = snowflake();
+    const { followup, bot } = await scheduled(guild, channel);
+    await child!.kill('SIGKILL');
+    await discord.human(guild, channel, 'good point', { replyToMessageId: bot.messageId });
+    await untilDue(followup.dueAt);
+    await start();
+    const aborted = await waitFor(
+      () => followups(channel, 'aborted').find((e) => e.data.followupId === followup.followupId),
+      20_000,
+    );
+    expect(aborted.data.reason).toBe('human-replied');
+  });
+
+  it('a speculative timer armed before a SIGKILL fires after the restart', async () => {
+    // Dit reacts to the message (no follow-up), then the channel is quiet for quietMs.
+    await weights('vibing', 'observation-drop');
+    upstream.behave = () => ({ kind: 'ok', text: 'an unprompted thought' });
+    const guild = snowflake();
+    const channel = snowflake();
+    const asked = await discord.human(guild, channel, 'anyone around?');
+    await waitFor(() => decisionOn(channel, asked.messageId), 15_000);
+    await child!.kill('SIGKILL');
+    // The timer came due while nothing ran.
+    await new Promise((r) => setTimeout(r, 3500));
+    await start();
+    const speculative = await waitFor(
+      () =>
+        events.find(
+          (e) => e.subject.endsWith(`${channel}.decision`) && e.data.trigger === 'speculative',
+        ),
+      20_000,
+    );
+    expect(speculative.data.chosen).toBe('observation-drop');
+    expect(speculative.data.lineage).toMatchObject({ job: 'speculative-turn', trigger: 'all' });
   });
 });

@@ -1,0 +1,114 @@
+import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
+import { Streams, Subjects, subject, type Envelope } from '@dirigent/contracts';
+import { Messaging } from '@dirigent/messaging';
+import { ChannelHistory, type ChannelEvents, type HistoryMessage } from '../application/ports';
+
+/** More than any plan window holds; a busier channel is read up to here (the oldest first). */
+const MAX_EVENTS = 20_000;
+
+const READ = new Set(['message.created', 'message.deleted', 'typing.started']);
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/**
+ * A channel's events from the durable streams (an ephemeral consumer filtered on the
+ * channel, from a start time): exact whatever the router's own consumers had seen or acked
+ * when it was killed. Messages and typing from the Discord events; the turns its agents
+ * took from the router's own decisions.
+ */
+export class JetStreamChannelHistory extends ChannelHistory {
+  constructor(private readonly messaging: Messaging) {
+    super();
+  }
+
+  async since(guildId: string, channelId: string, from: number): Promise<ChannelEvents> {
+    const prefix = `${Subjects.discord.evtPrefix}.${guildId}.${channelId}.`;
+    const messages = new Map<string, HistoryMessage>();
+    const typing: ChannelEvents['typing'] = [];
+    await this.read(Streams.discordEvents, `${prefix}>`, from, (s, data) => {
+      const kind = s.slice(prefix.length);
+      if (READ.has(kind)) apply(kind, data, messages, typing);
+    });
+    return {
+      messages: [...messages.values()].filter((m) => m.at >= from),
+      typing: typing.filter((t) => t.at >= from),
+    };
+  }
+
+  async botTurnsSince(guildId: string, channelId: string, from: number): Promise<number[]> {
+    const turns: number[] = [];
+    const decisions = subject.routerEvent(guildId, channelId, 'decision');
+    await this.read(Streams.routerEvents, decisions, from, (_subject, d) => {
+      const spoke =
+        (Array.isArray(d.beats) && d.beats.length > 0) || typeof d.reaction === 'string';
+      const at = Date.parse(str(d.at) ?? '');
+      if (spoke && Number.isFinite(at)) turns.push(at);
+    });
+    return turns;
+  }
+
+  private async read(
+    stream: string,
+    filter: string,
+    from: number,
+    each: (subject: string, data: Record<string, unknown>) => void,
+  ): Promise<void> {
+    const { jsm, js } = this.messaging.client;
+    const info = await jsm.consumers.add(stream, {
+      filter_subject: filter,
+      deliver_policy: DeliverPolicy.StartTime,
+      opt_start_time: new Date(Math.max(0, from)).toISOString(),
+      ack_policy: AckPolicy.None,
+      mem_storage: true,
+      inactive_threshold: nanos(30_000),
+    });
+    try {
+      const consumer = await js.consumers.get(stream, info.name);
+      // num_pending is exact at creation: each fetch asks for what is there.
+      let remaining = Math.min(info.num_pending, MAX_EVENTS);
+      while (remaining > 0) {
+        const batch = await consumer.fetch({
+          max_messages: Math.min(remaining, 500),
+          expires: 5000,
+        });
+        let got = 0;
+        for await (const m of batch) {
+          got++;
+          remaining--;
+          each(m.subject, m.json<Envelope<Record<string, unknown>>>().data ?? {});
+        }
+        if (got === 0) break;
+      }
+    } finally {
+      await jsm.consumers.delete(stream, info.name).catch(() => undefined);
+    }
+  }
+}
+
+function apply(
+  kind: string,
+  d: Record<string, unknown>,
+  messages: Map<string, HistoryMessage>,
+  typing: ChannelEvents['typing'],
+): void {
+  const messageId = str(d.messageId);
+  const authorId = str(d.authorId);
+  const at = Date.parse(str(d.createdAt) ?? str(d.at) ?? '');
+  if (kind === 'message.created' && messageId && authorId && Number.isFinite(at)) {
+    messages.set(messageId, {
+      messageId,
+      authorId,
+      authorIsBot: d.authorIsBot === true,
+      at,
+      ...(str(d.replyToMessageId) ? { replyToMessageId: str(d.replyToMessageId) } : {}),
+      ...(Array.isArray(d.mentions)
+        ? { mentions: d.mentions.filter((x): x is string => typeof x === 'string') }
+        : {}),
+    });
+  } else if (kind === 'message.deleted' && messageId) {
+    messages.delete(messageId);
+  } else if (kind === 'typing.started' && str(d.userId) && Number.isFinite(at)) {
+    typing.push({ userId: str(d.userId)!, at });
+  }
+}
