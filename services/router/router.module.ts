@@ -1,4 +1,4 @@
-import { Logger, Module } from '@nestjs/common';
+import { Global, Logger, Module } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { StreamSpecs } from '@dirigent/contracts';
 import { KeyedQueue, Messaging } from '@dirigent/messaging';
@@ -59,12 +59,38 @@ const nats = (factory: (m: Messaging, c: RouterConfig) => unknown) => ({
 });
 
 /**
+ * The router's reactor and channel lanes, global so the orchestrator module's tasks arm
+ * their deadlines on the same durable timers (handed to it by the router's timer consumer).
+ */
+@Global()
+@Module({
+  providers: [
+    { provide: KeyedQueue, useValue: new KeyedQueue() },
+    {
+      provide: Reactor,
+      inject: [Messaging, KeyedQueue],
+      useFactory: async (m: Messaging, lanes: KeyedQueue) => {
+        const log = new Logger('router:reactor');
+        return new Reactor({
+          timers: await DurableTimers.open(m, ROUTER_SERVICE),
+          lanes,
+          log: (o) => log.debug?.(o, o.fired ? 'job fired' : 'job not due'),
+        });
+      },
+    },
+  ],
+  exports: [KeyedQueue, Reactor],
+})
+class RouterReactorModule {}
+
+/**
  * Dirigent's own agents (docs/architecture.md, "Router and orchestrator"): the disposition router, research
  * fan-out and synthesizer, output shapes and bursts, self-follow-ups and speculative
  * turns; the orchestrator for agents with `orchestrator: true`.
  */
 @Module({
   imports: [
+    RouterReactorModule,
     OrchestratorModule.forRoot((c: RouterConfig) => ({
       orchestrator: c.file.orchestrator,
       workspace: c.DIRIGENT_WORKSPACE,
@@ -94,19 +120,6 @@ const nats = (factory: (m: Messaging, c: RouterConfig) => unknown) => ({
     { provide: RouterOutbox, ...nats((m) => new JetStreamOutbox(m)) },
     { provide: ChannelHistory, ...nats((m) => new JetStreamChannelHistory(m)) },
     { provide: Clock, useValue: { now: () => Date.now() } },
-    { provide: KeyedQueue, useValue: new KeyedQueue() },
-    {
-      provide: Reactor,
-      inject: [Messaging, KeyedQueue],
-      useFactory: async (m: Messaging, lanes: KeyedQueue) => {
-        const log = new Logger('router:reactor');
-        return new Reactor({
-          timers: await DurableTimers.open(m, ROUTER_SERVICE),
-          lanes,
-          log: (o) => log.debug?.(o, o.fired ? 'job fired' : 'job not due'),
-        });
-      },
-    },
     Agents,
     ChannelActivity,
     ComposeReply,

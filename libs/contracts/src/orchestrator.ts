@@ -1,4 +1,15 @@
-import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { Snowflake } from './rules';
 import { createValidated } from './validation';
 
@@ -47,4 +58,33 @@ export interface OrchestrateResult {
   payloads: OrchestratePayload[];
   agentResults: AgentResult[];
   meta: { durationMs: number; orchestratorModel: string; delegatedAgents: string[] };
+}
+
+/** A delegated job's life: `running`, then one of the others, once. */
+export const TASK_STATUSES = ['running', 'done', 'failed', 'cancelled', 'timeout'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/**
+ * `dirigent.router.evt.<g>.<c>.task`: a delegated orchestrator job, run off the channel's
+ * lane; published when it starts and when it ends (`summary`: what it answered, or why not).
+ */
+export class RouterTaskEvent {
+  @IsUUID() taskId: string;
+  @IsOptional() @IsString() @IsNotEmpty() decisionId?: string;
+  @IsIn(DELEGATE_AGENT_TYPES) agentType: DelegateAgentType;
+  @IsIn(TASK_STATUSES) status: TaskStatus;
+  @IsISO8601() startedAt: string;
+  @IsOptional() @IsISO8601() endedAt?: string;
+  @IsOptional() @IsString() summary?: string;
+  static create(input: unknown) {
+    return createValidated(RouterTaskEvent, input);
+  }
+}
+
+/** The timer command of a task's deadline (internal, `dirigent.timer.fired.router.task`). */
+export class TaskDue {
+  @IsUUID() taskId: string;
+  static create(input: unknown) {
+    return createValidated(TaskDue, input);
+  }
 }

@@ -57,6 +57,9 @@ export const RouterEventTypes = {
   burstStopped: 'router.burst-stopped',
   followupDue: 'router.followup-due',
   speculativeDue: 'router.speculative-due',
+  /** A delegated orchestrator job's status (`RouterTaskEvent`). */
+  task: 'router.task',
+  taskDue: 'router.task-due',
 } as const;
 
 const oneOf = (values: readonly string[]) =>

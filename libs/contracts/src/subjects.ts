@@ -178,7 +178,7 @@ export const subject = {
   routerEvent: (
     guildId: string,
     channelId: string,
-    kind: 'decision' | 'followup' | 'burst-stopped',
+    kind: 'decision' | 'followup' | 'burst-stopped' | 'task',
   ) => `${Subjects.router.evtPrefix}.${guildId}.${channelId}.${kind}`,
   deadLetter: (stream: string, durable: string) =>
     `${Subjects.deadLetter.prefix}.${stream}.${durable}`,

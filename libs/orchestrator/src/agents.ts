@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { binaryProblem, runCli, substituteArgs, MAX_OUTPUT_BYTES } from './cli';
 import { agentName } from './prompt';
 import type {
@@ -9,6 +11,9 @@ import type {
 } from './types';
 import { ensureSessionDir } from './workspace';
 
+/** In the coding agent's working directory: the channel's recent conversation. */
+export const CONTEXT_FILE = '.dirigent-context.md';
+
 export interface AgentTask {
   guildId: string;
   channelId?: string;
@@ -17,6 +22,8 @@ export interface AgentTask {
   /** Caps the run (the coding agent's own `timeoutMs` still applies). */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** The channel's recent conversation (memory's `live` lens), when there is one. */
+  context?: string;
 }
 
 export interface AgentDeps {
@@ -49,6 +56,8 @@ export async function runCodingAgent(deps: AgentDeps, t: AgentTask): Promise<Age
   let cwd: string;
   try {
     cwd = await ensureSessionDir(deps.workspace, t.sessionId);
+    // The conversation the task came from, for a CLI that looks (the task itself is the argument).
+    await writeFile(join(cwd, CONTEXT_FILE), t.context ?? '');
   } catch (e) {
     return failed('coding', started, (e as Error).message);
   }
@@ -129,6 +138,7 @@ async function modelAgent(
 /** The research agent: memory search hits as material, then the `subagent-research` model. */
 export async function runResearchAgent(deps: AgentDeps, t: AgentTask): Promise<AgentRun> {
   const hits = await deps.memory.search(t.guildId, t.task).catch(() => null);
+  const conversation = t.context ? `\n\nRecent conversation in the channel:\n${t.context}` : '';
   const material = hits?.length
     ? `Findings from the community's memory (most relevant first):\n${hits.map((h) => `- ${h}`).join('\n')}`
     : 'Memory had nothing on this (or did not answer): say what you do not know.';
@@ -136,15 +146,15 @@ export async function runResearchAgent(deps: AgentDeps, t: AgentTask): Promise<A
     'research',
     deps,
     t,
-    `You are a research agent. Answer the task from these findings, citing who said what when it matters; do not invent.\n\n${material}`,
+    `You are a research agent. Answer the task from these findings, citing who said what when it matters; do not invent.\n\n${material}${conversation}`,
   );
 }
 
 /** The general agent: the channel's live memory context, then the `agent` model. */
 export async function runGeneralAgent(deps: AgentDeps, t: AgentTask): Promise<AgentRun> {
-  const context = t.channelId
-    ? await deps.memory.liveContext(t.guildId, t.channelId).catch(() => null)
-    : null;
+  const context =
+    t.context ??
+    (t.channelId ? await deps.memory.liveContext(t.guildId, t.channelId).catch(() => null) : null);
   const system = context
     ? `You are a helpful assistant in a Discord community. Recent conversation in the channel:\n${context}`
     : 'You are a helpful assistant in a Discord community.';

@@ -48,10 +48,26 @@ export interface Orchestration {
   wallMs: number;
 }
 
+/**
+ * What the orchestrator model chose: a direct answer (the whole orchestration), or the
+ * delegations still to run, with the channel's conversation they are given as context.
+ */
+export type OrchestrationPlan =
+  | { kind: 'direct'; orchestration: Orchestration }
+  | {
+      kind: 'delegate';
+      decision: AgentRun;
+      model: string;
+      calls: Delegation[];
+      context?: string;
+      started: number;
+    };
+
 /** Time allowed to the orchestrator's own model call. */
 const DECISION_TIMEOUT_MS = 120_000;
 
-interface Delegation {
+/** One tool call of the orchestrator's answer: the agent it names and its task. */
+export interface Delegation {
   type: DelegateAgentType | undefined;
   name: string;
   task: string | undefined;
@@ -94,9 +110,26 @@ export class Orchestrator {
   ) {}
 
   async run(input: OrchestrateInput): Promise<Orchestration> {
+    const plan = await this.plan(input);
+    if (plan.kind === 'direct') return plan.orchestration;
+    input.onDelegate?.(plan.calls.flatMap((c) => (c.type ? [c.type] : [])));
+    const limit = this.settings.parallelExecution ? this.settings.maxParallelAgents : 1;
+    const runs = await mapLimit(plan.calls, limit, (c) => this.delegate(c, input, plan.context));
+    return this.finish(plan, runs);
+  }
+
+  /**
+   * The orchestrator model's call, with the channel's recent conversation (memory's `live`
+   * lens) in view: a direct answer is the whole orchestration; otherwise the delegations.
+   */
+  async plan(input: OrchestrateInput): Promise<OrchestrationPlan> {
     const started = Date.now();
     const enabled = enabledAgents(this.settings);
-    const decided = await this.decide(input, enabled);
+    const context = input.channelId
+      ? ((await this.memory.liveContext(input.guildId, input.channelId).catch(() => null)) ??
+        undefined)
+      : undefined;
+    const decided = await this.decide(input, enabled, context);
     const model = decided.answer?.model ?? 'unknown';
     if (
       !decided.answer ||
@@ -108,35 +141,28 @@ export class Orchestrator {
       // Nothing was delegated: `delegatedAgents` lists only coding, research and general.
       result.meta.delegatedAgents = [];
       return {
-        result,
-        decision: run,
-        runs: [],
-        wallMs: Date.now() - started,
+        kind: 'direct',
+        orchestration: { result, decision: run, runs: [], wallMs: Date.now() - started },
       };
     }
     const calls = decided.answer.toolCalls.map((c) => parseCall(c, enabled));
-    input.onDelegate?.(calls.flatMap((c) => (c.type ? [c.type] : [])));
-    const task = (c: Delegation): AgentTask => ({
-      guildId: input.guildId,
-      channelId: input.channelId,
-      sessionId: input.sessionId ?? input.channelId ?? input.guildId,
-      task: c.task ?? '',
-      timeoutMs: input.timeoutMs,
-      signal: input.signal,
-    });
-    const limit = this.settings.parallelExecution ? this.settings.maxParallelAgents : 1;
-    const runs = await mapLimit(calls, limit, (c) => this.delegate(c, task(c)));
+    return { kind: 'delegate', decision: decided.run, model, calls, context, started };
+  }
+
+  /** The delegations' runs aggregated as the seed's `aggregateResults`, no second model round. */
+  finish(plan: Extract<OrchestrationPlan, { kind: 'delegate' }>, runs: AgentRun[]): Orchestration {
     return {
-      result: aggregateResults(runs.map(toWire), model),
-      decision: decided.run,
+      result: aggregateResults(runs.map(toWire), plan.model),
+      decision: plan.decision,
       runs,
-      wallMs: Date.now() - started,
+      wallMs: Date.now() - plan.started,
     };
   }
 
   private async decide(
     input: OrchestrateInput,
     enabled: DelegateAgentType[],
+    context: string | undefined,
   ): Promise<{ answer?: ChatAnswer; run: AgentRun }> {
     const started = Date.now();
     const base = { agentName: 'orchestrator', agentType: 'orchestrator' as const };
@@ -148,7 +174,12 @@ export class Orchestrator {
         timeoutMs: Math.min(this.modelTimeoutMs, input.timeoutMs ?? this.modelTimeoutMs),
         body: {
           messages: [
-            { role: 'system', content: orchestratorSystemPrompt(enabled) },
+            {
+              role: 'system',
+              content: context
+                ? `${orchestratorSystemPrompt(enabled)}\n\n## Recent conversation in the channel\n${context}`
+                : orchestratorSystemPrompt(enabled),
+            },
             { role: 'user', content: input.text },
           ],
           ...(tools.length ? { tools, tool_choice: 'auto', parallel_tool_calls: true } : {}),
@@ -179,7 +210,17 @@ export class Orchestrator {
     }
   }
 
-  private async delegate(c: Delegation, t: AgentTask): Promise<AgentRun> {
+  /** Runs one delegation (its agent, with the conversation as context); never throws. */
+  async delegate(c: Delegation, input: OrchestrateInput, context?: string): Promise<AgentRun> {
+    const t: AgentTask = {
+      guildId: input.guildId,
+      channelId: input.channelId,
+      sessionId: input.sessionId ?? input.channelId ?? input.guildId,
+      task: c.task ?? '',
+      timeoutMs: input.timeoutMs,
+      signal: input.signal,
+      ...(context ? { context } : {}),
+    };
     const deps: AgentDeps = {
       chat: this.chat,
       memory: this.memory,

@@ -31,17 +31,33 @@ export type PreflightVerdict =
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+type Addressable = Pick<AgentPersona, 'id' | 'name' | 'discordUserId'>;
+
+/** The agent's Discord mention tokens (`<@id>`, `<@!id>`); none without its own account. */
+const mentionTokens = (agent: Addressable) =>
+  agent.discordUserId ? [`<@${agent.discordUserId}>`, `<@!${agent.discordUserId}>`] : [];
+
+/** The names it answers to as a word (its name and id, two characters or more). */
+const namesOf = (agent: Addressable) =>
+  [agent.name, agent.id].filter((n) => n && n.trim().length >= 2);
+
 /** An explicit mention: the agent's user id in `mentions` or `<@id>`, or its name as a word. */
 export function isMentioned(agent: AgentPersona, m: Pick<InboundMessage, 'content' | 'mentions'>) {
-  if (agent.discordUserId) {
-    if (m.mentions?.includes(agent.discordUserId)) return true;
-    if (m.content.includes(`<@${agent.discordUserId}>`)) return true;
-    if (m.content.includes(`<@!${agent.discordUserId}>`)) return true;
-  }
-  const names = [agent.name, agent.id].filter((n) => n.trim().length >= 2);
-  return names.some((n) =>
+  if (agent.discordUserId && m.mentions?.includes(agent.discordUserId)) return true;
+  if (mentionTokens(agent).some((t) => m.content.includes(t))) return true;
+  return namesOf(agent).some((n) =>
     new RegExp(`(^|[^\\p{L}\\p{N}_])@?${escape(n)}(?![\\p{L}\\p{N}_])`, 'iu').test(m.content),
   );
+}
+
+/** The message without the agent's mention (`<@id>`, `@Name`), which is not part of a task. */
+export function withoutMention(content: string, agent: Addressable): string {
+  let text = content;
+  for (const t of mentionTokens(agent)) text = text.split(t).join(' ');
+  for (const n of namesOf(agent)) {
+    text = text.replace(new RegExp(`(^|\\s)@${escape(n)}(?![\\p{L}\\p{N}_])[,:]?`, 'giu'), '$1');
+  }
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 /**

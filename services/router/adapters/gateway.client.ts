@@ -1,27 +1,60 @@
 import { Logger } from '@nestjs/common';
 import { Subjects, type LlmBudgetView, type LlmChatRequest } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
+import type { ChatAnswer, ChatCall, ChatPort, ToolCall } from '@dirigent/orchestrator';
 import { ModelGateway, type ModelAnswer } from '../application/ports';
 
 interface ChatReply {
-  completion: { choices: { message: { content: string | null } }[] };
+  completion: {
+    choices?: { message?: { content?: string | null; tool_calls?: ToolCall[] } }[];
+    usage?: { prompt_tokens?: number; completion_tokens?: number };
+  };
   model: string;
   costUsd?: number;
 }
 
 const BUDGET_TTL_MS = 10_000;
 
-/** `Subjects.llm.chat` by purpose and `Subjects.llm.budgetGet` (cached a few seconds). */
+/**
+ * The model gateway over NATS, for the router and the orchestrator alike: `Subjects.llm.chat`
+ * by purpose (the OpenAI body as given, tools included) and `Subjects.llm.budgetGet`
+ * (cached a few seconds). The orchestrator sees it as its `ChatPort` ({@link chatPort}).
+ */
 export class NatsModelGateway extends ModelGateway {
   private readonly log = new Logger('router:gateway');
   private readonly budgets = new Map<string, { at: number; fraction: number | undefined }>();
   private warned = false;
+  /** The same client as `@dirigent/orchestrator`'s port. */
+  readonly chatPort: ChatPort = { chat: (call) => this.complete(call) };
 
   constructor(
     private readonly messaging: Messaging,
     private readonly queryTimeoutMs: number,
   ) {
     super();
+  }
+
+  /** One chat completion; throws `model gateway: <code>: <message>` when it fails. */
+  async complete(call: Omit<ChatCall, 'purpose'> & { purpose: string }): Promise<ChatAnswer> {
+    const req: LlmChatRequest = {
+      purpose: call.purpose,
+      guildId: call.guildId,
+      request: call.body,
+    };
+    const reply = await this.messaging.request<ChatReply>(Subjects.llm.chat, req, call.timeoutMs);
+    if (!reply.ok) throw new Error(`model gateway: ${reply.error.code}: ${reply.error.message}`);
+    const { completion, model, costUsd } = reply.data;
+    const message = completion.choices?.[0]?.message ?? {};
+    const usage = completion.usage;
+    return {
+      content: message.content ?? '',
+      toolCalls: (message.tool_calls ?? []).filter((c) => c?.function?.name),
+      model,
+      ...(usage
+        ? { tokenUsage: { input: usage.prompt_tokens ?? 0, output: usage.completion_tokens ?? 0 } }
+        : {}),
+      ...(typeof costUsd === 'number' ? { costUsd } : {}),
+    };
   }
 
   async chat(
@@ -31,14 +64,13 @@ export class NatsModelGateway extends ModelGateway {
     timeoutMs: number,
     maxTokens = 600,
   ): Promise<ModelAnswer> {
-    const body: LlmChatRequest = { guildId, purpose, request: { messages, max_tokens: maxTokens } };
-    const reply = await this.messaging.request<ChatReply>(Subjects.llm.chat, body, timeoutMs);
-    if (!reply.ok) throw new Error(`${purpose}: ${reply.error.code} ${reply.error.message}`);
-    return {
-      text: reply.data.completion.choices[0]?.message.content ?? '',
-      model: reply.data.model,
-      costUsd: reply.data.costUsd ?? 0,
-    };
+    const a = await this.complete({
+      guildId,
+      purpose,
+      timeoutMs,
+      body: { messages, max_tokens: maxTokens },
+    });
+    return { text: a.content, model: a.model, costUsd: a.costUsd ?? 0 };
   }
 
   async budgetFraction(guildId: string): Promise<number | undefined> {

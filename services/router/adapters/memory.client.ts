@@ -1,34 +1,36 @@
 import { Logger } from '@nestjs/common';
-import { Subjects, type MemoryContextResult, type MemorySearchResult } from '@dirigent/contracts';
+import {
+  Subjects,
+  type MemoryContextResult,
+  type MemorySearchResult,
+  type Reply,
+} from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
+import type { MemoryPort } from '@dirigent/orchestrator';
 import { MemoryLenses } from '../application/ports';
 
-/** `Subjects.memory.context`; empty when memory does not answer (logged once). */
+/**
+ * Memory over NATS, for the router and the orchestrator alike: `Subjects.memory.context`
+ * (a lens) and `Subjects.memory.search` (hits, or their count as a routing input). When memory does not answer, lenses come back
+ * empty and searches `null` (said once, until it answers again). The orchestrator sees it
+ * as its `MemoryPort` ({@link memoryPort}).
+ */
 export class NatsMemoryLenses extends MemoryLenses {
   private readonly log = new Logger('router:memory');
   private warned = false;
+  /** The same client as `@dirigent/orchestrator`'s port (the `live` lens, search hits as lines). */
+  readonly memoryPort: MemoryPort = {
+    search: async (guildId, query) =>
+      (await this.search(guildId, query))?.map((h) => `[${h.at}] ${h.text}`) ?? null,
+    liveContext: async (guildId, channelId) =>
+      (await this.lens(guildId, channelId, 'live', {}))?.text || null,
+  };
 
   constructor(
     private readonly messaging: Messaging,
     private readonly timeoutMs: number,
   ) {
     super();
-  }
-
-  async hits(
-    guildId: string,
-    query: string,
-    k: number,
-    timeoutMs: number,
-  ): Promise<number | undefined> {
-    const reply = await this.messaging
-      .request<MemorySearchResult>(
-        Subjects.memory.search,
-        { guildId, query: query.slice(0, 500), k },
-        timeoutMs,
-      )
-      .catch(() => null);
-    return reply?.ok ? (reply.data.hits?.length ?? 0) : undefined;
   }
 
   async context(
@@ -38,6 +40,39 @@ export class NatsMemoryLenses extends MemoryLenses {
     opts: { topic?: string; presentUserIds?: string[]; focusUserId?: string },
   ): Promise<string> {
     if (strategy === 'none') return '';
+    return (await this.lens(guildId, channelId, strategy, opts))?.text ?? '';
+  }
+
+  async search(
+    guildId: string,
+    query: string,
+    k = 8,
+    timeoutMs = this.timeoutMs,
+  ): Promise<MemorySearchResult['hits'] | null> {
+    const reply = await this.messaging.request<MemorySearchResult>(
+      Subjects.memory.search,
+      { guildId, query: query.slice(0, 2000), k },
+      timeoutMs,
+    );
+    return this.answered(reply)?.hits ?? null;
+  }
+
+  async hits(
+    guildId: string,
+    query: string,
+    k: number,
+    timeoutMs: number,
+  ): Promise<number | undefined> {
+    const found = await this.search(guildId, query.slice(0, 500), k, timeoutMs).catch(() => null);
+    return found ? found.length : undefined;
+  }
+
+  private async lens(
+    guildId: string,
+    channelId: string,
+    strategy: string,
+    opts: { topic?: string; presentUserIds?: string[]; focusUserId?: string },
+  ): Promise<MemoryContextResult | null> {
     const reply = await this.messaging.request<MemoryContextResult>(
       Subjects.memory.context,
       {
@@ -53,11 +88,20 @@ export class NatsMemoryLenses extends MemoryLenses {
       },
       this.timeoutMs,
     );
-    if (reply.ok) return reply.data.text ?? '';
+    return this.answered(reply);
+  }
+
+  private answered<T>(reply: Reply<T>): T | null {
+    if (reply.ok) {
+      this.warned = false;
+      return reply.data;
+    }
     if (!this.warned) {
       this.warned = true;
-      this.log.warn(`memory lenses come back empty: ${reply.error.code} ${reply.error.message}`);
+      this.log.warn(
+        `memory did not answer (${reply.error.code} ${reply.error.message}): going on without it`,
+      );
     }
-    return '';
+    return null;
   }
 }

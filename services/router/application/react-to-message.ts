@@ -52,12 +52,12 @@ export class ReactToMessage {
   observe(m: MessageCreated, eventId?: string): void {
     const seen = { ...seenMessage(m), ...(eventId ? { eventId } : {}) };
     if (this.activity.observe(seen, this.agents.userIds) !== 'new') return;
+    const failed = (e: unknown) =>
+      this.log.error({ err: (e as Error).message, messageId: m.messageId }, 'turn failed');
     for (const agent of this.agents.all) {
-      this.lanes
-        .run(m.channelId, () => this.decide(agent, m, seen))
-        .catch((e) =>
-          this.log.error({ err: (e as Error).message, messageId: m.messageId }, 'turn failed'),
-        );
+      // An orchestrator's jobs run off the lane, as tasks: the channel keeps its turns.
+      if (agent.orchestrator) this.orchestrate(agent, m).catch(failed);
+      else this.lanes.run(m.channelId, () => this.decide(agent, m, seen)).catch(failed);
     }
   }
 
@@ -70,13 +70,13 @@ export class ReactToMessage {
     this.activity.typing(t.guildId, t.channelId, t.userId, Date.parse(t.at), this.agents.userIds);
   }
 
-  private async decide(agent: AgentPersona, m: MessageCreated, seen: SeenMessage): Promise<void> {
-    if (agent.orchestrator) {
-      if (isMentioned(agent, m) && m.authorId !== agent.discordUserId && !m.authorIsBot) {
-        await this.orchestrator?.run(agent, m);
-      }
-      return;
+  private async orchestrate(agent: AgentPersona, m: MessageCreated): Promise<void> {
+    if (isMentioned(agent, m) && m.authorId !== agent.discordUserId && !m.authorIsBot) {
+      await this.orchestrator?.run(agent, m);
     }
+  }
+
+  private async decide(agent: AgentPersona, m: MessageCreated, seen: SeenMessage): Promise<void> {
     const channel = await this.coordination.managed(m.channelId);
     if (channel.managed && channel.speakers.includes(agent.id)) return;
     const verdict = preflight(agent, seen, { managedChannel: channel.managed });

@@ -1,23 +1,31 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
-import { GatewayChat } from './adapters/gateway-chat';
-import { NatsMemory } from './adapters/nats-memory';
+import { Messaging } from '@dirigent/messaging';
+import { NatsModelGateway } from '../adapters/gateway.client';
+import { NatsMemoryLenses } from '../adapters/memory.client';
 import { PostgresOrchestrationLog } from './adapters/postgres/orchestrator-run.repository';
+import { PostgresTasks } from './adapters/postgres/router-task.repository';
 import { Orchestrate } from './application/orchestrate';
 import { OrchestrateInDiscord } from './application/orchestrate-in-discord';
-import { OrchestrationLog } from './application/ports';
-import { ORCHESTRATOR_SETTINGS } from './application/tokens';
+import { OrchestrationLog, TaskStore } from './application/ports';
+import { Tasks } from './application/tasks';
+import { CHAT_PORT, MEMORY_PORT, ORCHESTRATOR_SETTINGS } from './application/tokens';
 import { orchestratorSettings, type OrchestratorModuleOptions } from './config';
 import { OrchestrateHandler } from './handlers/orchestrate.handler';
 
 export { orchestratorEntities } from './adapters/postgres/entities';
+export { Tasks } from './application/tasks';
 export { OrchestrateInDiscord, type OrchestratorAgent } from './application/orchestrate-in-discord';
 export { Orchestrate } from './application/orchestrate';
 export { OrchestratorConfig, type OrchestratorModuleOptions } from './config';
 
+/** How long the orchestrator waits for memory (and the gateway's budget, which it does not ask). */
+const QUERY_TIMEOUT_MS = 3000;
+
 /**
  * The Moltbot orchestrator inside the router: `Subjects.router.orchestrate` and
- * {@link OrchestrateInDiscord} for agents configured with `orchestrator: true`. The host
+ * {@link OrchestrateInDiscord} for agents configured with `orchestrator: true`, whose
+ * delegations run as {@link Tasks} (deadlines on the host's `Reactor` when it provides one). The host
  * says where its `orchestrator` block and `DIRIGENT_WORKSPACE` are in its configuration;
  * its service definition lists `orchestratorEntities`.
  *
@@ -36,13 +44,23 @@ export class OrchestratorModule {
           inject: [SERVICE_CONFIG],
           useFactory: (c: C) => orchestratorSettings(select(c)),
         },
-        GatewayChat,
-        NatsMemory,
+        {
+          provide: CHAT_PORT,
+          inject: [Messaging],
+          useFactory: (m: Messaging) => new NatsModelGateway(m, QUERY_TIMEOUT_MS).chatPort,
+        },
+        {
+          provide: MEMORY_PORT,
+          inject: [Messaging],
+          useFactory: (m: Messaging) => new NatsMemoryLenses(m, QUERY_TIMEOUT_MS).memoryPort,
+        },
         { provide: OrchestrationLog, useClass: PostgresOrchestrationLog },
+        { provide: TaskStore, useClass: PostgresTasks },
+        Tasks,
         Orchestrate,
         OrchestrateInDiscord,
       ],
-      exports: [Orchestrate, OrchestrateInDiscord],
+      exports: [Orchestrate, OrchestrateInDiscord, Tasks],
     };
   }
 }

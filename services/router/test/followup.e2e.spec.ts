@@ -48,13 +48,19 @@ describe('router: plans survive SIGKILL', () => {
   );
 
   const start = async () => {
-    child = await spawnService(MAIN, 'ROUTER_PORT', {
-      NATS_URL: testNatsUrl(),
-      DATABASE_URL: testDatabaseUrl(),
-      LOG_LEVEL: 'warn',
-      DIRIGENT_ROUTER_CONFIG: join(dir, 'router.yaml'),
-      DIRIGENT_WORKSPACE: dir,
-    });
+    child = await spawnService(
+      MAIN,
+      'ROUTER_PORT',
+      {
+        NATS_URL: testNatsUrl(),
+        DATABASE_URL: testDatabaseUrl(),
+        LOG_LEVEL: 'warn',
+        DIRIGENT_ROUTER_CONFIG: join(dir, 'router.yaml'),
+        DIRIGENT_WORKSPACE: dir,
+      },
+      // Generous: a loaded machine starts a process slowly.
+      90_000,
+    );
   };
 
   /** Only `speaking` is chosen (speculative turns: `speculative`, else silence). */
@@ -64,7 +70,13 @@ describe('router: plans survive SIGKILL', () => {
         id: d.id,
         weight: d.id === speaking || d.id === speculative ? 1 : 0,
         ...(d.id === 'quick-react'
-          ? { selfFollowupHint: { probability: 1, bias: 'go-deeper', windowMs: [WINDOW_MS, WINDOW_MS] } }
+          ? {
+              selfFollowupHint: {
+                probability: 1,
+                bias: 'go-deeper',
+                windowMs: [WINDOW_MS, WINDOW_MS],
+              },
+            }
           : {}),
       });
       expect(r.ok).toBe(true);

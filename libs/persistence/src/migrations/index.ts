@@ -11,6 +11,7 @@ import { Migration20261123193000_memory_scale } from './Migration20261123193000_
 import { Migration20261127230000_decision_inputs } from './Migration20261127230000_decision_inputs';
 import { Migration20261127233000_memory_provenance } from './Migration20261127233000_memory_provenance';
 import { Migration20261128003000_memory_lexical_index } from './Migration20261128003000_memory_lexical_index';
+import { Migration20261128010000_router_tasks } from './Migration20261128010000_router_tasks';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -50,4 +51,5 @@ export const migrationsList: MigrationObject[] = [
     name: 'Migration20261128003000_memory_lexical_index',
     class: Migration20261128003000_memory_lexical_index,
   },
+  { name: 'Migration20261128010000_router_tasks', class: Migration20261128010000_router_tasks },
 ];

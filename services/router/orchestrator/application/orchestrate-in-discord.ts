@@ -1,9 +1,19 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { EnvelopeTypes, Subjects, type MessageCreated } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
-import { splitForDiscord, type DelegateAgentType } from '@dirigent/orchestrator';
-import type { AgentPersona } from '@dirigent/router-domain';
+import {
+  aggregateResults,
+  mapLimit,
+  splitForDiscord,
+  type DelegateAgentType,
+  type OrchestrateInput,
+  type Orchestration,
+  type OrchestrationPlan,
+} from '@dirigent/orchestrator';
+import { withoutMention, type AgentPersona } from '@dirigent/router-domain';
 import { Orchestrate } from './orchestrate';
+import { Tasks } from './tasks';
 
 /** Discord shows "typing" for about 10 s; renewed a little sooner. */
 const TYPING_EVERY_MS = 8000;
@@ -14,9 +24,10 @@ export type OrchestratorAgent = Pick<AgentPersona, 'id' | 'name' | 'discordUserI
 
 /**
  * The orchestrator in Discord, for a message that mentions a built-in agent with
- * `orchestrator: true`: typing while it works, a "working on it" notice once it
- * delegates, the answer as the agent (split at 2,000 characters). Deleting the asking
- * message cancels the run: the coding CLI is killed and no answer is sent.
+ * `orchestrator: true`: typing while it works, a direct answer, or a "working on it"
+ * notice and each delegation as a task ({@link Tasks}) whose answer is posted as the agent
+ * when it ends (split at 2,000 characters). Deleting the asking message cancels the run:
+ * the coding CLI is killed and no answer is sent.
  */
 @Injectable()
 export class OrchestrateInDiscord {
@@ -26,6 +37,7 @@ export class OrchestrateInDiscord {
 
   constructor(
     private readonly orchestrate: Orchestrate,
+    private readonly tasks: Tasks,
     private readonly messaging: Messaging,
   ) {}
 
@@ -48,6 +60,11 @@ export class OrchestrateInDiscord {
     return false;
   }
 
+  /**
+   * The orchestrator's choice, then each delegation as a task (off the channel's lane: the
+   * caller does not hold it), whose result is posted as soon as it ends. Resolves when all
+   * of them have ended and the orchestration is recorded.
+   */
   async run(agent: OrchestratorAgent, message: MessageCreated): Promise<void> {
     const id = message.messageId;
     if (this.running.has(id) || this.cancelled.delete(id)) return;
@@ -58,28 +75,85 @@ export class OrchestrateInDiscord {
     typing();
     const timer = setInterval(typing, TYPING_EVERY_MS);
     try {
-      const o = await this.orchestrate.run(
-        {
-          guildId: message.guildId,
-          channelId: message.channelId,
-          sessionId: message.channelId,
-          text: withoutMention(message.content, agent) || message.content,
-          signal: abort.signal,
-          onDelegate: (types) => void this.notice(agent, message, types),
-        },
-        { trigger: 'discord', agentId: agent.id, inboundMessageId: id },
-      );
+      const input: OrchestrateInput = {
+        guildId: message.guildId,
+        channelId: message.channelId,
+        sessionId: message.channelId,
+        text: withoutMention(message.content, agent) || message.content,
+        signal: abort.signal,
+      };
+      const source = {
+        id: randomUUID(),
+        trigger: 'discord' as const,
+        agentId: agent.id,
+        inboundMessageId: id,
+      };
+      const plan = await this.orchestrate.plan(input);
+      const o =
+        plan.kind === 'direct'
+          ? plan.orchestration
+          : await this.delegateAll(agent, message, plan, input, source.id);
+      await this.orchestrate.record(input, source, o);
       if (abort.signal.aborted) {
         this.log.log(`message ${id} was deleted: the answer is dropped`);
-        return;
-      }
-      const parts = o.result.payloads.flatMap((p) => splitForDiscord(p.text));
-      for (const [i, content] of parts.entries()) {
-        await this.send(agent, message, content, `orch-${id}-reply-${i}`, 'agent-reply');
+      } else if (plan.kind === 'direct') {
+        await this.answer(agent, message, o.result.payloads, 'reply');
       }
     } finally {
       clearInterval(timer);
       this.running.delete(id);
+    }
+  }
+
+  private async delegateAll(
+    agent: OrchestratorAgent,
+    m: MessageCreated,
+    plan: Extract<OrchestrationPlan, { kind: 'delegate' }>,
+    input: OrchestrateInput,
+    decisionId: string,
+  ): Promise<Orchestration> {
+    void this.notice(
+      agent,
+      m,
+      plan.calls.flatMap((c) => (c.type ? [c.type] : [])),
+    );
+    const several = plan.calls.length > 1;
+    const runs = await mapLimit(plan.calls, this.orchestrate.parallelLimit, async (c, i) => {
+      const type = c.type ?? 'general';
+      const spec = {
+        guildId: m.guildId,
+        channelId: m.channelId,
+        agentId: agent.id,
+        agentType: type,
+        inboundMessageId: m.messageId,
+        decisionId,
+        timeoutMs: this.orchestrate.timeoutOf(type),
+      };
+      const run = await this.tasks.run(spec, input.signal!, (signal) =>
+        this.orchestrate.delegate(c, { ...input, signal }, plan.context),
+      );
+      if (!input.signal!.aborted) {
+        const [payload] = aggregateResults([run], plan.model).payloads;
+        const text =
+          several && !payload.isError ? `**${run.agentName}:**\n${payload.text}` : payload.text;
+        await this.answer(agent, m, [{ text }], `task-${i}`);
+      }
+      return run;
+    });
+    return this.orchestrate.finish(plan, runs);
+  }
+
+  /** Posts payloads as the agent, split at 2,000 characters. */
+  private async answer(
+    agent: OrchestratorAgent,
+    m: MessageCreated,
+    payloads: { text: string }[],
+    part: string,
+  ): Promise<void> {
+    const parts = payloads.flatMap((p) => splitForDiscord(p.text));
+    for (const [i, content] of parts.entries()) {
+      const suffix = part === 'reply' ? `reply-${i}` : `${part}-reply-${i}`;
+      await this.send(agent, m, content, `orch-${m.messageId}-${suffix}`, 'agent-reply');
     }
   }
 
@@ -125,15 +199,5 @@ export class OrchestrateInDiscord {
   }
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** The message without the agent's mention (`<@id>`, `@Name`), which is not part of the task. */
-export function withoutMention(content: string, agent: OrchestratorAgent): string {
-  let text = content;
-  if (agent.discordUserId) text = text.split(`<@${agent.discordUserId}>`).join(' ');
-  if (agent.discordUserId) text = text.split(`<@!${agent.discordUserId}>`).join(' ');
-  for (const n of [agent.name, agent.id].filter((x) => x && x.trim().length >= 2)) {
-    text = text.replace(new RegExp(`(^|\\s)@${escape(n)}(?![\\p{L}\\p{N}_])[,:]?`, 'giu'), '$1');
-  }
-  return text.replace(/\s+/g, ' ').trim();
-}
+/** Kept where it was first exported; the parser is router-domain's, next to `isMentioned`. */
+export { withoutMention };

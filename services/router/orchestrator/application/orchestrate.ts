@@ -10,19 +10,27 @@ import type { OrchestrateRequest, OrchestrateResult } from '@dirigent/contracts'
 import {
   binaryProblem,
   Orchestrator,
+  type AgentRun,
+  type ChatPort,
+  type Delegation,
+  type DelegateAgentType,
+  type MemoryPort,
   type OrchestrateInput,
   type Orchestration,
+  type OrchestrationPlan,
   type OrchestratorSettings,
 } from '@dirigent/orchestrator';
-import { GatewayChat } from '../adapters/gateway-chat';
-import { NatsMemory } from '../adapters/nats-memory';
 import { OrchestrationLog, type OrchestrationRecord } from './ports';
-import { ORCHESTRATOR_SETTINGS } from './tokens';
+import { CHAT_PORT, MEMORY_PORT, ORCHESTRATOR_SETTINGS } from './tokens';
 
+/** The research and general agents' model call limit (the library's default). */
+const MODEL_AGENT_TIMEOUT_MS = 120_000;
 /** How long a stop waits for runs that were just cancelled to finish and be recorded. */
 const SHUTDOWN_WAIT_MS = 5000;
 
 export interface OrchestrationSource {
+  /** The orchestration's id (its decision's), when the caller names it before it ends. */
+  id?: string;
   trigger: OrchestrationRecord['trigger'];
   agentId?: string;
   inboundMessageId?: string;
@@ -39,12 +47,12 @@ export class Orchestrate implements OnModuleInit, OnModuleDestroy {
   private readonly orchestrator: Orchestrator;
   /** The CLIs run detached: stopping the service must stop them too. */
   private readonly shutdown = new AbortController();
-  private readonly inFlight = new Set<Promise<Orchestration>>();
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
     @Inject(ORCHESTRATOR_SETTINGS) private readonly settings: OrchestratorSettings,
-    chat: GatewayChat,
-    memory: NatsMemory,
+    @Inject(CHAT_PORT) chat: ChatPort,
+    @Inject(MEMORY_PORT) memory: MemoryPort,
     private readonly runs: OrchestrationLog,
   ) {
     this.orchestrator = new Orchestrator(settings, chat, memory);
@@ -75,31 +83,70 @@ export class Orchestrate implements OnModuleInit, OnModuleDestroy {
   }
 
   run(input: OrchestrateInput, source: OrchestrationSource): Promise<Orchestration> {
-    const running = this.runAndRecord(input, source);
-    this.inFlight.add(running);
-    void running.catch(() => undefined).finally(() => this.inFlight.delete(running));
-    return running;
+    return this.tracked(this.runAndRecord(input, source));
+  }
+
+  /** At most this many delegations of one orchestration run at once. */
+  get parallelLimit(): number {
+    return this.settings.parallelExecution ? this.settings.maxParallelAgents : 1;
+  }
+
+  /** The coding CLI's time limit, or the model agents' (what a task's deadline builds on). */
+  timeoutOf(type: DelegateAgentType): number {
+    const coding = this.settings.agents.coding;
+    return type === 'coding' && coding ? coding.timeoutMs : MODEL_AGENT_TIMEOUT_MS;
+  }
+
+  /**
+   * The orchestrator's choice alone (see {@link Orchestrator.plan}); the caller runs the
+   * delegations ({@link delegate}) as it likes, then records the whole ({@link record}).
+   */
+  plan(input: OrchestrateInput): Promise<OrchestrationPlan> {
+    return this.tracked(this.orchestrator.plan(this.stoppable(input)));
+  }
+
+  delegate(c: Delegation, input: OrchestrateInput, context?: string): Promise<AgentRun> {
+    return this.tracked(this.orchestrator.delegate(c, this.stoppable(input), context));
+  }
+
+  finish(plan: Extract<OrchestrationPlan, { kind: 'delegate' }>, runs: AgentRun[]): Orchestration {
+    return this.orchestrator.finish(plan, runs);
+  }
+
+  private stoppable(input: OrchestrateInput): OrchestrateInput {
+    const signal = input.signal
+      ? AbortSignal.any([input.signal, this.shutdown.signal])
+      : this.shutdown.signal;
+    return { ...input, signal };
+  }
+
+  /** Stopping the service waits for what is in flight to end (the CLIs are killed first). */
+  private tracked<T>(work: Promise<T>): Promise<T> {
+    const p = work as Promise<unknown>;
+    this.inFlight.add(p);
+    void p.catch(() => undefined).finally(() => this.inFlight.delete(p));
+    return work;
   }
 
   private async runAndRecord(
     input: OrchestrateInput,
     source: OrchestrationSource,
   ): Promise<Orchestration> {
-    const signal = input.signal
-      ? AbortSignal.any([input.signal, this.shutdown.signal])
-      : this.shutdown.signal;
-    const o = await this.orchestrator.run({ ...input, signal });
-    await this.record({ ...input, signal }, source, o);
+    const stoppable = this.stoppable(input);
+    const o = await this.orchestrator.run(stoppable);
+    await this.record(stoppable, source, o);
     return o;
   }
 
-  private async record(input: OrchestrateInput, source: OrchestrationSource, o: Orchestration) {
+  /** Records an orchestration with every run; a failure to record is logged, not thrown. */
+  async record(input: OrchestrateInput, source: OrchestrationSource, o: Orchestration) {
     try {
+      const { id, ...from } = source;
       await this.runs.record({
-        id: randomUUID(),
+        id: id ?? randomUUID(),
         guildId: input.guildId,
         channelId: input.channelId,
-        ...source,
+        ...from,
         text: input.text,
         decision: o.decision,
         runs: o.runs,

@@ -1,3 +1,4 @@
+import type { DelegateAgentType, TaskStatus } from '@dirigent/contracts';
 import type { AgentRun } from '@dirigent/orchestrator';
 
 /** One orchestration as the decision log keeps it. */
@@ -24,4 +25,41 @@ export interface OrchestrationRecord {
 /** Where orchestrations are recorded (the decision log of the control page). */
 export abstract class OrchestrationLog {
   abstract record(r: OrchestrationRecord): Promise<void>;
+}
+
+/** A delegated job as `router_tasks` keeps it. */
+export interface TaskRecord {
+  taskId: string;
+  guildId: string;
+  channelId: string;
+  /** The agent that answers when it ends (its notices too). */
+  agentId: string;
+  agentType: DelegateAgentType;
+  inboundMessageId?: string;
+  decisionId?: string;
+  status: TaskStatus;
+  owner: string;
+  startedAt: Date;
+  endedAt?: Date;
+  summary?: string;
+}
+
+/** `router_tasks`, and the lease that says whether a task's owner process is alive. */
+export abstract class TaskStore {
+  abstract create(t: TaskRecord): Promise<void>;
+  abstract get(taskId: string): Promise<TaskRecord | null>;
+  /** Moves a running task to its end; false when it had already ended. */
+  abstract settle(
+    taskId: string,
+    status: Exclude<TaskStatus, 'running'>,
+    summary: string,
+    endedAt: Date,
+  ): Promise<boolean>;
+  /** Running tasks, of one channel when given. */
+  abstract running(channelId?: string): Promise<TaskRecord[]>;
+  /** Holds this process's lease for as long as it lives (released when it dies, however). */
+  abstract holdLease(owner: string): Promise<void>;
+  abstract releaseLease(): Promise<void>;
+  /** Whether the process `owner` still holds its lease. */
+  abstract alive(owner: string): Promise<boolean>;
 }
