@@ -4,7 +4,7 @@ import { Messaging } from '@dirigent/messaging';
 import { NatsModelGateway } from '../adapters/gateway.client';
 import { NatsMemoryLenses } from '../adapters/memory.client';
 import { PostgresOrchestrationLog } from './adapters/postgres/orchestrator-run.repository';
-import { PostgresTasks } from './adapters/postgres/router-task.repository';
+import { PostgresTasks } from './adapters/postgres/task.repository';
 import { Orchestrate } from './application/orchestrate';
 import { OrchestrateInDiscord } from './application/orchestrate-in-discord';
 import { OrchestrationLog, TaskStore } from './application/ports';

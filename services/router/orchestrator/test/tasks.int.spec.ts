@@ -18,7 +18,7 @@ import {
 import { startGateway, type RunningGateway } from '../../../llm-gateway/test/harness';
 import { RouterService } from '../../router.module';
 import { FakeDiscord } from '../../test/fake-discord';
-import { RouterTaskRow } from '../adapters/postgres/router-task.entity';
+import { RouterTaskRow } from '../adapters/postgres/task.entity';
 import { Tasks } from '../orchestrator.module';
 import { FAKE_CLI } from './harness';
 import { gatewayConfig, ScriptedUpstream } from './scripted-upstream';

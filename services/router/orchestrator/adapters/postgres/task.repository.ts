@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { DelegateAgentType, TaskStatus } from '@dirigent/contracts';
 import { TaskStore, type TaskRecord } from '../../application/ports';
-import { RouterTaskRow } from './router-task.entity';
+import { RouterTaskRow } from './task.entity';
 
 /** The advisory-lock class of task owners' leases ('task' in ASCII). */
 const LEASE_CLASS = 0x7461736b;
