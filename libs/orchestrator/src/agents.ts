@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { binaryProblem, runCli, substituteArgs, MAX_OUTPUT_BYTES } from './cli';
 import { agentName } from './prompt';
+import { runResearch } from './research';
 import type {
   AgentRun,
   ChatPort,
@@ -102,7 +103,7 @@ export async function runCodingAgent(deps: AgentDeps, t: AgentTask): Promise<Age
 }
 
 async function modelAgent(
-  type: 'research' | 'general',
+  type: 'general',
   deps: AgentDeps,
   t: AgentTask,
   system: string,
@@ -110,7 +111,7 @@ async function modelAgent(
   const started = Date.now();
   try {
     const a = await deps.chat.chat({
-      purpose: type === 'research' ? 'subagent-research' : 'agent',
+      purpose: 'agent',
       guildId: t.guildId,
       timeoutMs: Math.min(deps.modelTimeoutMs, t.timeoutMs ?? deps.modelTimeoutMs),
       body: {
@@ -135,19 +136,29 @@ async function modelAgent(
   }
 }
 
-/** The research agent: memory search hits as material, then the `subagent-research` model. */
+/** The research agent: memory search hits as material, then the shared research pass. */
 export async function runResearchAgent(deps: AgentDeps, t: AgentTask): Promise<AgentRun> {
   const hits = await deps.memory.search(t.guildId, t.task).catch(() => null);
   const conversation = t.context ? `\n\nRecent conversation in the channel:\n${t.context}` : '';
   const material = hits?.length
     ? `Findings from the community's memory (most relevant first):\n${hits.map((h) => `- ${h}`).join('\n')}`
     : 'Memory had nothing on this (or did not answer): say what you do not know.';
-  return modelAgent(
-    'research',
-    deps,
-    t,
-    `You are a research agent. Answer the task from these findings, citing who said what when it matters; do not invent.\n\n${material}${conversation}`,
-  );
+  const r = await runResearch(deps.chat, {
+    guildId: t.guildId,
+    system: `You are a research agent. Answer the task from these findings, citing who said what when it matters; do not invent.\n\n${material}${conversation}`,
+    prompt: t.task,
+    timeoutMs: Math.min(deps.modelTimeoutMs, t.timeoutMs ?? deps.modelTimeoutMs),
+  });
+  const { errorMessage, tokenUsage, costUsd, model, ...rest } = r;
+  return {
+    agentName: agentName('research'),
+    agentType: 'research',
+    ...rest,
+    ...(model ? { model } : {}),
+    ...(errorMessage ? { errorMessage } : {}),
+    ...(tokenUsage ? { tokenUsage } : {}),
+    ...(costUsd !== undefined ? { costUsd } : {}),
+  };
 }
 
 /** The general agent: the channel's live memory context, then the `agent` model. */

@@ -7,3 +7,4 @@ export * from './orchestrator';
 export * from './prompt';
 export * from './workspace';
 export * from './split';
+export * from './research';

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NO_REPLY } from '@dirigent/contracts';
+import { runResearch } from '@dirigent/orchestrator';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
   PERSONA_LENS,
@@ -138,22 +139,15 @@ export class ComposeReply {
           presentUserIds: i.presentUserIds,
         })
         .catch(() => '');
-      return this.models.chat(
-        i.guildId,
-        'subagent-research',
-        [
-          {
-            role: 'system',
-            content: `${PERSONA_PROMPTS[persona]} Return findings only, 200 words at most.`,
-          },
-          {
-            role: 'user',
-            content: `## memory (${lens})\n${context || '(nothing)'}\n\n## message\n${i.message?.content ?? '(no message: an unprompted turn)'}`,
-          },
-        ],
-        timeout,
-        400,
-      );
+      const r = await runResearch(this.models.chatPort, {
+        guildId: i.guildId,
+        system: `${PERSONA_PROMPTS[persona]} Return findings only, 200 words at most.`,
+        prompt: `## memory (${lens})\n${context || '(nothing)'}\n\n## message\n${i.message?.content ?? '(no message: an unprompted turn)'}`,
+        timeoutMs: timeout,
+        maxTokens: 400,
+      });
+      if (r.status === 'error') throw new Error(r.errorMessage);
+      return { text: r.output, model: r.model, costUsd: r.costUsd ?? 0 };
     })();
     const base = { persona, lens, costUsd: 0, output: '' };
     try {

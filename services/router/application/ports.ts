@@ -5,6 +5,7 @@ import type {
   RouterFollowupEvent,
   RouterTrigger,
 } from '@dirigent/contracts';
+import type { ChatPort } from '@dirigent/orchestrator';
 import type { Disposition } from '@dirigent/router-domain';
 
 /** The global persona set (Postgres), read often, edited rarely. */
@@ -94,6 +95,8 @@ export abstract class ModelGateway {
   ): Promise<ModelAnswer>;
   /** Remaining fraction of today's budget, or undefined when the gateway does not say. */
   abstract budgetFraction(guildId: string): Promise<number | undefined>;
+  /** The same client as the orchestrator library's port (research passes run through it). */
+  abstract readonly chatPort: ChatPort;
 }
 
 /** Memory's lenses; empty text when memory does not answer. */

@@ -133,17 +133,6 @@ export class Tasks implements OnApplicationBootstrap, OnApplicationShutdown {
     }
   }
 
-  /** `/dirigent cancel`: stops this channel's running tasks; how many were stopped. */
-  cancelIn(channelId: string): number {
-    let n = 0;
-    for (const { record, abort } of this.running.values()) {
-      if (record.channelId !== channelId) continue;
-      abort.abort();
-      n++;
-    }
-    return n;
-  }
-
   /** The deadline came and the task is still running: its work hung, or its process died. */
   private async overdue(taskId: string): Promise<void> {
     const t = await this.store.get(taskId);
