@@ -7,7 +7,6 @@ import {
   beatAllowance,
   classifyInterruption,
   enforceBannedPhrases,
-  isModelFree,
   isMentioned,
   reactionFor,
   rollFollowup,
@@ -17,7 +16,7 @@ import {
   SILENT_FALLBACK,
   type AgentPersona,
   type Beat,
-  type Candidate,
+  type DecisionInputs,
   type Disposition,
   type FollowupBias,
   type InterruptionAction,
@@ -28,6 +27,7 @@ import { ComposeReply, saysNothing, type Composed } from './compose-reply';
 import { Clock, DecisionLog, ModelGateway, RouterOutbox } from './ports';
 import { ReadTheRoom } from './read-the-room';
 import { ScheduleFollowup } from './schedule-followup';
+import { tieBreak } from './tie-break';
 
 export interface TurnRequest {
   guildId: string;
@@ -55,6 +55,23 @@ export interface TurnRequest {
   previous?: string;
   /** Why the turn runs (the reactor job, the event or timer, the run that scheduled it). */
   lineage?: Lineage;
+}
+
+interface Choice {
+  inputs: DecisionInputs;
+  routed: ReturnType<typeof routeFromInputs>;
+  /** The chosen disposition, read through the turn's lens. */
+  disposition: Disposition;
+  /** The tie-break's pick, when the model made one. */
+  classified?: { id: string; model: string; costUsd: number };
+}
+
+/** What the chosen shape will say: beats, or a reaction on `target`. */
+interface Planned {
+  beats: Beat[];
+  reaction?: string;
+  target?: string;
+  composed?: Composed;
 }
 
 interface Dispatched {
@@ -88,6 +105,32 @@ export class ExecuteTurn {
 
   async run(r: TurnRequest): Promise<RouterDecision> {
     const started = this.clock.now();
+    const choice = await this.choose(r);
+    const d = choice.disposition;
+    const interrupted = r.interruption && {
+      atBeat: r.interruption.atBeat,
+      action: r.interruption.action,
+    };
+    const planned = await this.plan(r, d, {
+      action: interrupted?.action,
+      maxBeats: beatAllowance(choice.inputs.room),
+      presentUserIds: choice.inputs.presentUserIds,
+    });
+    const decision = this.decisionOf(r, choice, planned, interrupted, started);
+    await this.publish(decision, planned.composed);
+    const sent = await this.deliver(r, decision, d, planned);
+    if (decision.followup) await this.followups.run(decision, decision.followup, sent.sentIds);
+    // Under a grant the floor is the coordinator's: the withheld beats are dropped and the
+    // human message takes its course there.
+    if (sent.interrupter && !r.grant) await this.reroute(r, decision, d, sent);
+    return decision;
+  }
+
+  /**
+   * Reads the room, routes (seeded) from those inputs, then the optional model tie-break
+   * (kept in the inputs, so a replay makes the same choice).
+   */
+  private async choose(r: TurnRequest): Promise<Choice> {
     const { inputs, dispositions: all } = await this.room.gather({
       ...r,
       ...(r.interruption
@@ -100,23 +143,25 @@ export class ExecuteTurn {
         : {}),
     });
     let routed = routeFromInputs(all, inputs, r.seed);
-    const classified = await this.tieBreak(r, all, routed.candidates, routed.tight);
+    const classified = await tieBreak(this.models, this.config, r, all, routed);
     if (classified && classified.id !== routed.chosen) {
       inputs.tieBreak = classified.id;
       routed = routeFromInputs(all, inputs, r.seed);
     }
     const chosen = all.find((x) => x.id === routed.chosen) ?? SILENT_FALLBACK;
     // The lens the turn reads through (its own, or swapped: see `lensSwap`).
-    const d: Disposition = { ...chosen, contextStrategy: routed.dimensions.contextStrategy };
-    const interrupted = r.interruption && {
-      atBeat: r.interruption.atBeat,
-      action: r.interruption.action,
-    };
-    const { beats, reaction, target, composed } = await this.plan(r, d, {
-      action: interrupted?.action,
-      maxBeats: beatAllowance(inputs.room),
-      presentUserIds: inputs.presentUserIds,
-    });
+    const disposition = { ...chosen, contextStrategy: routed.dimensions.contextStrategy };
+    return { inputs, routed, disposition, classified };
+  }
+
+  /** The decision record: what was read, chosen and planned, and the seeded follow-up roll. */
+  private decisionOf(
+    r: TurnRequest,
+    { inputs, routed, disposition: d, classified }: Choice,
+    { beats, reaction, composed }: Planned,
+    interrupted: RouterDecision['interrupted'],
+    started: number,
+  ): RouterDecision {
     const speaks = beats.length > 0 || reaction !== undefined;
     const plan =
       speaks && this.config.file.followups.enabled
@@ -126,8 +171,7 @@ export class ExecuteTurn {
             trigger: r.trigger,
           })
         : null;
-    const followupId = plan ? randomUUID() : undefined;
-    const decision: RouterDecision = {
+    return {
       decisionId: randomUUID(),
       guildId: r.guildId,
       channelId: r.channelId,
@@ -145,8 +189,14 @@ export class ExecuteTurn {
       subagents: composed?.runs.map((x) => x.persona) ?? [],
       beats,
       ...(reaction ? { reaction } : {}),
-      ...(plan && followupId
-        ? { followup: { followupId, bias: plan.bias, dueAt: new Date(plan.dueAt).toISOString() } }
+      ...(plan
+        ? {
+            followup: {
+              followupId: randomUUID(),
+              bias: plan.bias,
+              dueAt: new Date(plan.dueAt).toISOString(),
+            },
+          }
         : {}),
       ...(interrupted ? { interrupted } : {}),
       ...(r.lineage ? { lineage: r.lineage } : {}),
@@ -157,19 +207,31 @@ export class ExecuteTurn {
       ],
       at: new Date(this.clock.now()).toISOString(),
     };
+  }
+
+  /** Persists the decision and publishes it, before any beat is sent. */
+  private async publish(decision: RouterDecision, composed?: Composed): Promise<void> {
     await this.decisions.save(decision, composed?.runs ?? []);
     await this.outbox.decision(decision);
     this.log.log(
       {
         decisionId: decision.decisionId,
-        channelId: r.channelId,
-        trigger: r.trigger,
-        chosen: d.id,
-        seed: r.seed,
+        channelId: decision.channelId,
+        trigger: decision.trigger,
+        chosen: decision.chosen,
+        seed: decision.seed,
       },
       'decided',
     );
+  }
 
+  /** The reaction, the beats, and the completion of a granted turn (with what was sent). */
+  private async deliver(
+    r: TurnRequest,
+    decision: RouterDecision,
+    d: Disposition,
+    { reaction, target }: Planned,
+  ): Promise<Dispatched> {
     if (reaction && target) {
       await this.outbox.addReaction(
         r.guildId,
@@ -182,76 +244,22 @@ export class ExecuteTurn {
     }
     const sent = await this.dispatch(decision, d, r.agent);
     if (r.grant) {
-      const text = beats
+      const text = decision.beats
         .slice(0, sent.atBeat)
         .map((b) => b.text)
         .join('\n\n');
       await this.outbox.completeTurn(r.guildId, r.channelId, r.agent.id, r.grant.turnId, text);
     }
-    if (plan && decision.followup) {
-      await this.followups.run(decision, decision.followup, sent.sentIds);
-    }
-    // Under a grant the floor is the coordinator's: the withheld beats are dropped and the
-    // human message takes its course there.
-    if (sent.interrupter && !r.grant) await this.reroute(r, decision, d, sent);
-    return decision;
-  }
-
-  /**
-   * The optional cheap tie-break: when the top two candidates both speak and score within
-   * 10%, purpose `router-classify` picks one of them; anything else keeps the sampled choice.
-   */
-  private async tieBreak(
-    r: TurnRequest,
-    all: Disposition[],
-    candidates: Candidate[],
-    tight: boolean,
-  ) {
-    if (!this.config.DIRIGENT_ROUTER_TIEBREAK || !tight || !r.inbound) return undefined;
-    const top = [...candidates]
-      .sort((a, b) => b.score - a.score)
-      .slice(0, 2)
-      .map((c) => all.find((d) => d.id === c.dispositionId)!);
-    if (top.some((d) => !d || isModelFree(d))) return undefined;
-    try {
-      const answer = await this.models.chat(
-        r.guildId,
-        'router-classify',
-        [
-          {
-            role: 'system',
-            content:
-              'Pick how a witty group-chat member should answer. Reply with one option id only.',
-          },
-          {
-            role: 'user',
-            content: `Message: ${r.inbound.content}\nOptions:\n${top
-              .map((d) => `- ${d.id}: ${d.voice}, ${d.outputShape}, ${d.reasoningDepth} reasoning`)
-              .join('\n')}`,
-          },
-        ],
-        this.config.DIRIGENT_ROUTER_QUERY_TIMEOUT_MS,
-        16,
-      );
-      const picked = top.find((d) => answer.text.includes(d.id));
-      return picked && { id: picked.id, model: answer.model, costUsd: answer.costUsd };
-    } catch {
-      return undefined;
-    }
+    return sent;
   }
 
   private async plan(
     r: TurnRequest,
     d: Disposition,
     o: { action?: InterruptionAction; maxBeats: number; presentUserIds: string[] },
-  ) {
+  ): Promise<Planned> {
     const { action } = o;
-    const none = {
-      beats: [] as Beat[],
-      reaction: undefined,
-      target: undefined,
-      composed: undefined,
-    };
+    const none: Planned = { beats: [] };
     if (d.outputShape === 'silent') return none;
     if (d.outputShape === 'react-only') {
       const target = r.inbound?.messageId ?? this.activity.lastHuman(r.channelId)?.messageId;

@@ -222,7 +222,7 @@ describe('router: plans survive SIGKILL', () => {
         events.find(
           (e) => e.subject.endsWith(`${channel}.decision`) && e.data.trigger === 'speculative',
         ),
-      20_000,
+      60_000,
     );
     expect(speculative.data.chosen).toBe('observation-drop');
     expect(speculative.data.lineage).toMatchObject({ job: 'speculative-turn', trigger: 'all' });
