@@ -31,6 +31,7 @@ import { CloseEpoch } from './application/close-epoch';
 import { ConsolidateDossier } from './application/consolidate-dossier';
 import { DeleteMessage } from './application/delete-message';
 import { EpochEvents } from './application/epoch-events';
+import { ExtractMoments } from './application/extract-moments';
 import { ForgetUser } from './application/forget-user';
 import { Indexer } from './application/indexer';
 import { IngestMessage } from './application/ingest-message';
@@ -46,6 +47,7 @@ import { MemoryConfig } from './config';
 import { DiscordEventHandlers } from './handlers/discord-events.handler';
 import { EpochTimerHandlers } from './handlers/epoch-timer.handler';
 import { MemoryQueryHandlers } from './handlers/queries.handler';
+import { MomentHandlers } from './handlers/moments.handler';
 import { RedactionHandlers } from './handlers/redaction.handler';
 
 export { MemoryConfig } from './config';
@@ -65,7 +67,13 @@ const repository = (
  * 17 context lenses.
  */
 @Module({
-  controllers: [DiscordEventHandlers, EpochTimerHandlers, MemoryQueryHandlers, RedactionHandlers],
+  controllers: [
+    DiscordEventHandlers,
+    EpochTimerHandlers,
+    MemoryQueryHandlers,
+    RedactionHandlers,
+    MomentHandlers,
+  ],
   providers: [
     repository(MessageRepository, MemoryMessage),
     repository(DossierRepository, MemoryDossierRow),
@@ -134,6 +142,7 @@ const repository = (
     ReviseEpoch,
     RedactMemory,
     ArchiveIndex,
+    ExtractMoments,
     Indexer,
     SearchMemory,
     PostgresMemoryReader,
@@ -160,6 +169,7 @@ export const MemoryService: ServiceDefinition<MemoryConfig> = {
     StreamSpecs.discordEvents,
     StreamSpecs.timerFired,
     StreamSpecs.memoryEvents,
+    StreamSpecs.routerEvents,
     StreamSpecs.deadLetter,
   ],
   entities: memoryEntities,

@@ -41,6 +41,8 @@ export const LLM_PURPOSES = [
   'embed',
   /** memory: an epoch's summary */
   'epoch-summarize',
+  /** memory: moment checks (a self-disclosure confirmed, a sampled message scored) */
+  'memory',
 ] as const;
 export type LlmPurpose = (typeof LLM_PURPOSES)[number];
 

@@ -12,6 +12,7 @@ import { EpochTimer } from '../adapters/epoch-timer';
 import { MemoryConfig } from '../config';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { ConsolidateDossier } from './consolidate-dossier';
+import { ExtractMoments } from './extract-moments';
 import { Indexer } from './indexer';
 import { WriteBehind } from './write-behind';
 
@@ -52,6 +53,7 @@ export class IngestMessage {
     private readonly archive: ArchiveIndex,
     private readonly timer: EpochTimer,
     private readonly consolidate: ConsolidateDossier,
+    private readonly moments: ExtractMoments,
     @Inject(SERVICE_CONFIG) private readonly config: MemoryConfig,
   ) {}
 
@@ -126,6 +128,9 @@ export class IngestMessage {
       );
     }
     for (const c of counters.values()) this.offerConsolidation(c);
+    await this.moments
+      .count(outcomes.map((o) => o.e))
+      .catch((e: Error) => this.log.warn(`moment batch not armed: ${e.message}`));
   }
 
   /**

@@ -1,0 +1,258 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/postgresql';
+import {
+  MemoryEventTypes,
+  MemoryTimers,
+  MomentsDue,
+  subject,
+  type MessageCreated,
+} from '@dirigent/contracts';
+import {
+  coalescePhrases,
+  DEFAULT_MOMENT_POLICY,
+  judgeMoment,
+  LORE_MIN_PEOPLE,
+  momentSignals,
+  phraseLoreText,
+  phraseShingles,
+  sampledForScoring,
+  type MomentPolicy,
+  type RoomMessage,
+} from '@dirigent/memory-domain';
+import { any, Reactor, timer } from '@dirigent/reactor';
+import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { EPOCH_CLOSE } from '../adapters/epoch-timer';
+import { HighlightRepository, highlightId } from '../adapters/postgres/highlight.repository';
+import { LoreRepository } from '../adapters/postgres/lore.repository';
+import { MessageRepository } from '../adapters/postgres/message.repository';
+import { PhraseStore } from '../adapters/postgres/phrase.store';
+import type { Row } from '../adapters/postgres/sql';
+import type { MemoryConfig } from '../config';
+import { Indexer } from './indexer';
+import { CLOCK, SUMMARIZER, type Clock, type Summarizer } from './ports';
+
+/** The trigger of a channel's moment batch when enough new messages arrived. */
+export const MOMENTS = timer({
+  subject: subject.timerFired('memory', MemoryTimers.moments),
+  type: MemoryEventTypes.momentsDue,
+});
+
+/** How far back an exchange reaches for replies and quotes. */
+const EXCHANGE_MS = 30 * 60_000;
+/** Messages one batch looks at, at most. */
+const BATCH_LIMIT = 500;
+/** Phrases not used again for this long are forgotten unless they became lore. */
+const PHRASE_TTL_MS = 30 * 86_400_000;
+
+const VERIFY = `Does this Discord message disclose something personal and lasting about its author
+(where they live, work, family, history, a strong preference)? Answer with JSON only: {"disclosure": true|false}`;
+const SCORE = `Rate how memorable this Discord message is for the group that wrote it (a joke that
+landed, a hot take, a personal story, a callback): 0 (forgettable) to 10. Answer with JSON only: {"score": <0-10>}`;
+
+const roomMessage = (r: Row): RoomMessage => ({
+  messageId: r.message_id,
+  authorId: r.author_id,
+  authorIsBot: r.author_is_bot,
+  content: r.content,
+  at: new Date(r.created_at).getTime(),
+  replyToMessageId: r.reply_to_message_id ?? undefined,
+  reactionCount: r.reaction_count ?? 0,
+  replyCount: r.reply_count ?? 0,
+  quoteCount: r.quote_count ?? 0,
+});
+
+/**
+ * MomentExtractor: which messages of the room deserve keeping verbatim, from the cheapest
+ * signals first (reactions, the reply graph, quotes — the bot's reply quoted, a
+ * self-disclosure, the silence after a message), then the model (purpose `memory`): a
+ * pattern-found disclosure confirmed when `DIRIGENT_MEMORY_VERIFY_DISCLOSURES`, a sample of
+ * messages scored (`DIRIGENT_MEMORY_SAMPLE_RATE`). It runs on each finished exchange (a
+ * router decision) and, as the reactor job `moments-batch`, over a channel's new messages
+ * when its epoch closes or enough of them arrived; the batch also records the phrases
+ * people repeat and coalesces those said by three or more people into lore.
+ */
+@Injectable()
+export class ExtractMoments {
+  private readonly log = new Logger('memory:moments');
+  private readonly policy: MomentPolicy;
+  private readonly counted = new Map<string, number>();
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly messages: MessageRepository,
+    private readonly highlights: HighlightRepository,
+    private readonly lore: LoreRepository,
+    private readonly phrases: PhraseStore,
+    private readonly indexer: Indexer,
+    private readonly reactor: Reactor,
+    @Inject(SUMMARIZER) private readonly model: Summarizer,
+    @Inject(CLOCK) private readonly now: Clock,
+    @Inject(SERVICE_CONFIG) private readonly config: MemoryConfig,
+  ) {
+    this.policy = { ...DEFAULT_MOMENT_POLICY, silenceMs: config.DIRIGENT_MEMORY_SILENCE_MS };
+    reactor.job({
+      name: 'moments-batch',
+      trigger: any(EPOCH_CLOSE, MOMENTS),
+      parse: MomentsDue.create,
+      // Never holds up (or fails) the epoch close that shares its timer.
+      run: (due) =>
+        this.batch(due.guildId, due.channelId).catch((e: Error) =>
+          this.log.warn(`moment batch of ${due.channelId}: ${e.message}`),
+        ),
+    });
+  }
+
+  /**
+   * Counts stored messages per channel; at `DIRIGENT_MEMORY_MOMENT_BATCH` arms the
+   * channel's batch (a durable timer due now). A count lost to a crash is made up when
+   * the channel's epoch closes.
+   */
+  async count(events: MessageCreated[]): Promise<void> {
+    for (const e of events) {
+      const key = `${e.guildId}:${e.channelId}`;
+      const n = (this.counted.get(key) ?? 0) + 1;
+      if (n < this.config.DIRIGENT_MEMORY_MOMENT_BATCH) {
+        this.counted.set(key, n);
+        continue;
+      }
+      this.counted.delete(key);
+      const data: MomentsDue = { guildId: e.guildId, channelId: e.channelId };
+      await this.reactor.arm(MOMENTS, `moments:${key}`, this.now(), data);
+    }
+  }
+
+  /** The exchange a router decision finished: the channel's messages from its inbound message on. */
+  async exchange(guildId: string, channelId: string, inboundMessageId?: string): Promise<void> {
+    const now = this.now();
+    const { rows } = await this.messages.channelWindow(
+      guildId,
+      channelId,
+      new Date(now - EXCHANGE_MS),
+      BATCH_LIMIT,
+      0,
+    );
+    const window = rows.map(roomMessage);
+    const from = window.findIndex((m) => m.messageId === inboundMessageId);
+    const scope = from >= 0 ? window.slice(from) : window.slice(-10);
+    // Messages the inbound one replies to are part of the exchange too.
+    const answered = window.filter((m) => scope.some((s) => s.replyToMessageId === m.messageId));
+    await this.extract(guildId, window, [...answered, ...scope], now, false);
+  }
+
+  /** A channel's messages since the last batch: moments, phrases, lore. */
+  async batch(guildId: string, channelId: string): Promise<void> {
+    const cursor = await this.phrases.cursor(guildId, channelId);
+    const { before, rows } = await this.messages.channelWindow(
+      guildId,
+      channelId,
+      cursor,
+      BATCH_LIMIT,
+    );
+    if (!rows.length) return;
+    const fresh = rows.map(roomMessage);
+    const now = this.now();
+    await this.extract(guildId, [...before.map(roomMessage), ...fresh], fresh, now, true);
+    await this.recordPhrases(guildId, fresh);
+    await this.coalesce(guildId, now);
+    // The newest message is looked at again until the silence after it is known.
+    const last = fresh[fresh.length - 1];
+    const settled = now - last.at >= this.policy.silenceMs ? last : fresh[fresh.length - 2];
+    if (settled) await this.phrases.advance(guildId, channelId, new Date(settled.at));
+  }
+
+  private async extract(
+    guildId: string,
+    window: RoomMessage[],
+    scope: RoomMessage[],
+    now: number,
+    sample: boolean,
+  ): Promise<void> {
+    const kept: { messageId: string; text: string }[] = [];
+    for (const m of scope) {
+      const signals = momentSignals(m, window, now, this.policy);
+      let moment = judgeMoment(signals);
+      if (moment?.verify && this.config.DIRIGENT_MEMORY_VERIFY_DISCLOSURES) {
+        const confirmed = await this.ask<{ disclosure?: unknown }>(guildId, VERIFY, m.content);
+        if (confirmed?.disclosure === false) {
+          moment = judgeMoment(signals.filter((s) => !s.verify));
+        }
+      }
+      if (
+        !moment &&
+        sample &&
+        !m.authorIsBot &&
+        sampledForScoring(m.messageId, this.config.DIRIGENT_MEMORY_SAMPLE_RATE)
+      ) {
+        const scored = await this.ask<{ score?: unknown }>(guildId, SCORE, m.content);
+        const score = typeof scored?.score === 'number' ? scored.score : 0;
+        if (score >= 7) moment = { kind: 'scored', score: score / 7 };
+      }
+      if (!moment) continue;
+      const h = await this.highlights.addFromMessage(
+        guildId,
+        m.messageId,
+        moment.kind,
+        moment.score,
+      );
+      if (h?.created) kept.push({ messageId: m.messageId, text: m.content });
+    }
+    await this.indexer.index(
+      guildId,
+      kept.map((k) => ({
+        layer: 'highlights' as const,
+        refId: highlightId(k.messageId),
+        text: k.text,
+      })),
+    );
+  }
+
+  private async recordPhrases(guildId: string, fresh: RoomMessage[]): Promise<void> {
+    await this.em.transactional(() =>
+      this.phrases.record(
+        guildId,
+        fresh
+          .filter((m) => !m.authorIsBot)
+          .flatMap((m) =>
+            phraseShingles(m.content).map((phrase) => ({
+              phrase,
+              occurrence: { messageId: m.messageId, authorId: m.authorId },
+              at: new Date(m.at),
+            })),
+          ),
+      ),
+    );
+  }
+
+  /** Phrases said by at least three people become (or refresh) lore. */
+  private async coalesce(guildId: string, now: number): Promise<void> {
+    await this.phrases.prune(guildId, new Date(now - PHRASE_TTL_MS));
+    const found = coalescePhrases(await this.phrases.confirmed(guildId, LORE_MIN_PEOPLE));
+    const written: { refId: string; text: string }[] = [];
+    await this.em.transactional(async () => {
+      for (const p of found) {
+        const id = `lore-phrase-${createHash('sha1').update(`${guildId}:${p.phrase}`).digest('hex').slice(0, 24)}`;
+        const text = phraseLoreText(p);
+        await this.lore.upsertPhrase(guildId, id, text, new Date(now), p.messageIds);
+        await this.phrases.linkLore(guildId, p.shingles, id);
+        written.push({ refId: id, text });
+      }
+    });
+    await this.indexer.index(
+      guildId,
+      written.map((w) => ({ layer: 'lore' as const, ...w })),
+    );
+  }
+
+  /** A JSON answer of the model (purpose `memory`), or null when there is none usable. */
+  private async ask<T>(guildId: string, system: string, text: string): Promise<T | null> {
+    const answer = await this.model.complete(guildId, 'memory', system, text);
+    const json = answer?.match(/\{[\s\S]*\}/)?.[0];
+    if (!json) return null;
+    try {
+      return JSON.parse(json) as T;
+    } catch {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import { Controller } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { Durables, MomentsDue, Streams, Subjects } from '@dirigent/contracts';
+import {
+  PermanentError,
+  type DurableEventOptions,
+  type JetStreamContext,
+} from '@dirigent/messaging';
+import { occurrence, Reactor } from '@dirigent/reactor';
+import { ExtractMoments, MOMENTS } from '../application/extract-moments';
+
+/**
+ * The moment extractor's inputs: each router decision (the exchange it finished, from its
+ * inbound message on) and a channel's batch timer, handed to memory's reactor.
+ */
+@Controller()
+export class MomentHandlers {
+  constructor(
+    private readonly moments: ExtractMoments,
+    private readonly reactor: Reactor,
+  ) {}
+
+  @EventPattern(Subjects.router.decisionAll, {
+    stream: Streams.routerEvents,
+    durable: Durables.memoryRouterDecisions,
+    deliverPolicy: 'new',
+    ackWaitMs: 30_000,
+    maxDeliver: 5,
+    backoffMs: [1000, 5000],
+    concurrency: 4,
+  } satisfies DurableEventOptions)
+  async decision(@Payload() data: Record<string, unknown>) {
+    // A decision's other fields are the router's; the exchange needs only where and what.
+    const { guildId, channelId } = MomentsDue.create(data);
+    const inbound = typeof data.inboundMessageId === 'string' ? data.inboundMessageId : undefined;
+    await this.moments.exchange(guildId, channelId, inbound);
+  }
+
+  @EventPattern(MOMENTS.subject, {
+    stream: Streams.timerFired,
+    durable: Durables.memoryMoments,
+    ackWaitMs: 60_000,
+    maxDeliver: 10,
+    backoffMs: [1000, 5000, 15000],
+    concurrency: 2,
+  } satisfies DurableEventOptions)
+  async batch(@Ctx() ctx: JetStreamContext) {
+    const outcomes = await this.reactor.offer(occurrence('timer', ctx.subject, ctx.envelope));
+    if (!outcomes.length) throw new PermanentError(`unknown memory timer ${ctx.envelope.type}`);
+  }
+}

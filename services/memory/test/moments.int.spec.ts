@@ -1,0 +1,204 @@
+import {
+  RouterEventTypes,
+  subject,
+  Subjects,
+  type MemoryEpoch,
+  type MemoryHit,
+  type MemorySearchResult,
+} from '@dirigent/contracts';
+import { snowflake, waitFor } from '@dirigent/testing';
+import { MemoryHarness } from './harness';
+
+jest.setTimeout(90_000);
+
+const search = (h: MemoryHarness, guildId: string, query: string, layers: string[]) =>
+  h.ok<MemorySearchResult>(Subjects.memory.search, { guildId, query, layers, k: 50 });
+
+const highlightOf = (hits: MemoryHit[], messageId: string) =>
+  hits.find((x) => x.messageId === messageId);
+
+/** Offline (no model): moments and lore come from the room, through the reactor's batch. */
+describe('moments from the room, at the epoch close', () => {
+  let h: MemoryHarness;
+  beforeAll(async () => {
+    h = await MemoryHarness.start({
+      DIRIGENT_EPOCH_GAP_MS: '1500',
+      DIRIGENT_MEMORY_SILENCE_MS: '1000',
+      DIRIGENT_MEMORY_MOMENT_BATCH: '1000',
+    });
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  it('a phrase three different people repeat becomes lore; two are not enough; deleting one drops it', async () => {
+    const g = h.guild();
+    const [general, random] = [snowflake(), snowflake()];
+    const [ann, ben, cat] = [snowflake(), snowflake(), snowflake()];
+    const now = Date.now();
+    const at = (i: number) => ({ createdAt: new Date(now + i * 10).toISOString() });
+    await g.say(general, ann, "honestly it's always DNS", at(0));
+    await g.say(general, ben, 'pizza on friday sounds right', at(1));
+    await g.say(general, ben, 'the VPN died, and yes: its always dns', at(2));
+    await g.say(random, ann, 'pizza on friday then', at(3));
+    const third = await g.say(random, cat, "It's always DNS. Always.", at(4));
+    await h.waitForCount(g.guildId, cat, 1);
+    const lore = await waitFor(
+      async () => {
+        const r = await search(h, g.guildId, 'always dns', ['lore']);
+        return r.hits.length ? r.hits : null;
+      },
+      20_000,
+      100,
+      'the phrase to become lore',
+    );
+    expect(lore.map((x) => x.text)).toEqual([
+      'Recurring phrase in the group: "its always dns" (said by 3 people)',
+    ]);
+    const pizza = await search(h, g.guildId, 'pizza friday', ['lore']);
+    expect(pizza.hits).toEqual([]);
+
+    await g.delete(random, third);
+    await waitFor(
+      async () => (await search(h, g.guildId, 'always dns', ['lore'])).hits.length === 0,
+      10_000,
+      100,
+      'the lore drawn on the deleted message to go',
+    );
+  });
+
+  it('the batch keeps what the reply graph and the silence after a message say', async () => {
+    const g = h.guild();
+    const channel = snowflake();
+    const [ann, ben, cat, dan] = [snowflake(), snowflake(), snowflake(), snowflake()];
+    const now = Date.now();
+    // Dated ahead, so that the reactions are in before the silence closes the epoch.
+    const at = (i: number) => ({ createdAt: new Date(now + 3000 + i * 10).toISOString() });
+    const take = await g.say(channel, ann, 'tabs are objectively better than spaces', at(0));
+    const reply = await g.say(channel, ben, 'absolutely not', {
+      ...at(1),
+      replyToMessageId: take,
+    });
+    await g.say(channel, cat, 'ben is right here', { ...at(2), replyToMessageId: reply });
+    await g.react(channel, take, dan);
+    await g.react(channel, take, cat);
+    const last = await g.say(
+      channel,
+      dan,
+      'after twenty years of writing software I have learned that formatting debates never end and nobody ever changes their mind',
+      at(3),
+    );
+    // At ingest neither is a highlight (one reply, two reactions; no reaction at all).
+    await h.waitForCount(g.guildId, dan, 1);
+    await waitFor(
+      async () => {
+        const r = await h.ok<{ epochs: MemoryEpoch[] }>(Subjects.memory.epochsList, {
+          guildId: g.guildId,
+        });
+        return r.epochs.length === 1;
+      },
+      20_000,
+      100,
+      'the epoch to close',
+    );
+    const hits = await waitFor(
+      async () => {
+        const r = await search(h, g.guildId, 'tabs spaces formatting debates', ['highlights']);
+        return highlightOf(r.hits, take) && highlightOf(r.hits, last) ? r.hits : null;
+      },
+      10_000,
+      100,
+      'the batch to keep both moments',
+    );
+    expect(highlightOf(hits, take)?.text).toBe('tabs are objectively better than spaces');
+    expect(highlightOf(hits, last)?.text).toContain('formatting debates never end');
+    expect(highlightOf(hits, reply)).toBeUndefined();
+  });
+});
+
+describe('moments from the room, when enough messages arrived', () => {
+  let h: MemoryHarness;
+  beforeAll(async () => {
+    h = await MemoryHarness.start({
+      DIRIGENT_EPOCH_GAP_MS: '600000',
+      DIRIGENT_MEMORY_MOMENT_BATCH: '4',
+    });
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  it('arms the channel’s batch (a durable timer) at the configured count, before any epoch closes', async () => {
+    const g = h.guild();
+    const channel = snowflake();
+    const [ann, ben, cat] = [snowflake(), snowflake(), snowflake()];
+    // Said now: the channel's epoch is far from closing.
+    const now = () => ({ createdAt: new Date().toISOString() });
+    const take = await g.say(channel, ann, 'pineapple belongs on pizza', now());
+    const reply = await g.say(channel, ben, 'no it does not', {
+      ...now(),
+      replyToMessageId: take,
+    });
+    await g.say(channel, cat, 'ben speaks the truth', { ...now(), replyToMessageId: reply });
+    await g.react(channel, take, cat);
+    await g.react(channel, take, ben);
+    await g.say(channel, ann, 'fine, agree to disagree', now());
+    await waitFor(
+      async () => {
+        const r = await search(h, g.guildId, 'pineapple pizza', ['highlights']);
+        return !!highlightOf(r.hits, take);
+      },
+      10_000,
+      100,
+      'the batch to keep the moment',
+    );
+    const { epochs } = await h.ok<{ epochs: MemoryEpoch[] }>(Subjects.memory.epochsList, {
+      guildId: g.guildId,
+    });
+    expect(epochs).toEqual([]);
+  });
+});
+
+describe('moments of a finished exchange (a router decision)', () => {
+  let h: MemoryHarness;
+  beforeAll(async () => {
+    h = await MemoryHarness.start({
+      DIRIGENT_EPOCH_GAP_MS: '600000',
+      DIRIGENT_MEMORY_MOMENT_BATCH: '1000',
+    });
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  it('keeps the exchange’s moments when the router publishes its decision', async () => {
+    const g = h.guild();
+    const channel = snowflake();
+    const [ann, ben, cat] = [snowflake(), snowflake(), snowflake()];
+    const now = () => ({ createdAt: new Date().toISOString() });
+    const take = await g.say(channel, ann, 'dark mode is a personality trait', now());
+    const reply = await g.say(channel, ben, 'it really is', { ...now(), replyToMessageId: take });
+    await g.say(channel, cat, 'speak for yourself', { ...now(), replyToMessageId: reply });
+    await g.react(channel, take, cat);
+    await g.react(channel, take, ben);
+    await h.waitForCount(g.guildId, cat, 1);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(highlightOf((await search(h, g.guildId, 'dark mode', ['highlights'])).hits, take)).toBe(
+      undefined,
+    );
+    await h.messaging.publishEvent(
+      subject.routerEvent(g.guildId, channel, 'decision'),
+      RouterEventTypes.decision,
+      { decisionId: 'd-1', guildId: g.guildId, channelId: channel, inboundMessageId: take },
+    );
+    await waitFor(
+      async () => {
+        const r = await search(h, g.guildId, 'dark mode', ['highlights']);
+        return !!highlightOf(r.hits, take);
+      },
+      10_000,
+      100,
+      'the exchange’s moment',
+    );
+  });
+});
