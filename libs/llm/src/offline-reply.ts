@@ -81,7 +81,9 @@ export function readPrompt(req: ChatRequest): ReadPrompt {
     .filter((s) => MEMORY_HEADINGS.test(s.heading))
     .flatMap((s) => s.body.split('\n'))
     .map(recalled)
-    .filter((r): r is Recalled => !!r && normal(r.text) !== key && !isMarker(r.text));
+    .filter(
+      (r): r is Recalled => !!r && normal(withoutMentions(r.text)) !== key && !isMarker(r.text),
+    );
   const tools = (req.tools ?? []).flatMap((t) => {
     const m = /^delegate_to_(\w+)$/.exec(t.function?.name ?? '');
     // `Delegate to the X agent: what it is for: details.` → `what it is for`

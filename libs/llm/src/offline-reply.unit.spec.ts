@@ -92,6 +92,7 @@ describe('the offline participant model', () => {
           `[#1] Ada: ${NO_REPLY}`,
           '[#1] Basil: [offline 1234abcd] Clio, answer: remember the plan?',
           '[#1] Sam: remember the plan?',
+          '[#1] Sam: @Dit remember the plan?',
         ].join('\n'),
       ),
     );

@@ -27,7 +27,8 @@ export function demoAgentDecision(
 }
 
 /**
- * The best memory hit that is not the message being answered and not a bot's, as a line
+ * The best memory hit that is not the message being answered and is a known person's (not
+ * a bot's, nor a webhook's: Dit and Molt speak through webhooks), as a line
  * of the prompt's `## memory` section (`Name: text`): the agents recall what people said,
  * never each other.
  */
@@ -37,7 +38,7 @@ export function memoryRecall(
   author: (authorId: string | undefined) => { name: string; bot: boolean } | undefined,
 ): string | null {
   const hit = hits.find(
-    (h) => h.messageId !== answering && h.text.trim() !== '' && !author(h.authorId)?.bot,
+    (h) => h.messageId !== answering && h.text.trim() !== '' && author(h.authorId)?.bot === false,
   );
   if (!hit) return null;
   const name = author(hit.authorId)?.name;
