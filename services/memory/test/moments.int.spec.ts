@@ -36,7 +36,8 @@ describe('moments from the room, at the epoch close', () => {
     const [general, random] = [snowflake(), snowflake()];
     const [ann, ben, cat] = [snowflake(), snowflake(), snowflake()];
     const now = Date.now();
-    const at = (i: number) => ({ createdAt: new Date(now + i * 10).toISOString() });
+    // Dated ahead, so that every message is in before the silence closes the epochs.
+    const at = (i: number) => ({ createdAt: new Date(now + 3000 + i * 10).toISOString() });
     await g.say(general, ann, "honestly it's always DNS", at(0));
     await g.say(general, ben, 'pizza on friday sounds right', at(1));
     await g.say(general, ben, 'the VPN died, and yes: its always dns', at(2));
@@ -142,6 +143,9 @@ describe('moments from the room, when enough messages arrived', () => {
     await g.say(channel, cat, 'ben speaks the truth', { ...now(), replyToMessageId: reply });
     await g.react(channel, take, cat);
     await g.react(channel, take, ben);
+    // The fourth message makes the batch due: the reactions are in by then.
+    await h.waitForCount(g.guildId, cat, 1);
+    await new Promise((r) => setTimeout(r, 500));
     await g.say(channel, ann, 'fine, agree to disagree', now());
     await waitFor(
       async () => {
