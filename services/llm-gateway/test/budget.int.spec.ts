@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { budgetDay } from '@dirigent/llm';
+import { budgetDay, offlineReply } from '@dirigent/llm';
 import { creditAdmissions } from '../adapters/metrics';
 import { ReservationHolders } from '../adapters/reservation-holders';
 import { snowflake, waitFor } from '@dirigent/testing';
@@ -253,7 +253,9 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
       model: 'echo',
       messages: MESSAGES,
     });
-    expect(free.choices[0].message.content).toContain('budget me');
+    expect(free.choices[0].message.content).toBe(
+      offlineReply({ model: 'echo', messages: MESSAGES }, 'echo'),
+    );
     await admin(gw1, 'PUT', `/budgets/${guild}`, { usdPerDay: 1 });
     await clientFor(gw2, guild).chat.completions.create({
       model: 'gpt-primary',

@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Subjects } from '@dirigent/contracts';
+import { offlineReply } from '@dirigent/llm';
 import { Messaging, NatsClient } from '@dirigent/messaging';
 import { snowflake, waitFor } from '@dirigent/testing';
 import { FakeUpstream } from './fake-upstreams';
@@ -478,7 +479,13 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
         .filter((g) => g.chunk)
         .map((g) => g.chunk.choices[0]?.delta.content ?? '')
         .join('');
-      expect(text).toMatch(/one two three$/);
+      // the offline model streams the same reply it gives unstreamed
+      expect(text).toBe(
+        offlineReply(
+          { model: 'echo', messages: [{ role: 'user', content: 'one two three' }] },
+          'echo',
+        ),
+      );
       expect(got[got.length - 1]).toEqual({ done: true });
 
       const failing = `_INBOX.llmtest.${snowflake()}`;
