@@ -254,7 +254,7 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
       messages: MESSAGES,
     });
     expect(free.choices[0].message.content).toBe(
-      offlineReply({ model: 'echo', messages: MESSAGES }, 'echo'),
+      offlineReply({ model: 'echo', messages: [{ role: 'user', content: 'budget me' }] }, 'echo'),
     );
     await admin(gw1, 'PUT', `/budgets/${guild}`, { usdPerDay: 1 });
     await clientFor(gw2, guild).chat.completions.create({
