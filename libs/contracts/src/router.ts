@@ -250,6 +250,21 @@ export interface RouterReplayResult {
   dimensions: RouterDimensions;
 }
 
+/** `dirigent.router.tasks.cancel`: stops what the orchestrator is running in a channel. */
+export class RouterTasksCancelRequest {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  /** Who asked (a member with Manage Channels: the ingest checks it). */
+  @Snowflake() requestedBy: string;
+  static create(input: unknown) {
+    return createValidated(RouterTasksCancelRequest, input);
+  }
+}
+export interface RouterTasksCancelResult {
+  /** One per stopped orchestration: the asking message and its running delegations. */
+  cancelled: { messageId: string; agentId: string; tasks: string[] }[];
+}
+
 /** A decision's lineage (`@dirigent/reactor`'s `Lineage`). */
 export interface RouterDecisionLineage {
   job: string;

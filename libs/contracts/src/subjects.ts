@@ -73,6 +73,8 @@ export const Subjects = {
     decisionsList: 'dirigent.router.decisions.list',
     /** Recomputes a stored decision from its inputs and seed (`{ chosen, candidates, identical }`). */
     replay: 'dirigent.router.replay',
+    /** Cancels a channel's running orchestrator tasks (`/dirigent cancel`). */
+    tasksCancel: 'dirigent.router.tasks.cancel',
     /** Answer directly or delegate to the coding, research and general agents. */
     orchestrate: 'dirigent.router.orchestrate',
     /** `dirigent.router.evt.<guildId>.<channelId>.<kind>` */

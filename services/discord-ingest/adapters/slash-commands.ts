@@ -8,10 +8,17 @@ import {
   type Guild,
   type Interaction,
 } from 'discord.js';
-import { Subjects, type ChannelView, type Reply } from '@dirigent/contracts';
+import {
+  Subjects,
+  type ChannelView,
+  type Reply,
+  type RouterTasksCancelResult,
+} from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
 import {
+  describeCancel,
   describeFailure,
+  describeRouterFailure,
   describeShuffle,
   describeSkip,
   describeStatus,
@@ -24,7 +31,7 @@ const COORDINATOR_TIMEOUT_MS = 2500;
 
 /**
  * Slash commands in: registers them in each guild and answers each interaction through the
- * coordinator's admin API.
+ * coordinator's admin API (`/dirigent cancel`: the router's).
  */
 @Injectable()
 export class SlashCommands {
@@ -105,6 +112,13 @@ export class SlashCommands {
           requestedBy: i.user.id,
         });
         return r.ok ? describeSkip(r.data) : describeFailure('skip the current speaker', r.error);
+      }
+      case 'cancel': {
+        const r = await this.ask<RouterTasksCancelResult>(Subjects.router.tasksCancel, {
+          ...where,
+          requestedBy: i.user.id,
+        });
+        return r.ok ? describeCancel(r.data) : describeRouterFailure(r.error);
       }
       default: {
         const never: never = a;

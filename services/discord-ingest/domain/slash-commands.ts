@@ -3,6 +3,7 @@ import {
   SETTABLE_MODES,
   type ChannelView,
   type ReplyError,
+  type RouterTasksCancelResult,
   type SettableMode,
 } from '@dirigent/contracts';
 
@@ -60,6 +61,11 @@ export const SLASH_COMMANDS = [
         name: 'skip',
         description: 'Skip the current speaker and give the turn to the next one',
       },
+      {
+        type: SUBCOMMAND,
+        name: 'cancel',
+        description: "Cancel the orchestrator's running tasks in this channel",
+      },
     ],
   },
 ];
@@ -77,6 +83,7 @@ export type SlashAction =
   | { kind: 'show-shuffle' }
   | { kind: 'status' }
   | { kind: 'skip' }
+  | { kind: 'cancel' }
   | { kind: 'refuse'; message: string };
 
 const NEEDS_MANAGE =
@@ -102,6 +109,11 @@ export function parseSlashCommand(input: SlashInput): SlashAction {
     if (input.subcommand === 'status') return { kind: 'status' };
     if (input.subcommand === 'skip') {
       return input.canManageChannels ? { kind: 'skip' } : { kind: 'refuse', message: NEEDS_MANAGE };
+    }
+    if (input.subcommand === 'cancel') {
+      return input.canManageChannels
+        ? { kind: 'cancel' }
+        : { kind: 'refuse', message: NEEDS_MANAGE };
     }
     if (input.subcommand === 'turn-shuffling') {
       const value = input.options.value;
@@ -145,6 +157,29 @@ export function describeSkip(v: ChannelView): string {
   return v.currentSpeaker
     ? `Skipped. Current speaker: ${mention(v.currentSpeaker)}`
     : 'Skipped. Nobody holds the turn now.';
+}
+
+/** The `/dirigent cancel` answer: what was stopped, or that nothing ran. */
+export function describeCancel(r: RouterTasksCancelResult): string {
+  if (!r.cancelled.length) return 'Nothing to cancel: no task is running in this channel.';
+  const lines = r.cancelled.map((c) => {
+    const what = c.tasks.length
+      ? `${c.tasks.join(', ')} task${c.tasks.length > 1 ? 's' : ''}`
+      : 'answer';
+    return `- ${c.agentId}: the ${what} asked for in message ${c.messageId}`;
+  });
+  return [
+    `Cancelled ${r.cancelled.length === 1 ? 'one run' : `${r.cancelled.length} runs`}:`,
+    ...lines,
+  ].join('\n');
+}
+
+/** How a router failure is shown: plainly, and that nothing was stopped. */
+export function describeRouterFailure(error: ReplyError): string {
+  if (error.code === 'UNAVAILABLE' || error.code === 'TIMEOUT') {
+    return 'The router is unavailable right now, so nothing was cancelled; try again in a moment.';
+  }
+  return `Could not cancel: ${error.message} (${error.code})`;
 }
 
 /** How a coordinator failure is shown to the member: plainly, with nothing hidden. */

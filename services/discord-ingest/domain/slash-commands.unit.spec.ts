@@ -1,5 +1,7 @@
 import {
+  describeCancel,
   describeFailure,
+  describeRouterFailure,
   describeSkip,
   describeStatus,
   parseSlashCommand,
@@ -19,13 +21,31 @@ const input = (
 });
 
 describe('slash commands', () => {
-  it('defines /set-channel-mode and /dirigent with three subcommands', () => {
+  it("defines /set-channel-mode and /dirigent with four subcommands (cancel: Molt's tasks)", () => {
     expect(SLASH_COMMANDS.map((c) => c.name)).toEqual(['set-channel-mode', 'dirigent']);
     expect(SLASH_COMMANDS[1].options.map((o) => o.name)).toEqual([
       'turn-shuffling',
       'status',
       'skip',
+      'cancel',
     ]);
+  });
+
+  it('cancels for managers only, and says what was cancelled or that nothing ran', () => {
+    expect(parseSlashCommand(input('dirigent', 'cancel'))).toEqual({ kind: 'cancel' });
+    expect(parseSlashCommand(input('dirigent', 'cancel', {}, false))).toMatchObject({
+      kind: 'refuse',
+      message: expect.stringMatching(/Manage Channels/),
+    });
+    expect(describeCancel({ cancelled: [] })).toBe(
+      'Nothing to cancel: no task is running in this channel.',
+    );
+    expect(
+      describeCancel({ cancelled: [{ messageId: '42', agentId: 'molt', tasks: ['coding'] }] }),
+    ).toBe('Cancelled one run:\n- molt: the coding task asked for in message 42');
+    expect(describeRouterFailure({ code: 'TIMEOUT', message: 'x' })).toMatch(
+      /nothing was cancelled/,
+    );
   });
 
   it('skips for managers only, and says who speaks now', () => {

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { EnvelopeTypes, Subjects, type MessageCreated } from '@dirigent/contracts';
+import {
+  EnvelopeTypes,
+  Subjects,
+  type MessageCreated,
+  type RouterTasksCancelResult,
+} from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
 import {
   aggregateResults,
@@ -32,7 +37,11 @@ export type OrchestratorAgent = Pick<AgentPersona, 'id' | 'name' | 'discordUserI
 @Injectable()
 export class OrchestrateInDiscord {
   private readonly log = new Logger('orchestrate-in-discord');
-  private readonly running = new Map<string, AbortController>();
+  /** Runs under way, by the asking message. */
+  private readonly running = new Map<
+    string,
+    { abort: AbortController; channelId: string; agentId: string }
+  >();
   private readonly cancelled = new Set<string>();
 
   constructor(
@@ -50,7 +59,7 @@ export class OrchestrateInDiscord {
   cancel(messageId: string): boolean {
     const run = this.running.get(messageId);
     if (run) {
-      run.abort();
+      run.abort.abort();
       return true;
     }
     this.cancelled.add(messageId);
@@ -58,6 +67,20 @@ export class OrchestrateInDiscord {
       this.cancelled.delete(this.cancelled.values().next().value as string);
     }
     return false;
+  }
+
+  /**
+   * `/dirigent cancel`: stops every run under way in the channel (its coding CLIs are
+   * killed, its tasks end `cancelled`, nothing is answered) and says what was stopped.
+   */
+  cancelChannel(channelId: string): RouterTasksCancelResult['cancelled'] {
+    const out: RouterTasksCancelResult['cancelled'] = [];
+    for (const [messageId, run] of this.running) {
+      if (run.channelId !== channelId || run.abort.signal.aborted) continue;
+      out.push({ messageId, agentId: run.agentId, tasks: this.tasks.runningFor(messageId) });
+      run.abort.abort();
+    }
+    return out;
   }
 
   /**
@@ -69,7 +92,7 @@ export class OrchestrateInDiscord {
     const id = message.messageId;
     if (this.running.has(id) || this.cancelled.delete(id)) return;
     const abort = new AbortController();
-    this.running.set(id, abort);
+    this.running.set(id, { abort, channelId: message.channelId, agentId: agent.id });
     let ticks = 0;
     const typing = () => void this.typing(message, `${id}-${ticks++}`);
     typing();

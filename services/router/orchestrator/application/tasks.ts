@@ -90,6 +90,13 @@ export class Tasks implements OnApplicationBootstrap, OnApplicationShutdown {
     await this.store.releaseLease();
   }
 
+  /** The agent types of the tasks this process runs for an asking message. */
+  runningFor(inboundMessageId: string): string[] {
+    return [...this.running.values()]
+      .filter((t) => t.record.inboundMessageId === inboundMessageId)
+      .map((t) => t.record.agentType);
+  }
+
   /**
    * Runs `work` as a task: recorded and announced `running`, then settled once with what
    * its run says (`cancel` aborted: `cancelled`). Never throws for the work's sake.

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Module } from '@nestjs/common';
@@ -13,6 +13,7 @@ import {
 } from '@dirigent/service-kit';
 import { testDatabaseUrl, testNatsUrl } from '@dirigent/testing';
 import { routerEntities } from '../../adapters/postgres/entities';
+import { RouterService } from '../../router.module';
 import { OrchestratorConfig } from '../config';
 import { orchestratorEntities, OrchestratorModule } from '../orchestrator.module';
 
@@ -74,4 +75,39 @@ export async function startOrchestrator(
     DIRIGENT_WORKSPACE: workspace,
   });
   return { app, workspace, close: () => app.close() };
+}
+
+/**
+ * The router service with a Molt (`molt`, optionally with its own account) and the fake CLI
+ * as its coding agent; `agents` and `extra` are more YAML lines of its configuration.
+ */
+export async function startRouterWithMolt(
+  o: { moltUserId?: string; agents?: string[]; extra?: string[]; orchestrator?: string[] } = {},
+): Promise<{ router: INestApplication; workspace: string }> {
+  const workspace = mkdtempSync(join(tmpdir(), 'router-molt-'));
+  const yaml = join(workspace, 'router.yaml');
+  const account = o.moltUserId ? ` discordUserId: '${o.moltUserId}',` : '';
+  writeFileSync(
+    yaml,
+    [
+      'agents:',
+      ...(o.agents ?? []),
+      `  - { id: molt,${account} name: Molt, orchestrator: true }`,
+      ...(o.extra ?? []),
+      'orchestrator:',
+      ...(o.orchestrator ?? []),
+      '  agents:',
+      `    coding: { enabled: true, binary: '${FAKE_CLI}', args: [run, '{task}'], timeoutMs: 60000 }`,
+    ].join('\n'),
+  );
+  const { app } = await startServiceApp(RouterService, {
+    NATS_URL: testNatsUrl(),
+    DATABASE_URL: testDatabaseUrl(),
+    LOG_LEVEL: 'silent',
+    ROUTER_PORT: '0',
+    DIRIGENT_ROUTER_CONFIG: yaml,
+    DIRIGENT_WORKSPACE: workspace,
+    DIRIGENT_ROUTER_QUERY_TIMEOUT_MS: '500',
+  });
+  return { router: app, workspace };
 }

@@ -1,24 +1,14 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { subject, Subjects, type RouterDecision } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
-import { startServiceApp } from '@dirigent/service-kit';
-import {
-  closeMessaging,
-  snowflake,
-  testDatabaseUrl,
-  testMessaging,
-  testNatsUrl,
-  waitFor,
-} from '@dirigent/testing';
+import { closeMessaging, snowflake, testMessaging, waitFor } from '@dirigent/testing';
 import { startGateway, type RunningGateway } from '../../../llm-gateway/test/harness';
-import { RouterService } from '../../router.module';
 import { FakeDiscord } from '../../test/fake-discord';
 import { OrchestratorRun } from '../adapters/postgres/orchestrator-run.entity';
-import { FAKE_CLI } from './harness';
+import { startRouterWithMolt } from './harness';
 import { gatewayConfig, ScriptedUpstream } from './scripted-upstream';
 
 const alive = (pid: number) => {
@@ -51,27 +41,9 @@ describe('router: an orchestrator agent in Discord', () => {
       return { toolCalls: [{ name: 'delegate_to_coding', arguments: { task } }] };
     };
     gateway = await startGateway(gatewayConfig(upstream));
-    workspace = mkdtempSync(join(tmpdir(), 'router-orch-'));
-    const yaml = join(workspace, 'router.yaml');
-    writeFileSync(
-      yaml,
-      [
-        'agents:',
-        `  - { id: molt, discordUserId: '${moltUserId}', name: Molt, orchestrator: true }`,
-        'orchestrator:',
-        '  maxParallelAgents: 2',
-        '  agents:',
-        `    coding: { enabled: true, binary: '${FAKE_CLI}', args: [run, '{task}'], timeoutMs: 60000 }`,
-      ].join('\n'),
-    );
-    ({ app: router } = await startServiceApp(RouterService, {
-      NATS_URL: testNatsUrl(),
-      DATABASE_URL: testDatabaseUrl(),
-      LOG_LEVEL: 'silent',
-      ROUTER_PORT: '0',
-      DIRIGENT_ROUTER_CONFIG: yaml,
-      DIRIGENT_WORKSPACE: workspace,
-      DIRIGENT_ROUTER_QUERY_TIMEOUT_MS: '500',
+    ({ router, workspace } = await startRouterWithMolt({
+      moltUserId,
+      orchestrator: ['  maxParallelAgents: 2'],
     }));
     m = await testMessaging('router-orchestrator-test');
     discord = new FakeDiscord(m);

@@ -1,26 +1,14 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { subject, Subjects } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
 import { CANONICAL_DISPOSITIONS } from '@dirigent/router-domain';
-import { startServiceApp } from '@dirigent/service-kit';
-import {
-  closeMessaging,
-  snowflake,
-  testDatabaseUrl,
-  testMessaging,
-  testNatsUrl,
-  waitFor,
-} from '@dirigent/testing';
+import { closeMessaging, snowflake, testMessaging, waitFor } from '@dirigent/testing';
 import { startGateway, type RunningGateway } from '../../../llm-gateway/test/harness';
-import { RouterService } from '../../router.module';
 import { FakeDiscord } from '../../test/fake-discord';
 import { RouterTaskRow } from '../adapters/postgres/task.entity';
 import { Tasks } from '../orchestrator.module';
-import { FAKE_CLI } from './harness';
+import { startRouterWithMolt } from './harness';
 import { gatewayConfig, ScriptedUpstream } from './scripted-upstream';
 
 /** How long the fake coding CLI works on a "long" job. */
@@ -49,29 +37,10 @@ describe('router: an orchestrator’s delegated jobs are tasks', () => {
     for (const p of ['synth-low', 'synth-mid', 'synth-high', 'router-classify'])
       config.purposes[p] = { model: 'general', fallbacks: [] };
     gateway = await startGateway(config);
-    const workspace = mkdtempSync(join(tmpdir(), 'router-tasks-'));
-    const yaml = join(workspace, 'router.yaml');
-    writeFileSync(
-      yaml,
-      [
-        'agents:',
-        '  - { id: dit, name: Dit }',
-        `  - { id: molt, discordUserId: '${moltUserId}', name: Molt, orchestrator: true }`,
-        'speculative: { enabled: false }',
-        'followups: { enabled: false }',
-        'orchestrator:',
-        '  agents:',
-        `    coding: { enabled: true, binary: '${FAKE_CLI}', args: [run, '{task}'], timeoutMs: 60000 }`,
-      ].join('\n'),
-    );
-    ({ app: router } = await startServiceApp(RouterService, {
-      NATS_URL: testNatsUrl(),
-      DATABASE_URL: testDatabaseUrl(),
-      LOG_LEVEL: 'silent',
-      ROUTER_PORT: '0',
-      DIRIGENT_ROUTER_CONFIG: yaml,
-      DIRIGENT_WORKSPACE: workspace,
-      DIRIGENT_ROUTER_QUERY_TIMEOUT_MS: '500',
+    ({ router } = await startRouterWithMolt({
+      moltUserId,
+      agents: ['  - { id: dit, name: Dit }'],
+      extra: ['speculative: { enabled: false }', 'followups: { enabled: false }'],
     }));
     m = await testMessaging('router-tasks-test');
     discord = new FakeDiscord(m);
