@@ -11,3 +11,4 @@ export * from './discord-guilds';
 export * from './envelope-types';
 export * from './orchestrator';
 export * from './router';
+export * from './skills';

@@ -31,6 +31,7 @@ import {
   TRIGGERS,
   VOICES,
 } from '@dirigent/router-domain';
+import type { RouterToolCall } from './skills';
 import { createValidated } from './validation';
 
 // The router's wire: `dirigent.router.*`, `dirigent.admin.disposition.*` and the gateway's
@@ -209,6 +210,8 @@ export interface RouterDecision {
   undelivered?: RouterUndelivered;
   /** Why it ran (additive): the reactor job, its trigger, the event or timer that caused it, the run that scheduled it. */
   lineage?: RouterDecisionLineage;
+  /** The skill tool calls the synthesizer made (additive; at most 4 rounds a turn). */
+  toolCalls?: RouterToolCall[];
   latencyMs: number;
   costUsd: number;
   models: string[];

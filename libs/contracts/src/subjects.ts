@@ -17,6 +17,14 @@ export const Subjects = {
     /** The guilds the moderator bot is in, with their text channels (control page). */
     queryGuilds: 'dirigent.discord.query.guilds',
     rpcCreateChannel: 'dirigent.discord.rpc.create-channel',
+    rpcCreateThread: 'dirigent.discord.rpc.create-thread',
+    rpcPinMessage: 'dirigent.discord.rpc.pin-message',
+    rpcCreateRole: 'dirigent.discord.rpc.create-role',
+    rpcAssignRole: 'dirigent.discord.rpc.assign-role',
+    rpcSetChannelPermissions: 'dirigent.discord.rpc.set-channel-permissions',
+    rpcCreatePoll: 'dirigent.discord.rpc.create-poll',
+    /** Effective permission flag names of a member (`{ permissions }`). */
+    queryMemberPermissions: 'dirigent.discord.query.member-permissions',
     cmdSendMessage: 'dirigent.discord.cmd.send-message',
     cmdDeleteMessage: 'dirigent.discord.cmd.delete-message',
     cmdAddReaction: 'dirigent.discord.cmd.add-reaction',
@@ -77,6 +85,10 @@ export const Subjects = {
     tasksCancel: 'dirigent.router.tasks.cancel',
     /** Answer directly or delegate to the coding, research and general agents. */
     orchestrate: 'dirigent.router.orchestrate',
+    /** The skill catalog (`{ skills }`). */
+    skillsList: 'dirigent.router.skills.list',
+    /** Runs one skill tool call in a guild (a `confirm` skill becomes a proposal). */
+    skillInvoke: 'dirigent.router.skill.invoke',
     /** `dirigent.router.evt.<guildId>.<channelId>.<kind>` */
     evtPrefix: 'dirigent.router.evt',
     evtAll: 'dirigent.router.evt.>',

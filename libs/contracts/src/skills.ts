@@ -1,0 +1,91 @@
+import { Type } from 'class-transformer';
+import {
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import { AgentId, Snowflake } from './rules';
+import { createValidated } from './validation';
+
+// The skills' wire: `dirigent.router.skills.list`, `dirigent.router.skill.invoke`
+// (docs/architecture.md, "Skills").
+
+/** `direct` runs at once; `confirm` becomes a proposal in the mod channel. */
+export const SKILL_COST_CLASSES = ['direct', 'confirm'] as const;
+export type SkillCostClass = (typeof SKILL_COST_CLASSES)[number];
+
+/** What a skill may touch (informational, listed by `skills.list`). */
+export const SKILL_PERMISSIONS = [
+  'memory:read',
+  'discord:post',
+  'discord:threads',
+  'discord:pins',
+  'discord:channels',
+  'discord:roles',
+] as const;
+export type SkillPermission = (typeof SKILL_PERMISSIONS)[number];
+
+/** A skill or tool id: what an OpenAI function name allows. */
+export const SKILL_ID_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+
+export interface SkillListing {
+  id: string;
+  description: string;
+  permissions: SkillPermission[];
+  costClass: SkillCostClass;
+  tools: string[];
+}
+export interface SkillsListResult {
+  skills: SkillListing[];
+}
+
+export class SkillActor {
+  @IsOptional() @AgentId() agentId?: string;
+  @IsOptional() @Snowflake() userId?: string;
+}
+
+/** `dirigent.router.skill.invoke`: `args` are checked against the tool's JSON schema. */
+export class SkillInvokeRequest {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @IsString()
+  @Matches(SKILL_ID_PATTERN, { message: '$property must be a skill id' })
+  skillId: string;
+  @IsString() @IsNotEmpty() @MaxLength(64) tool: string;
+  @IsObject() args: Record<string, unknown>;
+  @IsObject() @ValidateNested() @Type(() => SkillActor) actor: SkillActor;
+  /** Why (shown on a proposal); optional. */
+  @IsOptional() @IsString() @MaxLength(2000) reason?: string;
+  static create(input: unknown) {
+    return createValidated(SkillInvokeRequest, input);
+  }
+}
+
+export type SkillInvokeResult =
+  | { status: 'done'; result: unknown }
+  | { status: 'proposed'; proposalId: string };
+
+/** How a tool call of a turn ended: done, proposed, or refused/failed (`error`). */
+export const TOOL_CALL_STATUSES = ['done', 'proposed', 'error'] as const;
+export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
+
+/** One tool call of a turn, as the decision records it. */
+export interface RouterToolCall {
+  skillId: string;
+  tool: string;
+  args: unknown;
+  status: ToolCallStatus;
+  proposalId?: string;
+  /** What the skill answered (a `done` call), e.g. dice rolls. */
+  result?: unknown;
+  /** Why it failed (`BAD_REQUEST args.notation: …`). */
+  error?: string;
+  ms: number;
+}
+
+export const isToolCallStatus = (v: unknown): v is ToolCallStatus =>
+  (TOOL_CALL_STATUSES as readonly unknown[]).includes(v);

@@ -1,0 +1,4 @@
+export * from './types';
+export * from './dice';
+export * from './registry';
+export * from './tool-loop';

@@ -1,0 +1,233 @@
+import type { MemoryHit } from '@dirigent/contracts';
+import { rollDice } from './dice';
+import { SKILL_BUNDLE, SkillRunner, type SkillCall } from './registry';
+import { runToolLoop, type LoopAnswer } from './tool-loop';
+import { SkillError, type DiscordActions, type ProposalRequest, type SkillMemory } from './types';
+
+/** In-memory ports that record what the skills asked for. */
+function ports() {
+  const calls: { op: string; r: unknown }[] = [];
+  const rec =
+    <T>(op: string, out: T) =>
+    async (r: unknown) => {
+      calls.push({ op, r });
+      return out;
+    };
+  const discord: DiscordActions = {
+    createPoll: rec('createPoll', { messageId: '900000000000000001' }),
+    createThread: rec('createThread', { threadId: '900000000000000002' }),
+    pinMessage: rec('pinMessage', undefined),
+    createChannel: rec('createChannel', { channelId: '900000000000000003' }),
+    createRole: rec('createRole', { roleId: '900000000000000004' }),
+    assignRole: rec('assignRole', undefined),
+    setChannelPermissions: rec('setChannelPermissions', undefined),
+    post: async (guildId, channelId, content, id) => {
+      calls.push({ op: 'post', r: { guildId, channelId, content, id } });
+    },
+    botUserId: async () => '900000000000000009',
+  };
+  const hit: MemoryHit = {
+    layer: 'dossiers',
+    id: 'd1',
+    authorId: '700000000000000001',
+    text: 'Ada likes rust',
+    at: '2026-11-28T00:00:00.000Z',
+    score: 1,
+  };
+  const memory: SkillMemory = {
+    search: async (guildId, query, opts) => {
+      calls.push({ op: 'search', r: { guildId, query, ...opts } });
+      return [hit];
+    },
+    dossier: async (guildId, userId) => ({
+      userId,
+      body: `dossier of ${userId} in ${guildId}`,
+      signals: {},
+      messageCount: 3,
+      lastSeenAt: null,
+    }),
+    context: async () => ({ strategy: 'live', sections: [], text: '', tokens: 0 }),
+  };
+  const proposed: ProposalRequest[] = [];
+  const runner = new SkillRunner(
+    { discord, memory },
+    { propose: async (p) => (proposed.push(p), { proposalId: `p${proposed.length}` }) },
+  );
+  return { runner, calls, proposed };
+}
+
+const call = (skillId: string, args: unknown, extra: Partial<SkillCall> = {}): SkillCall => ({
+  guildId: '100000000000000001',
+  channelId: '200000000000000001',
+  skillId,
+  tool: skillId,
+  args,
+  actor: { agentId: 'dit' },
+  seed: 'seed-1',
+  callId: 'call-1',
+  now: Date.parse('2026-11-28T01:00:00Z'),
+  ...extra,
+});
+
+const refusal = async (p: Promise<unknown>) => {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(SkillError);
+    return `${(e as SkillError).code} ${(e as Error).message}`;
+  }
+  throw new Error('expected a refusal');
+};
+
+describe('dice', () => {
+  it('rolls a notation from its seed: the same seed, the same rolls', () => {
+    const a = rollDice('2d6+1', 's');
+    expect(a).toEqual(rollDice('2d6+1', 's'));
+    if ('error' in a) throw new Error(a.error);
+    expect(a.notation).toBe('2d6+1');
+    expect(a.rolls).toHaveLength(2);
+    expect(a.rolls.every((r) => r >= 1 && r <= 6)).toBe(true);
+    expect(a.total).toBe(a.rolls[0] + a.rolls[1] + 1);
+    const faces = new Set(
+      Array.from({ length: 200 }, (_, i) => (rollDice('d6', `s${i}`) as { total: number }).total),
+    );
+    expect([...faces].sort()).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('reads d20, several terms and minus; refuses what it cannot read', () => {
+    const r = rollDice('d20 + 1d4 - 2', 'x') as { rolls: number[]; total: number };
+    expect(r.rolls).toHaveLength(2);
+    expect(r.total).toBe(r.rolls[0] + r.rolls[1] - 2);
+    expect(rollDice('2d1', 'x')).toEqual({ error: 'dice have 2 to 1000 sides' });
+    expect(rollDice('101d6', 'x')).toEqual({ error: 'at most 100 dice' });
+    expect(rollDice('5', 'x')).toEqual({ error: 'roll at least one die (e.g. 2d6+1)' });
+    expect(rollDice('2d6++', 'x')).toHaveProperty('error');
+  });
+});
+
+describe('SkillRunner', () => {
+  it('lists the bundle with cost classes: steward changes confirm, the rest direct', () => {
+    const { runner } = ports();
+    const listed = runner.list();
+    expect(listed.map((s) => s.id)).toEqual(SKILL_BUNDLE.map((s) => s.id));
+    expect(listed.filter((s) => s.costClass === 'confirm').map((s) => s.id)).toEqual([
+      'create_channel',
+      'archive_channel',
+      'manage_roles',
+      'propose_restructure',
+    ]);
+    expect(runner.openAiTools()).toHaveLength(12);
+    expect(runner.openAiTools()[0]).toEqual({
+      type: 'function',
+      function: expect.objectContaining({ name: 'memory_search', parameters: expect.any(Object) }),
+    });
+  });
+
+  it('runs direct skills at once in the call guild', async () => {
+    const { runner, calls } = ports();
+    const rolled = await runner.invoke(call('dice', { notation: '2d6+1' }));
+    expect(rolled).toEqual({ status: 'done', result: rollDice('2d6+1', 'seed-1') });
+    const polled = await runner.invoke(
+      call('poll', { question: 'Pizza?', options: ['yes', 'no'] }),
+    );
+    expect(polled.status).toBe('done');
+    expect(calls.find((c) => c.op === 'createPoll')?.r).toEqual({
+      guildId: '100000000000000001',
+      channelId: '200000000000000001',
+      question: 'Pizza?',
+      answers: ['yes', 'no'],
+      durationHours: 24,
+    });
+    await runner.invoke(
+      call('create_thread', { name: 'side talk', messageId: '300000000000000001' }),
+    );
+    await runner.invoke(call('pin_moment', { messageId: '300000000000000001' }));
+    expect(calls.map((c) => c.op)).toEqual(['createPoll', 'createThread', 'pinMessage']);
+    const who = await runner.invoke(call('recall_user', { name: 'Ada' }));
+    expect(who).toEqual({
+      status: 'done',
+      result: expect.objectContaining({ userId: '700000000000000001' }),
+    });
+  });
+
+  it('turns confirm skills into proposals and runs them only when approved', async () => {
+    const { runner, calls, proposed } = ports();
+    const args = { action: 'assign', roleName: 'regulars', userId: '700000000000000001' };
+    const out = await runner.invoke(call('manage_roles', args, { reason: 'active member' }));
+    expect(out).toEqual({ status: 'proposed', proposalId: 'p1' });
+    expect(proposed[0]).toEqual(
+      expect.objectContaining({ skillId: 'manage_roles', args, reason: 'active member' }),
+    );
+    expect(calls).toEqual([]);
+    const result = await runner.executeApproved(call('manage_roles', args));
+    expect(result).toEqual(expect.objectContaining({ roleId: '900000000000000004' }));
+    expect(calls.map((c) => c.op)).toEqual(['createRole', 'assignRole']);
+  });
+
+  it('refuses bad arguments naming the field, and unknown skills as NOT_FOUND', async () => {
+    const { runner } = ports();
+    expect(await refusal(runner.invoke(call('nope', {})))).toBe('NOT_FOUND no skill nope');
+    expect(await refusal(runner.invoke(call('dice', {})))).toBe(
+      "BAD_REQUEST args.notation: must have required property 'notation'",
+    );
+    expect(await refusal(runner.invoke(call('dice', { notation: '2d6', guildId: '1' })))).toBe(
+      'BAD_REQUEST args.guildId: is not an argument of this tool',
+    );
+    expect(
+      await refusal(runner.invoke(call('poll', { question: 'q', options: ['only one'] }))),
+    ).toMatch(/^BAD_REQUEST args\.options: must NOT have fewer than 2 items/);
+    expect(
+      await refusal(runner.invoke(call('manage_roles', { action: 'assign', roleName: 'r' }))),
+    ).toMatch(/^BAD_REQUEST args\.userId/);
+    expect(await refusal(runner.invoke(call('dice', { notation: '2d1' })))).toBe(
+      'BAD_REQUEST args.notation: dice have 2 to 1000 sides',
+    );
+  });
+});
+
+describe('runToolLoop', () => {
+  const answer = (toolCalls: LoopAnswer['toolCalls'], content = ''): LoopAnswer => ({
+    content,
+    toolCalls,
+    model: 'm',
+    costUsd: 0.01,
+  });
+
+  it('feeds tool results back until the model answers in text', async () => {
+    const seen: unknown[][] = [];
+    const script = [
+      answer([{ id: 'c1', function: { name: 'dice', arguments: '{"notation":"d6"}' } }]),
+      answer([], 'You rolled a 4.'),
+    ];
+    const out = await runToolLoop({
+      messages: [{ role: 'user', content: 'roll d6' }],
+      chat: async (messages) => (seen.push([...messages]), script.shift()!),
+      execute: async () => '{"total":4}',
+    });
+    expect(out.answer.content).toBe('You rolled a 4.');
+    expect(out.rounds).toBe(1);
+    expect(seen[1].slice(1)).toEqual([
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', function: { name: 'dice', arguments: '{"notation":"d6"}' } }],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: '{"total":4}' },
+    ]);
+  });
+
+  it('stops after four rounds and asks for text only', async () => {
+    const finals: boolean[] = [];
+    const out = await runToolLoop({
+      messages: [{ role: 'user', content: 'loop' }],
+      chat: async (_m, final) => {
+        finals.push(final);
+        return answer([{ id: `c${finals.length}`, function: { name: 'dice', arguments: '{}' } }]);
+      },
+      execute: async () => 'error',
+    });
+    expect(out.rounds).toBe(4);
+    expect(finals).toEqual([false, false, false, false, true]);
+    expect(out.costUsd).toBeCloseTo(0.05);
+  });
+});

@@ -1,0 +1,145 @@
+import type {
+  MemoryContextResult,
+  MemoryDossier,
+  MemoryHit,
+  MemorySearchLayer,
+  SkillCostClass,
+  SkillPermission,
+} from '@dirigent/contracts';
+
+/** One tool of a skill, as the model sees it (an OpenAI function). */
+export interface ToolDescriptor {
+  /** The function name: unique across the bundle. */
+  name: string;
+  description: string;
+  /** A JSON schema (draft-07) of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+/** Who asked: the agent whose turn called the tool, or the user an admin acts for. */
+export interface SkillActor {
+  agentId?: string;
+  userId?: string;
+}
+
+/** A refusal or failure with the contract's code (`BAD_REQUEST`, `NOT_FOUND`, `FORBIDDEN`, …). */
+export class SkillError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Discord, through the ingest; each call stays in `guildId`. Errors throw {@link SkillError}. */
+export interface DiscordActions {
+  createPoll(r: {
+    guildId: string;
+    channelId: string;
+    question: string;
+    answers: string[];
+    durationHours: number;
+    multiSelect?: boolean;
+  }): Promise<{ messageId: string }>;
+  createThread(r: {
+    guildId: string;
+    channelId: string;
+    name: string;
+    messageId?: string;
+  }): Promise<{ threadId: string }>;
+  pinMessage(r: { guildId: string; channelId: string; messageId: string }): Promise<void>;
+  createChannel(r: {
+    guildId: string;
+    name: string;
+    private: boolean;
+    memberIds: string[];
+  }): Promise<{ channelId: string }>;
+  createRole(r: { guildId: string; name: string }): Promise<{ roleId: string }>;
+  assignRole(r: {
+    guildId: string;
+    userId: string;
+    roleId: string;
+    remove?: boolean;
+  }): Promise<void>;
+  setChannelPermissions(r: {
+    guildId: string;
+    channelId: string;
+    overwrites: { id: string; type: 'role' | 'member'; allow: string[]; deny: string[] }[];
+  }): Promise<void>;
+  /** Posts as the bot; `id` makes a redelivered post a no-op. */
+  post(guildId: string, channelId: string, content: string, id: string): Promise<void>;
+  /** The bot's own user id. */
+  botUserId(): Promise<string>;
+}
+
+/** Memory (`dirigent.memory.*`), always in the turn's guild. */
+export interface SkillMemory {
+  search(
+    guildId: string,
+    query: string,
+    opts: { layers?: MemorySearchLayer[]; k?: number; channelId?: string },
+  ): Promise<MemoryHit[]>;
+  dossier(guildId: string, userId: string): Promise<MemoryDossier | null>;
+  context(
+    guildId: string,
+    channelId: string,
+    strategy: 'live' | 'live+lore',
+    opts: { topic?: string },
+  ): Promise<MemoryContextResult>;
+}
+
+/** What a `confirm`-class call becomes: the steward's proposal (`dirigent.es.proposal.<id>`). */
+export interface ProposalRequest {
+  guildId: string;
+  /** The channel the call came from. */
+  channelId: string;
+  skillId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  reason: string;
+  requestedBy: SkillActor;
+}
+
+/**
+ * The steward's side of a `confirm` call: records the proposal, posts it in the mod channel
+ * with ✅/❌, and once approved calls {@link SkillRunner.executeApproved} exactly once.
+ */
+export interface ProposalService {
+  propose(p: ProposalRequest): Promise<{ proposalId: string }>;
+}
+
+export interface SkillPorts {
+  discord: DiscordActions;
+  memory: SkillMemory;
+}
+
+/** One call of a skill's tool, in the guild and channel of the turn (or of the proposal). */
+export interface SkillContext {
+  guildId: string;
+  channelId: string;
+  actor: SkillActor;
+  tool: string;
+  /** Already validated against the tool's schema. */
+  args: Record<string, unknown>;
+  /** Seeds randomness (dice): the same seed gives the same rolls. */
+  seed: string;
+  /** Epoch ms of the call. */
+  now: number;
+  /** A stable id for the call's side effects (posts dedupe on it). */
+  callId: string;
+  ports: SkillPorts;
+}
+
+/** A walled-garden skill: a module of this repo, loaded by id from {@link SKILL_BUNDLE}. */
+export interface Skill {
+  id: string;
+  description: string;
+  /** The line the prompt's catalog shows. */
+  catalogEntry: string;
+  permissions: SkillPermission[];
+  costClass: SkillCostClass;
+  tools: ToolDescriptor[];
+  /** Runs the call (for a `confirm` skill: once its proposal is approved). */
+  invoke(ctx: SkillContext): Promise<unknown>;
+}
