@@ -89,9 +89,13 @@ describe('router: an orchestrator agent in Discord', () => {
         ['orchestrator', 'discord', 'molt', asked.messageId],
       ],
     );
-    const listed = await m.request<{ decisions: RouterDecision[] }>(Subjects.router.decisionsList, {
-      guildId,
-      channelId,
+    // The decision is recorded once the orchestration ends, which may be after the answer.
+    const listed = await waitFor(async () => {
+      const r = await m.request<{ decisions: RouterDecision[] }>(Subjects.router.decisionsList, {
+        guildId,
+        channelId,
+      });
+      return r.ok && r.data.decisions.length ? r : undefined;
     });
     expect(listed.ok && listed.data.decisions).toEqual([
       expect.objectContaining({
