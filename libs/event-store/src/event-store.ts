@@ -1,4 +1,9 @@
-import { AckPolicy, DeliverPolicy, JetStreamApiError } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiError,
+  type ConsumerMessages,
+} from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import { randomUUID } from 'node:crypto';
 import { EnvelopeTypes, Streams, envelope, type Envelope } from '@dirigent/contracts';
@@ -63,6 +68,11 @@ export interface AppendMeta {
  * const { version, events } = await store.load(subject);
  * await store.append(subject, [{ type: 'ModeSet', data: { mode: 'chat' } }], version);
  */
+/** A watch's consumer is gone with these statuses (or two missed heartbeats). */
+const WATCH_LOST = new Set(['consumer_deleted', 'consumer_not_found', 'stream_not_found']);
+const WATCH_EXPIRES_MS = 5000;
+const WATCH_RETRY_MS = 500;
+
 export class EventStore {
   /**
    * Names this process's commits (header {@link WRITER_HEADER}), so that a reader can tell
@@ -226,38 +236,77 @@ export class EventStore {
    * stored, from now on, with whether this process wrote it; `stop()` ends the watch. Used
    * to keep caches coherent with other replicas. Delivery is best effort (no acks): a
    * reader that must not miss a commit uses a durable consumer or a projection runner.
+   * A watch whose consumer is lost (its stream deleted and created again, a NATS restart)
+   * starts again from then on and calls `onGap`: commits may have been missed meanwhile.
    */
   async watch(
     filter: string,
     onCommit: (c: { subject: string; seq: number; ownWrite: boolean }) => void,
+    onGap?: () => void,
   ): Promise<{ stop(): Promise<void> }> {
     const { jsm, js } = this.messaging.client;
-    const info = await jsm.consumers.add(this.stream, {
-      filter_subject: filter,
-      deliver_policy: DeliverPolicy.New,
-      ack_policy: AckPolicy.None,
-      mem_storage: true,
-      inactive_threshold: nanos(30_000),
-      // Subject, sequence and writer header are all a watcher reads: not the commit's body
-      // (each replica of a service watches every commit).
-      headers_only: true,
-    });
-    const consumer = await js.consumers.get(this.stream, info.name);
-    const messages = await consumer.consume({ max_messages: 256 });
+    let stopped = false;
+    let current: { messages: ConsumerMessages; name: string } | undefined;
+    const open = async () => {
+      const info = await jsm.consumers.add(this.stream, {
+        filter_subject: filter,
+        deliver_policy: DeliverPolicy.New,
+        ack_policy: AckPolicy.None,
+        mem_storage: true,
+        inactive_threshold: nanos(30_000),
+        // Subject, sequence and writer header are all a watcher reads: not the commit's body
+        // (each replica of a service watches every commit).
+        headers_only: true,
+      });
+      const consumer = await js.consumers.get(this.stream, info.name);
+      const messages = await consumer.consume({
+        max_messages: 256,
+        abort_on_missing_resource: true,
+        expires: WATCH_EXPIRES_MS,
+      });
+      void (async () => {
+        for await (const st of messages.status()) {
+          if (WATCH_LOST.has(st.type) || (st.type === 'heartbeats_missed' && st.count >= 2)) {
+            messages.stop();
+            return;
+          }
+        }
+      })().catch(() => undefined);
+      current = { messages, name: info.name };
+      return current;
+    };
+    const first = await open();
     const loop = (async () => {
-      for await (const m of messages) {
-        onCommit({
-          subject: m.subject,
-          seq: m.seq,
-          ownWrite: m.headers?.get(WRITER_HEADER) === this.writerId,
-        });
+      let session: typeof first | undefined = first;
+      while (!stopped) {
+        if (session) {
+          try {
+            for await (const m of session.messages) {
+              onCommit({
+                subject: m.subject,
+                seq: m.seq,
+                ownWrite: m.headers?.get(WRITER_HEADER) === this.writerId,
+              });
+            }
+          } catch {
+            // Lost: opened again below.
+          }
+          await jsm.consumers.delete(this.stream, session.name).catch(() => undefined);
+          session = undefined;
+          if (stopped) return;
+        }
+        await new Promise((r) => setTimeout(r, WATCH_RETRY_MS));
+        if (stopped) return;
+        session = await open().catch(() => undefined);
+        if (session) onGap?.();
       }
     })();
     return {
       stop: async () => {
-        await messages.close();
+        stopped = true;
+        await current?.messages.close().catch(() => undefined);
         await loop.catch(() => undefined);
-        await jsm.consumers.delete(this.stream, info.name).catch(() => undefined);
+        if (current) await jsm.consumers.delete(this.stream, current.name).catch(() => undefined);
       },
     };
   }

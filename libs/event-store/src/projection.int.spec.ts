@@ -1,11 +1,13 @@
-import { MikroORM } from '@mikro-orm/postgresql';
+import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { Streams, subject as subjects } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
 import { ormConfig } from '@dirigent/persistence';
 import { closeMessaging, testDatabaseUrl, testMessaging, uid } from '@dirigent/testing';
 import {
   applyBatch,
+  checkpointFor,
   EventStore,
+  StreamRecreatedError,
   ProjectionRunner,
   type Projection,
   type ProjectionCommit,
@@ -38,6 +40,17 @@ function counting(
     },
   };
 }
+
+/** Commits of one `Counted` event each at the given sequences, as a runner hands them over. */
+const commits = (...seqs: number[]) =>
+  seqs.map(
+    (seq) =>
+      ({
+        subject: 'es.fixture.batch',
+        seq,
+        envelope: { data: { events: [{ type: 'Counted', data: { n: seq } }] } },
+      }) as unknown as ProjectionCommit<Counted>,
+  );
 
 describe('ProjectionRunner against the real JetStream and Postgres', () => {
   let messaging: Messaging;
@@ -242,15 +255,6 @@ describe('ProjectionRunner against the real JetStream and Postgres', () => {
   it('applyBatch creates a missing checkpoint, holds its lock, and applies only commits past it', async () => {
     const name = `projection-${uid('batch')}`;
     const p = counting(name, 'unused.>');
-    const commits = (...seqs: number[]) =>
-      seqs.map(
-        (seq) =>
-          ({
-            subject: 'es.fixture.batch',
-            seq,
-            envelope: { data: { events: [{ type: 'Counted', data: { n: seq } }] } },
-          }) as unknown as ProjectionCommit<Counted>,
-      );
     // Two at once on a checkpoint that does not exist yet: one applies, the other sees it.
     const results = await Promise.all([
       applyBatch(orm.em, p, commits(1, 2, 3)),
@@ -263,6 +267,62 @@ describe('ProjectionRunner against the real JetStream and Postgres', () => {
     expect(next.applied.map((c) => c.seq)).toEqual([4, 5]);
     expect(await checkpoint(name)).toBe(5);
     expect(await applied(name)).toEqual([{ n: 5, most: 1 }]);
+  });
+
+  it('rebuilds from a recreated stream: another creation time, or a checkpoint past its end', async () => {
+    const name = `projection-${uid('recreated')}`;
+    let resets = 0;
+    const p = {
+      ...counting(name, 'unused.>'),
+      async reset(em: EntityManager) {
+        resets++;
+        await em
+          .getConnection()
+          .execute(
+            'delete from es_fixture_applied where projection = ?',
+            [name],
+            'run',
+            em.getTransactionContext(),
+          );
+      },
+    };
+    const old = { created: '2026-01-01T00:00:00.000000001Z', lastSeq: 3 };
+    expect(await checkpointFor(orm.em, p, old)).toMatchObject({ position: 0, reset: false });
+    await applyBatch(orm.em, p, commits(1, 2, 3), old.created);
+    expect(await checkpointFor(orm.em, p, old)).toMatchObject({ position: 3, reset: false });
+
+    // The stream created again: emptied and read from 1, whatever its new length.
+    const fresh = { created: '2026-01-02T00:00:00.000000001Z', lastSeq: 7 };
+    expect(await checkpointFor(orm.em, p, fresh)).toMatchObject({
+      position: 0,
+      reset: true,
+      was: { lastSeq: 3, created: old.created },
+    });
+    expect(resets).toBe(1);
+    expect(await applied(name)).toEqual([{ n: 0, most: 0 }]);
+    // A batch still read from the old stream is refused, not applied over the new one.
+    await expect(applyBatch(orm.em, p, commits(1, 2), old.created)).rejects.toBeInstanceOf(
+      StreamRecreatedError,
+    );
+    await applyBatch(orm.em, p, commits(1, 2), fresh.created);
+    expect(await checkpoint(name)).toBe(2);
+
+    // A checkpoint written before creation times were kept: past the stream's end = recreated.
+    await orm.em
+      .getConnection()
+      .execute('update projection_checkpoint set stream_created = null where name = ?', [name]);
+    expect(await checkpointFor(orm.em, p, { ...fresh, lastSeq: 1 })).toMatchObject({
+      position: 0,
+      reset: true,
+    });
+    await orm.em
+      .getConnection()
+      .execute(
+        'update projection_checkpoint set stream_created = null, last_seq = 1 where name = ?',
+        [name],
+      );
+    expect(await checkpointFor(orm.em, p, fresh)).toMatchObject({ position: 1, reset: false });
+    expect(resets).toBe(2);
   });
 
   it('starts from the checkpoint: commits at or below it are not applied again', async () => {

@@ -23,7 +23,24 @@ export interface Projection<E extends DomainEvent = DomainEvent> {
   filterSubject: string;
   /** Applies a batch of commits, in stream order, none of them applied before. */
   apply(em: EntityManager, commits: readonly ProjectionCommit<E>[]): Promise<void>;
+  /**
+   * Empties the read model, in the checkpoint's transaction, before it is rebuilt from a
+   * recreated event store stream (whose sequences restarted at 1). Without it the rows of
+   * the old stream stay and the new commits are applied over them.
+   */
+  reset?(em: EntityManager): Promise<void>;
 }
+
+/** Which incarnation of the event store stream a checkpoint's sequence belongs to. */
+export interface StreamGeneration {
+  /** The stream's creation time, as the server reports it. */
+  created: string;
+  /** Its last sequence (0 when empty). */
+  lastSeq: number;
+}
+
+/** Thrown when a batch was read from another incarnation of the stream than the checkpoint's. */
+export class StreamRecreatedError extends Error {}
 
 export interface ProjectionLogger {
   warn(obj: object, msg?: string): void;
@@ -62,7 +79,8 @@ async function rows<R>(em: EntityManager, query: string, params: unknown[]): Pro
   return ((await q) as { rows: R[] }).rows;
 }
 
-const LOCK_CHECKPOINT = 'select last_seq from projection_checkpoint where name = ? for update';
+const LOCK_CHECKPOINT =
+  'select last_seq, stream_created from projection_checkpoint where name = ? for update';
 const CREATE_CHECKPOINT = `insert into projection_checkpoint (name, last_seq, updated_at)
   values (?, 0, now()) on conflict (name) do nothing`;
 const ADVANCE_CHECKPOINT =
@@ -82,16 +100,16 @@ export async function applyBatch<E extends DomainEvent>(
   em: EntityManager,
   projection: Projection<E>,
   commits: readonly ProjectionCommit<E>[],
+  streamCreated?: string,
 ): Promise<{ checkpoint: number; applied: ProjectionCommit<E>[] }> {
   return em.fork().transactional(async (tx) => {
-    const name = projection.name;
-    type Row = { last_seq: string };
-    let [cp] = await rows<Row>(tx, LOCK_CHECKPOINT, [name]);
-    if (!cp) {
-      await rows(tx, CREATE_CHECKPOINT, [name]);
-      [cp] = await rows<Row>(tx, LOCK_CHECKPOINT, [name]);
-      if (!cp) throw new Error(`projection checkpoint ${name} could not be created`);
+    const cp = await lockCheckpoint(tx, projection.name);
+    if (streamCreated && cp.stream_created && cp.stream_created !== streamCreated) {
+      throw new StreamRecreatedError(
+        `projection ${projection.name}: batch read from stream created ${streamCreated}, checkpoint of ${cp.stream_created}`,
+      );
     }
+    const name = projection.name;
     const before = Number(cp.last_seq);
     const fresh = commits.filter((c) => c.seq > before);
     if (fresh.length === 0) return { checkpoint: before, applied: [] };
@@ -99,6 +117,61 @@ export async function applyBatch<E extends DomainEvent>(
     const last = fresh[fresh.length - 1].seq;
     await rows(tx, ADVANCE_CHECKPOINT, [String(last), name]);
     return { checkpoint: last, applied: fresh };
+  });
+}
+
+type CheckpointRow = { last_seq: string; stream_created: string | null };
+
+async function lockCheckpoint(tx: EntityManager, name: string): Promise<CheckpointRow> {
+  let [cp] = await rows<CheckpointRow>(tx, LOCK_CHECKPOINT, [name]);
+  if (!cp) {
+    await rows(tx, CREATE_CHECKPOINT, [name]);
+    [cp] = await rows<CheckpointRow>(tx, LOCK_CHECKPOINT, [name]);
+    if (!cp) throw new Error(`projection checkpoint ${name} could not be created`);
+  }
+  return cp;
+}
+
+/**
+ * Where a projection resumes on `stream`: its checkpoint, when the checkpoint belongs to
+ * this incarnation of the stream. A stream created since the checkpoint was written (another
+ * creation time, or, for a checkpoint that recorded none, fewer commits than it applied) is
+ * a lost event store: the read model is emptied ({@link Projection.reset}) and the
+ * checkpoint set back to 0 in one transaction, so the projection rebuilds from the new
+ * stream. Returns the position and whether it was reset.
+ */
+export async function checkpointFor(
+  em: EntityManager,
+  projection: Projection,
+  stream: StreamGeneration,
+): Promise<{
+  position: number;
+  reset: boolean;
+  was?: { lastSeq: number; created: string | null };
+}> {
+  return em.fork().transactional(async (tx) => {
+    const cp = await lockCheckpoint(tx, projection.name);
+    const lastSeq = Number(cp.last_seq);
+    const recreated = cp.stream_created
+      ? cp.stream_created !== stream.created
+      : lastSeq > stream.lastSeq;
+    if (!recreated) {
+      if (cp.stream_created !== stream.created) {
+        await rows(tx, 'update projection_checkpoint set stream_created = ? where name = ?', [
+          stream.created,
+          projection.name,
+        ]);
+      }
+      return { position: lastSeq, reset: false };
+    }
+    await projection.reset?.(tx);
+    await rows(
+      tx,
+      `update projection_checkpoint set last_seq = 0, stream_created = ?, updated_at = now()
+       where name = ?`,
+      [stream.created, projection.name],
+    );
+    return { position: 0, reset: true, was: { lastSeq, created: cp.stream_created } };
   });
 }
 
@@ -128,6 +201,8 @@ export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
   private readonly waiters = new Set<{ seq: number; resolve: (ok: boolean) => void }>();
   /** The checkpoint as last seen by this runner. */
   position = 0;
+  /** The creation time of the stream the current consumer reads. */
+  private streamCreated?: string;
 
   constructor(
     private readonly messaging: Messaging,
@@ -203,10 +278,31 @@ export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
   }
 
   private async open(): Promise<{ messages: ConsumerMessages; name: string }> {
-    const from = await readCheckpoint(this.em, this.projection.name);
-    this.advance(from);
     const { jsm, js } = this.messaging.client;
-    const info = await jsm.consumers.add(this.stream, {
+    const info = await jsm.streams.info(this.stream);
+    const generation = { created: info.created, lastSeq: info.state.last_seq };
+    const {
+      position: from,
+      reset,
+      was,
+    } = await checkpointFor(this.em, this.projection, generation);
+    if (reset) {
+      this.logError(
+        {
+          projection: this.projection.name,
+          stream: this.stream,
+          checkpoint: was?.lastSeq,
+          checkpointStreamCreated: was?.created,
+          streamCreated: generation.created,
+          streamLastSeq: generation.lastSeq,
+        },
+        'event store stream was recreated; rebuilding the read model from the new stream',
+      );
+      this.position = 0;
+    }
+    this.streamCreated = generation.created;
+    this.advance(from);
+    const consumerInfo = await jsm.consumers.add(this.stream, {
       filter_subject: this.projection.filterSubject,
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: from + 1,
@@ -215,7 +311,7 @@ export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
       // A killed process's consumer is removed by the server (longer than a pull's expiry).
       inactive_threshold: nanos(60_000),
     });
-    const consumer = await js.consumers.get(this.stream, info.name);
+    const consumer = await js.consumers.get(this.stream, consumerInfo.name);
     const messages = await consumer.consume({
       max_messages: this.batchSize * 2,
       abort_on_missing_resource: true,
@@ -236,7 +332,7 @@ export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
         }
       }
     })().catch(() => undefined);
-    return { messages, name: info.name };
+    return { messages, name: consumerInfo.name };
   }
 
   private async close(name: string): Promise<void> {
@@ -334,7 +430,12 @@ export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
         slowMs,
       );
       try {
-        const { checkpoint, applied } = await applyBatch(this.em, this.projection, batch);
+        const { checkpoint, applied } = await applyBatch(
+          this.em,
+          this.projection,
+          batch,
+          this.streamCreated,
+        );
         this.advance(checkpoint);
         if (applied.length) this.opts.onApplied?.(applied);
       } finally {

@@ -1,4 +1,4 @@
-import type { JsMsg } from '@nats-io/jetstream';
+import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { isEnvelope, type Envelope } from '@dirigent/contracts';
 import type { NatsClient } from './connection';
 import { publishDeadLetter } from './dead-letters';
@@ -70,7 +70,11 @@ export async function runDurableConsumer(
   if (opts.awaitAbandoned) await abandonedDue(client, opts);
   const consumer = await client.js.consumers.get(opts.stream, opts.durable);
   const concurrency = Math.max(opts.concurrency ?? 1, 1);
-  const messages = await consumer.consume({ max_messages: concurrency * 2 });
+  const messages = await consumer.consume({
+    max_messages: concurrency * 2,
+    expires: DURABLE_PULL_EXPIRES_MS,
+  });
+  recreateWhenLost(client, opts, messages, log, () => stopping);
   const inflight = new Set<Promise<void>>();
   // With in-progress signals, every delivery in hand is taken from the client at once (the
   // server hands out at most max_ack_pending) and waits here for a slot, where one timer tells
@@ -170,6 +174,57 @@ export async function runDurableConsumer(
       }
     },
   };
+}
+
+/** Statuses telling that the durable (or its stream) is gone from the server. */
+const LOST = new Set(['consumer_deleted', 'consumer_not_found', 'stream_not_found']);
+const RECREATE_EVERY_MS = 1000;
+
+/**
+ * Pull expiry of a durable's consume: its idle heartbeats come every half of it, and two
+ * missed make the client look the durable up again, so a durable deleted under a running
+ * consumer is found back within seconds of being created again (a pull costs nothing).
+ */
+export const DURABLE_PULL_EXPIRES_MS = 5000;
+
+/**
+ * A durable deleted under a running consumer (its stream deleted and created again: a lost
+ * NATS store) is created again as soon as its stream exists: the client keeps looking for
+ * it and resumes pulling once it is back, from the start of the new stream.
+ */
+function recreateWhenLost(
+  client: NatsClient,
+  opts: DurableEventOptions,
+  messages: ConsumerMessages,
+  log: Logger,
+  stopping: () => boolean,
+): void {
+  let recreating = false;
+  const recreate = async (status: string) => {
+    recreating = true;
+    try {
+      while (!stopping()) {
+        try {
+          await ensureDurable(client.jsm, opts);
+          log.warn(
+            { stream: opts.stream, durable: opts.durable, status },
+            'durable consumer was gone from the server; created again',
+          );
+          return;
+        } catch {
+          // The stream is not back yet.
+          await new Promise((r) => setTimeout(r, RECREATE_EVERY_MS));
+        }
+      }
+    } finally {
+      recreating = false;
+    }
+  };
+  void (async () => {
+    for await (const s of messages.status()) {
+      if (LOST.has(s.type) && !recreating && !stopping()) void recreate(s.type);
+    }
+  })().catch(() => undefined);
 }
 
 /**

@@ -9,6 +9,10 @@ export class ProjectionCheckpoint {
   @Property({ type: 'bigint', columnType: 'bigint' })
   lastSeq: string;
 
+  /** The event store stream's creation time the sequence belongs to (null: not yet known). */
+  @Property({ type: 'string', length: 64, nullable: true })
+  streamCreated?: string | null;
+
   @Property({ type: 'Date', columnType: 'timestamptz' })
   updatedAt: Date = new Date();
 }

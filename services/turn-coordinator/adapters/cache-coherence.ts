@@ -59,23 +59,39 @@ export class CacheCoherence {
         if (s.type === 'reconnect') this.channels.invalidateAll();
       }
     })().catch(() => undefined);
-    await this.watch(subject.aggregate(Aggregates.channel, '>'), (subj, seq) =>
-      this.channels.invalidateIfBehind(subj.slice(channelSubject('').length), seq),
+    await this.watch(
+      subject.aggregate(Aggregates.channel, '>'),
+      (subj, seq) => this.channels.invalidateIfBehind(subj.slice(channelSubject('').length), seq),
+      () => this.channels.invalidateAll(),
     );
-    await this.watch(subject.aggregate(Aggregates.identity, '>'), (_subj, seq) =>
-      this.identities.invalidateIfBehind(seq),
+    await this.watch(
+      subject.aggregate(Aggregates.identity, '>'),
+      (_subj, seq) => this.identities.invalidateIfBehind(seq),
+      () => this.identities.invalidateAll(),
     );
     await nc.flush();
   }
 
-  private async watch(filter: string, check: (subj: string, seq: number) => Promise<void>) {
+  /** `onGap`: the watch was lost and started again (commits missed, or a new stream). */
+  private async watch(
+    filter: string,
+    check: (subj: string, seq: number) => Promise<void>,
+    onGap: () => void,
+  ) {
     this.watches.push(
-      await this.store.watch(filter, ({ subject: subj, seq, ownWrite }) => {
-        if (ownWrite) return;
-        check(subj, seq).catch((e: Error) =>
-          this.log.warn({ subject: subj, err: e.message }, 'cache check failed'),
-        );
-      }),
+      await this.store.watch(
+        filter,
+        ({ subject: subj, seq, ownWrite }) => {
+          if (ownWrite) return;
+          check(subj, seq).catch((e: Error) =>
+            this.log.warn({ subject: subj, err: e.message }, 'cache check failed'),
+          );
+        },
+        () => {
+          this.log.warn({ filter }, 'commit watch lost and started again; caches read afresh');
+          onGap();
+        },
+      ),
     );
   }
 

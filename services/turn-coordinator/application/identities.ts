@@ -67,6 +67,11 @@ export class Identities {
   }
 
   /** Drops the cached registry when it is older than `version` (another replica wrote). */
+  /** The registry is read again on next use (commits may have been missed). */
+  invalidateAll(): void {
+    this.handler.invalidate(IDENTITY_SUBJECT);
+  }
+
   async invalidateIfBehind(version: number): Promise<void> {
     // No read: a registry already due to be caught up is read once, when next used.
     const cached = this.handler.cachedVersion(IDENTITY_SUBJECT);

@@ -12,6 +12,7 @@ import { Migration20261127230000_decision_inputs } from './Migration202611272300
 import { Migration20261127233000_memory_provenance } from './Migration20261127233000_memory_provenance';
 import { Migration20261128003000_memory_lexical_index } from './Migration20261128003000_memory_lexical_index';
 import { Migration20261128010000_router_tasks } from './Migration20261128010000_router_tasks';
+import { Migration20261128020000_checkpoint_stream } from './Migration20261128020000_checkpoint_stream';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -52,4 +53,8 @@ export const migrationsList: MigrationObject[] = [
     class: Migration20261128003000_memory_lexical_index,
   },
   { name: 'Migration20261128010000_router_tasks', class: Migration20261128010000_router_tasks },
+  {
+    name: 'Migration20261128020000_checkpoint_stream',
+    class: Migration20261128020000_checkpoint_stream,
+  },
 ];

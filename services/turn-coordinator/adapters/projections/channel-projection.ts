@@ -170,4 +170,8 @@ export const channelProjection: Projection<ChannelEvent> = {
   name: Durables.coordinatorProjection,
   filterSubject: subject.aggregate('channel', '>'),
   apply: applyChannelCommits,
+  async reset(em) {
+    await sql(em, 'delete from tc_turn_event', []);
+    await sql(em, 'delete from tc_channel', []);
+  },
 };

@@ -9,6 +9,9 @@ export { channelProjection } from './channel-projection';
 export const identityProjection: Projection<IdentityEvent> = {
   name: Durables.coordinatorIdentityProjection,
   filterSubject: subject.aggregate('identity', '>'),
+  async reset(em) {
+    await sql(em, 'delete from tc_identity', []);
+  },
   async apply(em, commits) {
     for (const event of commits.flatMap((c) => c.envelope.data.events)) {
       switch (event.type) {
