@@ -1,4 +1,5 @@
 import { terms } from './analyze';
+import { mentionsTime } from './time-expressions';
 
 /** One message as the lexical index keeps it. */
 export interface LexicalDoc {
@@ -58,6 +59,8 @@ export class LexicalIndex {
   private readonly chans: number[] = [];
   private readonly authors: number[] = [];
   private readonly docTerms: (Uint32Array | null)[] = [];
+  /** Whether a message speaks of a time ("yesterday", "last week", "in May", a date). */
+  private readonly timed: boolean[] = [];
   private readonly channelIds: string[] = [];
   private readonly channelNo = new Map<string, number>();
   private readonly authorIds: string[] = [];
@@ -108,6 +111,7 @@ export class LexicalIndex {
     this.chans.push(ch);
     this.authors.push(au);
     this.docTerms.push(Uint32Array.from(tf.keys()));
+    this.timed.push(mentionsTime(d.text));
     this.live++;
     this.totalLen += ts.length;
     this.place(ch, slot, d.at);
@@ -149,6 +153,9 @@ export class LexicalIndex {
       at: this.ats[slot],
       channelId: this.channelIds[this.chans[slot]],
       authorId: this.authorIds[this.authors[slot]],
+      /** Distinct index terms (0 for small talk made only of stop words). */
+      terms: this.docTerms[slot]?.length ?? 0,
+      timed: this.timed[slot],
     };
   }
 
@@ -189,7 +196,11 @@ export class LexicalIndex {
    * The best `limit` messages for the analysed query terms by BM25 (any term counts),
    * among those the filter lets through.
    */
-  search(queryTerms: readonly string[], limit: number, f: LexicalFilter = {}): LexicalHit[] {
+  search(
+    queryTerms: readonly string[] | ReadonlyMap<string, number>,
+    limit: number,
+    f: LexicalFilter = {},
+  ): LexicalHit[] {
     if (!this.live) return [];
     if (this.scores.length < this.ids.length) {
       this.scores = new Float64Array(Math.max(this.ids.length, this.scores.length * 2));
@@ -198,11 +209,10 @@ export class LexicalIndex {
     const touched: number[] = [];
     const avg = this.totalLen / this.live || 1;
     const { k1, b } = BM25;
-    const weights = new Map<string, number>();
-    for (const t of queryTerms) weights.set(t, (weights.get(t) ?? 0) + 1);
+    const weights = queryWeights(queryTerms);
     for (const [term, qtf] of weights) {
       const t = this.termIds.get(term);
-      if (t === undefined || !this.df[t]) continue;
+      if (t === undefined || !this.df[t] || qtf <= 0) continue;
       const idf = this.idf(term) * qtf;
       const { docs, tfs } = this.postings[t];
       for (let i = 0; i < docs.length; i++) {
@@ -288,6 +298,14 @@ export class LexicalIndex {
     p.tfs.length = w;
     p.dead = 0;
   }
+}
+
+/** Query terms with their weights: a list counts each repetition once more. */
+function queryWeights(q: readonly string[] | ReadonlyMap<string, number>): Map<string, number> {
+  if (!Array.isArray(q)) return new Map(q as ReadonlyMap<string, number>);
+  const weights = new Map<string, number>();
+  for (const t of q as readonly string[]) weights.set(t, (weights.get(t) ?? 0) + 1);
+  return weights;
 }
 
 /** Whether two words are at most `max` insertions, deletions or substitutions apart. */

@@ -4,3 +4,4 @@ export * from './bm25';
 export * from './names';
 export * from './time-expressions';
 export * from './rank';
+export * from './related';

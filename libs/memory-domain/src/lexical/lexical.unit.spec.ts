@@ -3,7 +3,8 @@ import { LexicalIndex, withinEdits } from './bm25';
 import { namedPeople } from './names';
 import { rankMessages, readQuestion } from './rank';
 import { porterStem } from './stemmer';
-import { timeWindow } from './time-expressions';
+import { relatedTerms } from './related';
+import { asksWhen, mentionsTime, timeWindow } from './time-expressions';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 27, 12);
@@ -108,6 +109,43 @@ describe('time expressions', () => {
   it('names no window for "when" questions, or "may" as a verb', () => {
     expect(timeWindow('When did Tom start painting again?', NOW)).toBeNull();
     expect(timeWindow('may I ask what Tom painted', NOW)).toBeNull();
+  });
+});
+
+describe('when and related words', () => {
+  it('tells messages that speak of a time and questions that ask when', () => {
+    expect(mentionsTime('I went to a support group yesterday')).toBe(true);
+    expect(mentionsTime('ran a charity race last Saturday')).toBe(true);
+    expect(mentionsTime('we fly out on the 3rd')).toBe(true);
+    expect(mentionsTime('the lake was so quiet')).toBe(false);
+    expect(asksWhen('When did Tom start painting again?')).toBe(true);
+    expect(asksWhen('What year did Ana move?')).toBe(true);
+    expect(asksWhen('What did Ana paint?')).toBe(false);
+  });
+
+  it("expands a question's words with their everyday neighbours, never its own", () => {
+    const related = relatedTerms(terms('Where did Ana go on vacation?'));
+    expect(related).toEqual(expect.arrayContaining(['trip', 'holidai']));
+    expect(related).not.toContain('vacat');
+    expect(relatedTerms(terms('zyzzyva'))).toEqual([]);
+  });
+
+  it('finds the message said in other words, and prefers the one that speaks of a time', () => {
+    const index = new LexicalIndex();
+    const add = (id: string, text: string) =>
+      index.add({ id, text, at: NOW - DAY, channelId: 'c', authorId: 'u', authorName: 'Ana' });
+    add('trip', 'just booked a hiking trip to Iceland');
+    add('talk', 'haha yes exactly');
+    add('then', 'back from the hiking trip to Iceland last week');
+    const ids = rankMessages(index, 'Where did Ana go on vacation?', { now: NOW, limit: 3 });
+    expect(
+      ids
+        .map((h) => h.id)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual(['then', 'trip']);
+    const when = rankMessages(index, 'When was Ana on vacation?', { now: NOW, limit: 3 });
+    expect(when[0].id).toBe('then');
   });
 });
 

@@ -1,7 +1,8 @@
 import { terms } from './analyze';
 import type { LexicalFilter, LexicalIndex } from './bm25';
 import { namedPeople } from './names';
-import { timeWindow } from './time-expressions';
+import { relatedTerms } from './related';
+import { asksWhen, timeWindow } from './time-expressions';
 
 /** How the archive's ranking weighs its signals (the defaults were set on bench/memory). */
 export const RANKING = {
@@ -25,6 +26,16 @@ export const RANKING = {
   inWindow: 0.6,
   /** A vector similarity of 1, as a fraction of the best lexical score. */
   vector: 0.5,
+  /** Weight of a word related to the question's (`relatedTerms`), against 1 for its own. */
+  related: 0.5,
+  /**
+   * Messages with something to say, as a factor reached at `contentTerms` distinct words:
+   * "haha yes exactly" answers nothing, whoever wrote it.
+   */
+  content: 0.6,
+  contentTerms: 6,
+  /** Messages that speak of a time, for a question asking when. */
+  timedForWhen: 0.3,
 };
 
 export interface RankOptions {
@@ -38,6 +49,9 @@ export interface RankOptions {
 /** What the ranking understood of a question (for tests and diagnostics). */
 export interface QueryReading {
   terms: string[];
+  /** Words related to the question's, searched with a lower weight. */
+  related: string[];
+  asksWhen: boolean;
   named: string[];
   window: { since: number; until: number } | null;
 }
@@ -50,8 +64,11 @@ export function readQuestion(index: LexicalIndex, question: string, now: number)
   const spelled = asked.flatMap((t) =>
     t.length >= 4 && !index.idf(t) ? index.similarTerms(t, t.length >= 8 ? 2 : 1) : [],
   );
+  const own = [...asked, ...spelled];
   return {
-    terms: [...asked, ...spelled],
+    terms: own,
+    related: relatedTerms(own).filter((t) => index.idf(t) > 0),
+    asksWhen: asksWhen(question),
     named: namedPeople(question, index.people()),
     window: window && { since: window.since, until: window.until },
   };
@@ -77,7 +94,10 @@ export function rankMessages(
 ): { id: string; score: number }[] {
   const r = readQuestion(index, question, o.now);
   const pass = index.filter(o.filter ?? {});
-  const hits = index.search(r.terms, RANKING.candidates, o.filter);
+  const weights = new Map<string, number>();
+  if (RANKING.related > 0) for (const t of r.related) weights.set(t, RANKING.related);
+  for (const t of r.terms) weights.set(t, (weights.get(t) ?? 0) + 1);
+  const hits = index.search(weights, RANKING.candidates, o.filter);
   const top = hits[0]?.score ?? 1;
   const own = new Map<number, number>();
   for (const h of hits) own.set(h.slot, h.score);
@@ -108,6 +128,8 @@ export function rankMessages(
     s += RANKING.vector * top * (vectors.get(slot) ?? 0);
     if (named.has(d.authorId)) s *= 1 + RANKING.namedAuthor;
     if (r.window && d.at >= r.window.since && d.at < r.window.until) s *= 1 + RANKING.inWindow;
+    s *= 1 + RANKING.content * Math.min(1, d.terms / RANKING.contentTerms);
+    if (r.asksWhen && d.timed) s *= 1 + RANKING.timedForWhen;
     if (s > 0) out.push({ id: d.id, score: s / top });
   }
   return out.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id)).slice(0, o.limit);

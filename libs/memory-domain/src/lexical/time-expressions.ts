@@ -145,3 +145,39 @@ export function timeWindow(question: string, now: number): TimeWindow | null {
   }
   return null;
 }
+
+const WEEKDAY = '(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?';
+const SPEAKS_OF_TIME = new RegExp(
+  [
+    '\\b(yesterday|today|tonight|tomorrow|recently|lately|ago|earlier this|later this)\\b',
+    `\\b(last|next|this|past|coming) (week|weekend|month|year|night|summer|winter|spring|fall|autumn|${WEEKDAY})\\b`,
+    `\\b(on|every|since|until|by) ${WEEKDAY}\\b`,
+    `\\b${WEEKDAY}\\b`,
+    `\\b(in|since|until|by|early|late|mid) ${MONTH}\\b`,
+    `\\b\\d{1,2}(st|nd|rd|th)?( of)? ${MONTH}\\b`,
+    `\\b${MONTH} \\d{1,2}(st|nd|rd|th)?\\b`,
+    '\\b(19|20)\\d\\d\\b',
+    '\\bthe \\d{1,2}(st|nd|rd|th)\\b',
+    '\\b(a|one|two|three|four|five|six|few|couple of) (days|weeks|months|years) (ago|back)\\b',
+  ].join('|'),
+  'i',
+);
+
+/**
+ * Whether a message speaks of a time: "yesterday", "last weekend", "on Friday", "in May",
+ * "the 3rd", "2019", "two weeks ago". A question asking when something happened is
+ * answered by such a message more often than not.
+ *
+ * @example
+ * mentionsTime('I went to a support group yesterday'); // true
+ */
+export function mentionsTime(text: string): boolean {
+  return SPEAKS_OF_TIME.test(text);
+}
+
+/** Whether a question asks when something happened ("When did …", "What year …"). */
+export function asksWhen(question: string): boolean {
+  return /\b(when|what (day|date|time|month|year|week)|which (day|month|year)|how long ago|since when)\b/i.test(
+    question,
+  );
+}
