@@ -113,6 +113,12 @@ export class RouterConfig extends BaseConfig implements DerivedConfig {
   @EnvInt({ min: 10 }) DIRIGENT_ROUTER_MEMORY_PROBE_MS = 250;
   /** The community's time zone as minutes east of UTC (the hour of day a decision reads). */
   @EnvInt({ min: -720, max: 840 }) DIRIGENT_ROUTER_UTC_OFFSET_MIN = 0;
+  /** The steward's mod channel, created once per guild (visible to the bot and ManageGuild members). */
+  @IsOptional()
+  @Matches(/^[a-z0-9_-]{1,100}$/, { message: '$property must be 1-100 of a-z, 0-9, _ or -' })
+  DIRIGENT_MOD_CHANNEL_NAME = 'dit-mod';
+  /** How long a steward proposal waits for a decision before it expires. */
+  @EnvInt({ min: 1000 }) DIRIGENT_PROPOSAL_TTL_MS = 86_400_000;
   file: RouterFileConfig;
 
   derive(): string[] {

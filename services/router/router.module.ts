@@ -46,6 +46,7 @@ import { InputsHandler } from './handlers/inputs.handler';
 import { RouterHandler } from './handlers/router.handler';
 import { orchestratorEntities, OrchestratorModule } from './orchestrator/orchestrator.module';
 import { RouterLifecycle } from './router.lifecycle';
+import { stewardEntities, StewardModule } from './steward/steward.module';
 
 export { RouterConfig } from './config';
 
@@ -91,6 +92,7 @@ class RouterReactorModule {}
 @Module({
   imports: [
     RouterReactorModule,
+    StewardModule,
     OrchestratorModule.forRoot((c: RouterConfig) => ({
       orchestrator: c.file.orchestrator,
       workspace: c.DIRIGENT_WORKSPACE,
@@ -151,8 +153,10 @@ export const RouterService: ServiceDefinition<RouterConfig> = {
     StreamSpecs.turnGranted,
     StreamSpecs.timerFired,
     StreamSpecs.routerEvents,
+    StreamSpecs.eventStore,
+    StreamSpecs.stewardEvents,
     StreamSpecs.deadLetter,
   ],
-  entities: [...routerEntities, ...orchestratorEntities],
+  entities: [...routerEntities, ...orchestratorEntities, ...stewardEntities],
   module: () => RouterModule,
 };

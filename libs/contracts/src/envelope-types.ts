@@ -20,5 +20,9 @@ export const EnvelopeTypes = {
 export const Aggregates = {
   channel: 'channel',
   identity: 'identity',
+  /** A steward proposal (`dirigent.es.proposal.<proposalId>`). */
+  proposal: 'proposal',
+  /** A guild's mod channel claim (`dirigent.es.mod-channel.<guildId>`). */
+  modChannel: 'mod-channel',
 } as const;
 export type AggregateName = (typeof Aggregates)[keyof typeof Aggregates];

@@ -12,3 +12,4 @@ export * from './envelope-types';
 export * from './orchestrator';
 export * from './router';
 export * from './skills';
+export * from './steward';

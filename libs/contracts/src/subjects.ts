@@ -55,6 +55,8 @@ export const Subjects = {
     dispositionList: 'dirigent.admin.disposition.list',
     dispositionUpsert: 'dirigent.admin.disposition.upsert',
     dispositionRemove: 'dirigent.admin.disposition.remove',
+    /** Approve or reject a pending proposal as a member (who needs ManageGuild). */
+    stewardDecide: 'dirigent.admin.steward.decide',
   },
   /** `dirigent.tool.<name>` */
   toolPrefix: 'dirigent.tool',
@@ -95,6 +97,12 @@ export const Subjects = {
     /** Every channel's `decision` events (memory's moment extraction per finished exchange). */
     decisionAll: 'dirigent.router.evt.*.*.decision',
   },
+  steward: {
+    /** `dirigent.steward.evt.<guildId>.proposal` */
+    evtPrefix: 'dirigent.steward.evt',
+    evtAll: 'dirigent.steward.evt.>',
+    proposalsList: 'dirigent.steward.proposals.list',
+  },
   memory: {
     search: 'dirigent.memory.search',
     context: 'dirigent.memory.context',
@@ -126,6 +134,7 @@ export const Streams = {
   deadLetter: 'DIRIGENT_DEADLETTER',
   memoryEvents: 'DIRIGENT_MEMORY_EVT',
   routerEvents: 'DIRIGENT_ROUTER_EVT',
+  stewardEvents: 'DIRIGENT_STEWARD_EVT',
 } as const;
 
 /** Durable consumer names (one per consuming service and purpose). */
@@ -151,6 +160,10 @@ export const Durables = {
   routerDiscordEvents: 'router-discord-evt',
   /** The router's own timer commands (self-follow-ups, speculative checks). */
   routerTimers: 'router-timers',
+  /** The effects of committed proposal events: post, expiry timer, execution, steward events. */
+  routerStewardEffects: 'router-steward-effects',
+  /** The proposal read model's checkpoint (a projection runner, not a NATS durable). */
+  routerStewardProposals: 'router-steward-proposals',
   /** The gateways' one shared consumer that writes the usage ledger. */
   gatewayLedger: 'llm-gateway-ledger',
 } as const;
@@ -194,6 +207,7 @@ export const subject = {
     channelId: string,
     kind: 'decision' | 'followup' | 'burst-stopped' | 'task',
   ) => `${Subjects.router.evtPrefix}.${guildId}.${channelId}.${kind}`,
+  stewardProposal: (guildId: string) => `${Subjects.steward.evtPrefix}.${guildId}.proposal`,
   deadLetter: (stream: string, durable: string) =>
     `${Subjects.deadLetter.prefix}.${stream}.${durable}`,
 };
@@ -279,6 +293,13 @@ export const StreamSpecs: Record<keyof typeof Streams, StreamSpec> = {
   routerEvents: {
     name: Streams.routerEvents,
     subjects: [Subjects.router.evtAll],
+    retention: 'limits',
+    duplicateWindowMs: DAY,
+    maxAgeMs: 30 * DAY,
+  },
+  stewardEvents: {
+    name: Streams.stewardEvents,
+    subjects: [Subjects.steward.evtAll],
     retention: 'limits',
     duplicateWindowMs: DAY,
     maxAgeMs: 30 * DAY,

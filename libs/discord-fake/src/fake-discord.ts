@@ -192,6 +192,7 @@ export class FakeDiscord extends FakeStore {
     if (reaction?.userIds.includes(opts.userId)) return;
     if (!reaction) m.reactions.push((reaction = { emoji: opts.emoji, userIds: [] }));
     reaction.userIds.push(opts.userId);
+    this.emit('reactionChanged', m);
     const member = this.guild(m.guildId).members.get(opts.userId);
     this.gateway.dispatch('MESSAGE_REACTION_ADD', {
       ...this.reactionEvent(m, opts.userId, opts.emoji),
@@ -208,6 +209,7 @@ export class FakeDiscord extends FakeStore {
     if (!reaction?.userIds.includes(opts.userId)) return;
     reaction.userIds = reaction.userIds.filter((id) => id !== opts.userId);
     if (!reaction.userIds.length) m.reactions.splice(m.reactions.indexOf(reaction), 1);
+    this.emit('reactionChanged', m);
     this.gateway.dispatch(
       'MESSAGE_REACTION_REMOVE',
       this.reactionEvent(m, opts.userId, opts.emoji),

@@ -51,5 +51,10 @@ export function messageJson(discord: FakeDiscord, m: FakeMessage) {
     kind: m.webhookId ? 'agent' : isModerator ? 'moderator' : author?.bot ? 'agent' : 'human',
     content: m.content,
     at: m.createdAt,
+    reactions: m.reactions.map((r) => ({
+      emoji: r.emoji,
+      count: r.userIds.length,
+      userIds: [...r.userIds],
+    })),
   };
 }

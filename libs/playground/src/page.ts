@@ -18,6 +18,10 @@ ul.channels button[aria-current="true"]{background:#e0e7ff;font-weight:600}
 .messages .author{font-weight:600;margin-right:.4rem}
 .messages .tag{font-size:.7rem;background:#6366f1;color:#fff;border-radius:3px;padding:0 .25rem;margin-right:.4rem}
 .messages .moderator{color:#6b7280;font-style:italic}
+.messages .content{white-space:pre-wrap}
+.reactions{display:inline-flex;gap:.25rem;margin-left:.4rem}
+.reaction{font-size:.8rem;border:1px solid #e5e7eb;border-radius:999px;padding:0 .35rem;font-style:normal;color:#111827}
+.messages button.react{font-size:.8rem;padding:0 .4rem;margin-left:.4rem;font-style:normal}
 form{display:flex;flex-direction:column;gap:.4rem}
 .row{display:flex;gap:.4rem;flex-wrap:wrap;align-items:center}
 textarea,input,select,button{font:inherit;padding:.3rem .45rem;border:1px solid #9ca3af;border-radius:4px;background:#fff;color:inherit}
@@ -128,6 +132,17 @@ export const PLAYGROUND_CLIENT_JS = String.raw`'use strict';
     li.appendChild(el('span', { class: 'author' }, m.author));
     if (m.kind !== 'human') li.appendChild(el('span', { class: 'tag' }, m.kind === 'moderator' ? 'DIRIGENT' : 'BOT'));
     li.appendChild(el('span', { class: 'content' }, m.content));
+    var rs = el('span', { class: 'reactions' });
+    (m.reactions || []).forEach(function (r) { rs.appendChild(el('span', { class: 'reaction', 'data-emoji': r.emoji }, r.emoji + ' ' + r.count)); });
+    li.appendChild(rs);
+    // A steward proposal in the mod channel: the human (the guild's owner) decides it.
+    if (m.kind === 'moderator' && /^\*\*Proposal \x60/.test(m.content)) {
+      [['\u2705', 'Approve'], ['\u274c', 'Reject']].forEach(function (pair) {
+        var b = el('button', { type: 'button', class: 'react', 'data-emoji': pair[0], 'aria-label': pair[1] + ' this proposal' }, pair[0] + ' ' + pair[1]);
+        b.addEventListener('click', function () { post('/playground/api/channels/' + m.channelId + '/messages/' + m.id + '/reactions', { emoji: pair[0] }); });
+        li.appendChild(b);
+      });
+    }
     return li;
   }
   var pendingAgents = {};
@@ -248,6 +263,12 @@ export const PLAYGROUND_CLIENT_JS = String.raw`'use strict';
     state.decisions.unshift(JSON.parse(ev.data));
     state.decisions = state.decisions.slice(0, 20);
     renderDecisions();
+  });
+  source.addEventListener('message-updated', function (ev) {
+    var m = JSON.parse(ev.data);
+    if (!state || !state.messages[m.channelId]) return;
+    state.messages[m.channelId] = state.messages[m.channelId].map(function (x) { return x.id === m.id ? m : x; });
+    var li = $('m-' + m.id); if (li) li.replaceWith(messageItem(m));
   });
   source.addEventListener('message-deleted', function (ev) {
     var d = JSON.parse(ev.data);

@@ -153,6 +153,9 @@ export class Playground {
     this.discord.on('messageCreated', (m: FakeMessage) =>
       this.send('message', messageJson(this.discord, m)),
     );
+    this.discord.on('reactionChanged', (m: FakeMessage) =>
+      this.send('message-updated', messageJson(this.discord, m)),
+    );
     this.discord.on('messageDeleted', (m: FakeMessage) =>
       this.send('message-deleted', { channelId: m.channelId, id: m.id }),
     );
@@ -389,6 +392,14 @@ export class Playground {
         });
         return json(200, messageJson(this.discord, msg));
       }
+      if (
+        m === 'POST' &&
+        (match = /^\/playground\/api\/channels\/(\d{1,20})\/messages\/(\d{1,20})\/reactions$/.exec(
+          path,
+        ))
+      ) {
+        return json(200, this.react(match[1], match[2], await readBody(req)));
+      }
       if (m === 'POST' && (match = /^\/playground\/api\/channels\/(\d{1,20})\/mode$/.exec(path))) {
         const body = await readBody(req);
         return json(200, await this.setMode(match[1], str(body.mode, 'mode', 20)));
@@ -411,6 +422,18 @@ export class Playground {
       const status = e instanceof HttpError ? e.status : 500;
       json(status, { error: e instanceof HttpError ? e.message : 'internal error' });
     }
+  }
+
+  /** The human's reaction on a message (e.g. ✅ or ❌ on a steward proposal); again takes it back. */
+  private react(channelId: string, messageId: string, body: Json) {
+    const emoji = str(body.emoji, 'emoji', 100);
+    const msg = this.discord.channelMessages(channelId).find((x) => x.id === messageId);
+    if (!msg) throw new HttpError(404, 'no such message');
+    const mine = msg.reactions.some((r) => r.emoji === emoji && r.userIds.includes(this.humanId));
+    const r = { channelId, messageId, userId: this.humanId, emoji };
+    if (mine) this.discord.unreact(r);
+    else this.discord.react(r);
+    return messageJson(this.discord, msg);
   }
 
   private async createChannel(body: Json): Promise<{ channelId: string }> {

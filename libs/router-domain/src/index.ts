@@ -18,3 +18,4 @@ export * from './inputs';
 export * from './output';
 export * from './followup';
 export * from './speculative';
+export * from './steward';

@@ -3,6 +3,8 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import {
   Durables,
   MessageCreated,
+  ReactionChanged,
+  SNOWFLAKE_PATTERN,
   MessageDeleted,
   Streams,
   Subjects,
@@ -14,6 +16,8 @@ import { occurrence, Reactor } from '@dirigent/reactor';
 import { OnGrant } from '../application/on-grant';
 import { ReactToMessage } from '../application/react-to-message';
 import { ROUTER_SERVICE } from '../application/schedule-followup';
+import { DecideProposal } from '../steward/application/decide-proposal';
+import { ModChannels } from '../steward/application/mod-channels';
 
 const DISCORD_EVT_TOKENS = Subjects.discord.evtPrefix.split('.').length;
 
@@ -33,6 +37,8 @@ export class InputsHandler {
     private readonly messages: ReactToMessage,
     private readonly grants: OnGrant,
     private readonly reactor: Reactor,
+    private readonly proposals: DecideProposal,
+    private readonly modChannels: ModChannels,
   ) {}
 
   @EventPattern(Subjects.discord.evtAll, {
@@ -43,12 +49,21 @@ export class InputsHandler {
     concurrency: 16,
     ...fromNow,
   } satisfies DurableEventOptions)
-  discordEvent(@Payload() data: Record<string, unknown>, @Ctx() ctx: JetStreamContext) {
+  async discordEvent(@Payload() data: Record<string, unknown>, @Ctx() ctx: JetStreamContext) {
     const tokens = ctx.subject.split('.');
     const kind = tokens.slice(DISCORD_EVT_TOKENS + 2).join('.');
-    if (kind === 'message.created')
-      this.messages.observe(MessageCreated.create(data), ctx.envelope.id);
-    else if (kind === 'typing.started') this.messages.typing(TypingStarted.create(data));
+    if (tokens[DISCORD_EVT_TOKENS + 1] === 'guild' && kind === 'joined') {
+      // `dirigent.discord.evt.<g>.guild.joined`: the guild id is the subject's.
+      const guildId = tokens[DISCORD_EVT_TOKENS];
+      if (!SNOWFLAKE_PATTERN.test(guildId)) throw new PermanentError(`bad guild id ${guildId}`);
+      await this.modChannels.ensure(guildId);
+    } else if (kind === 'message.created') {
+      const m = MessageCreated.create(data);
+      this.messages.observe(m, ctx.envelope.id);
+      if (m.authorIsBot) await this.proposals.onMessage(m);
+    } else if (kind === 'reaction.added') {
+      await this.proposals.onReaction(ReactionChanged.create(data));
+    } else if (kind === 'typing.started') this.messages.typing(TypingStarted.create(data));
     else if (kind === 'message.deleted')
       this.messages.deleted(MessageDeleted.create(data).messageId);
   }

@@ -13,6 +13,7 @@ import { Migration20261127233000_memory_provenance } from './Migration2026112723
 import { Migration20261128003000_memory_lexical_index } from './Migration20261128003000_memory_lexical_index';
 import { Migration20261128010000_router_tasks } from './Migration20261128010000_router_tasks';
 import { Migration20261128020000_checkpoint_stream } from './Migration20261128020000_checkpoint_stream';
+import { Migration20261128021000_steward_proposals } from './Migration20261128021000_steward_proposals';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -56,5 +57,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261128020000_checkpoint_stream',
     class: Migration20261128020000_checkpoint_stream,
+  },
+  {
+    name: 'Migration20261128021000_steward_proposals',
+    class: Migration20261128021000_steward_proposals,
   },
 ];

@@ -1,0 +1,96 @@
+import {
+  DomainError,
+  EnvelopeTypes,
+  ErrorCodes,
+  Subjects,
+  type CreateChannelResult,
+  type DiscordSelfResult,
+  type GuildChannelInfo,
+  type GuildsResult,
+} from '@dirigent/contracts';
+import { Messaging } from '@dirigent/messaging';
+import { StewardDiscord } from '../application/ports';
+
+/** `dirigent.discord.query.member-permissions`'s answer. */
+interface MemberPermissionsResult {
+  permissions: string[];
+}
+
+/** The ingest's queries, RPCs and commands, over NATS; a refusal is thrown as its DomainError. */
+export class NatsStewardDiscord extends StewardDiscord {
+  constructor(
+    private readonly messaging: Messaging,
+    private readonly timeoutMs: number,
+  ) {
+    super();
+  }
+
+  private self?: Promise<string>;
+
+  selfId(): Promise<string> {
+    this.self ??= this.ask<DiscordSelfResult>(Subjects.discord.querySelf, {}).then((r) => r.userId);
+    this.self.catch(() => (this.self = undefined));
+    return this.self;
+  }
+
+  private async ask<T>(subject: string, data: unknown, timeoutMs = this.timeoutMs): Promise<T> {
+    const reply = await this.messaging.request<T>(subject, data, timeoutMs);
+    if (!reply.ok) throw new DomainError(reply.error.code, `${subject}: ${reply.error.message}`);
+    return reply.data;
+  }
+
+  async channels(guildId: string): Promise<GuildChannelInfo[] | undefined> {
+    const r = await this.ask<GuildsResult>(Subjects.discord.queryGuilds, { guildId });
+    return r.guilds.find((g) => g.guildId === guildId)?.channels;
+  }
+
+  async createModChannel(guildId: string, name: string): Promise<string> {
+    const r = await this.ask<CreateChannelResult>(
+      Subjects.discord.rpcCreateChannel,
+      { guildId, name, private: true, memberIds: [] },
+      Math.max(this.timeoutMs, 10_000),
+    );
+    return r.channelId;
+  }
+
+  async createChannel(guildId: string, name: string): Promise<string> {
+    const r = await this.ask<CreateChannelResult>(
+      Subjects.discord.rpcCreateChannel,
+      { guildId, name, private: false, memberIds: [] },
+      Math.max(this.timeoutMs, 10_000),
+    );
+    return r.channelId;
+  }
+
+  async memberPermissions(guildId: string, userId: string): Promise<string[]> {
+    try {
+      const r = await this.ask<MemberPermissionsResult>(Subjects.discord.queryMemberPermissions, {
+        guildId,
+        userId,
+      });
+      return r.permissions ?? [];
+    } catch (e) {
+      // Not a member (any more): no permissions, not a failure.
+      if (e instanceof DomainError && e.code === ErrorCodes.NOT_FOUND) return [];
+      throw e;
+    }
+  }
+
+  async post(guildId: string, channelId: string, content: string, id: string): Promise<void> {
+    await this.messaging.publishEvent(
+      Subjects.discord.cmdSendMessage,
+      EnvelopeTypes.sendMessage,
+      { guildId, channelId, content, purpose: 'notice' },
+      { id },
+    );
+  }
+
+  async react(guildId: string, channelId: string, messageId: string, emoji: string, id: string) {
+    await this.messaging.publishEvent(
+      Subjects.discord.cmdAddReaction,
+      EnvelopeTypes.addReaction,
+      { guildId, channelId, messageId, emoji },
+      { id },
+    );
+  }
+}
