@@ -19,9 +19,11 @@ import {
   testNatsUrl,
   waitFor,
 } from '@dirigent/testing';
+import { ArchiveIndex } from '../services/memory/adapters/archive-index';
 import { MemoryService } from '../services/memory/memory.module';
 import { FACTS, filler, MOVES, NAMES, prng } from './memory/corpus';
 import { benchRecall } from './memory/recall.bench';
+import { profilePhase } from './profile';
 import { msSince, percentile, round, type BenchResult } from './stats';
 
 const CHANNELS = 50;
@@ -76,28 +78,34 @@ function corpus(guildId: string, total: number): { messages: Planned[]; movers: 
 
 /**
  * Recall on the generated conversations (`memory/recall.bench.ts`: Dirigent and plain
- * BM25 side by side), then memory at 10,000 messages (50 channels, 200 authors): ingest
- * through JetStream into Postgres (msg/s), `memory.search` p50/p95 over 200 queries,
- * keyword recall@5, recall@5 of paraphrased questions sharing no content word with the
- * fact, how often the current value of a changed fact ranks above the superseded one,
- * `memory.context` p95, the process's RSS, and the first search of a restarted service.
- * Embeds with the offline hashed embedder unless DIRIGENT_MEMORY_EMBEDDER=gateway.
- * DIRIGENT_BENCH_MEMORY_100K=1 adds the same figures at 100,000 messages (a few minutes
- * more), suffixed `_100k`.
+ * BM25 side by side).
  */
 export async function benchMemory(): Promise<BenchResult> {
   const messaging = await testMessaging('memory-bench-recall');
-  let result: BenchResult;
   try {
-    result = await benchRecall(messaging);
+    return await benchRecall(messaging);
   } finally {
     await closeMessaging(messaging);
   }
-  Object.assign(result, await benchMemoryAt(10_000));
-  if (process.env.DIRIGENT_BENCH_MEMORY_100K !== '1') return result;
-  const large = await benchMemoryAt(100_000);
-  for (const [k, v] of Object.entries(large)) if (k !== 'embedder') result[`${k}_100k`] = v;
-  return result;
+}
+
+/**
+ * Memory at scale: 100,000 messages (DIRIGENT_BENCH_MEMORY_MESSAGES to change it) in 50
+ * channels by 200 authors: ingest through JetStream into Postgres (msg/s, and the CPU
+ * this process spent per 1,000 messages: the service and the publisher), `memory.search`
+ * p50/p95 over 200 queries, keyword recall@5, recall@5 of paraphrased questions sharing
+ * no content word with the fact, how often the current value of a changed fact ranks above
+ * the superseded one, `memory.context` p95, the process's RSS, and the first search of a
+ * restarted service. Embeds with the offline hashed embedder unless
+ * DIRIGENT_MEMORY_EMBEDDER=gateway. With BENCH_CPU_PROFILE=<dir>, each phase's CPU
+ * profile (memory-ingest, memory-search, memory-context, memory-restart).
+ */
+export async function benchMemoryScale(): Promise<BenchResult> {
+  const total = Number(process.env.DIRIGENT_BENCH_MEMORY_MESSAGES || 100_000);
+  if (!Number.isInteger(total) || total < 1_000) {
+    throw new Error('DIRIGENT_BENCH_MEMORY_MESSAGES must be an integer of at least 1000');
+  }
+  return benchMemoryAt(total);
 }
 
 async function benchMemoryAt(total: number): Promise<BenchResult> {
@@ -142,10 +150,6 @@ async function benchMemoryAt(total: number): Promise<BenchResult> {
         });
     const progress = (what: string) => process.stderr.write(`memory ${total}: ${what}\n`);
     progress('ingesting');
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < messages.length; i += 500) {
-      await Promise.all(messages.slice(i, i + 500).map(({ data }) => publish(data)));
-    }
     const connection = app.get(MikroORM).em.getConnection();
     const stored = async () => {
       const [row] = await connection.execute<{ count: string }[]>(
@@ -154,8 +158,16 @@ async function benchMemoryAt(total: number): Promise<BenchResult> {
       );
       return Number(row.count);
     };
-    await waitFor(async () => (await stored()) >= total, 1_200_000, 250, 'ingest');
+    const t0 = process.hrtime.bigint();
+    const cpu0 = process.cpuUsage();
+    await profilePhase('memory-ingest', async () => {
+      for (let i = 0; i < messages.length; i += 500) {
+        await Promise.all(messages.slice(i, i + 500).map(({ data }) => publish(data)));
+      }
+      await waitFor(async () => (await stored()) >= total, 1_200_000, 250, 'ingest');
+    });
     const ingestSeconds = msSince(t0) / 1000;
+    const ingestCpu = process.cpuUsage(cpu0);
     progress(`stored in ${Math.round(ingestSeconds)} s; vacuum analyze`);
     // What autovacuum does within a minute of a bulk load: the planner's statistics (row
     // counts, common lexemes), without which it ignores the GIN indexes, and the GIN
@@ -218,36 +230,55 @@ async function benchMemoryAt(total: number): Promise<BenchResult> {
           : filler(rand),
     );
     const latencies: number[] = [];
-    for (const q of queries) {
-      const t = process.hrtime.bigint();
-      await search(q);
-      latencies.push(msSince(t));
-    }
-    const contextMs = await assembleContexts(messaging, guildId, messages);
+    const searchCpu0 = process.cpuUsage();
+    await profilePhase('memory-search', async () => {
+      for (const q of queries) {
+        const t = process.hrtime.bigint();
+        await search(q);
+        latencies.push(msSince(t));
+      }
+    });
+    const searchCpu = process.cpuUsage(searchCpu0);
+    let contextMs: number[] = [];
+    await profilePhase('memory-context', async () => {
+      contextMs = await assembleContexts(messaging, guildId, messages);
+    });
     const rssMb = Math.round(process.memoryUsage().rss / 1_048_576);
 
     // A restart: the first search must not wait for the process to load the guild.
     progress('restarting');
     await app.close();
-    app = await start();
-    const tFirst = process.hrtime.bigint();
-    await search(FACTS[0].keyword, 8);
-    const afterRestartMs = msSince(tFirst);
+    let afterRestartMs = 0;
+    let indexReadyMs = 0;
+    await profilePhase('memory-restart', async () => {
+      const tStart = process.hrtime.bigint();
+      app = await start();
+      const tFirst = process.hrtime.bigint();
+      await search(FACTS[0].keyword, 8);
+      afterRestartMs = msSince(tFirst);
+      await app.get(ArchiveIndex).get(guildId, 600_000);
+      indexReadyMs = msSince(tStart);
+    });
 
     return {
       embedder: embedder === 'local' ? 'offline hashed n-grams' : 'gateway (purpose embed)',
       messages: total,
       ingest_msgs_per_s: Math.round(total / ingestSeconds),
+      ingest_cpu_ms_per_1k_msgs: Math.round(
+        (ingestCpu.user + ingestCpu.system) / 1000 / (total / 1000),
+      ),
       first_search_ms: Math.round(firstSearchMs),
       first_search_after_start_ms: Math.round(afterRestartMs),
       search_p50_ms: round(percentile(latencies, 50), 1),
       search_p95_ms: round(percentile(latencies, 95), 1),
+      search_cpu_ms_per_query: round((searchCpu.user + searchCpu.system) / 1000 / QUERIES, 1),
       keyword_recall_at_5: round(keywordRecall, 2),
       paraphrase_recall_at_5: round(paraphraseRecall, 2),
       paraphrases_sharing_a_content_word: overlapping,
       current_over_superseded_pct: Math.round((100 * currentFirst) / MOVES.length),
       context_p95_ms: round(percentile(contextMs, 95), 1),
       memory_rss_mb: rssMb,
+      archive_index_ready_after_start_ms: Math.round(indexReadyMs),
     };
   } finally {
     await app?.close();

@@ -9,7 +9,7 @@ import { benchCoordinatorReplicas } from './coordinator-replicas.bench';
 import { benchDiscordIngest } from './discord-ingest.bench';
 import { benchFoundation } from './foundation.bench';
 import { benchLlmGateway } from './llm-gateway.bench';
-import { benchMemory } from './memory.bench';
+import { benchMemory, benchMemoryScale } from './memory.bench';
 import { benchProjection } from './projection.bench';
 import { benchRouter } from './router.bench';
 import type { BenchResult } from './stats';
@@ -25,6 +25,7 @@ const suites: [string, () => Promise<BenchResult>][] = [
   ['llm-gateway', benchLlmGateway],
   ['router', benchRouter],
   ['memory', benchMemory],
+  ['memory-scale', benchMemoryScale],
   ['community-soak', benchCommunitySoak],
 ];
 

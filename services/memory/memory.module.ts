@@ -100,6 +100,7 @@ const repository = (
         new Logger('memory').log(
           `vectors: ${usePgv ? 'pgvector (HNSW)' : 'real[] scored in process'}`,
         );
+        if (!usePgv) array.preloadOnStart();
         return usePgv ? pgv : array;
       },
     },

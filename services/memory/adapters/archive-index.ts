@@ -3,8 +3,10 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { LexicalIndex, type LexicalDoc } from '@dirigent/memory-domain';
 import { ms, sql, type Row } from './postgres/sql';
 
-/** Rows read per query while loading a guild (the event loop breathes between pages). */
+/** Rows read per query while loading a guild. */
 const PAGE = 10_000;
+/** Rows indexed between two turns of the event loop (searches answer during a load). */
+const CHUNK = 500;
 /** Rows another replica may commit out of sequence order are looked for this far back. */
 const LOOKBACK = 2_000;
 /** How often a guild's index looks for rows it did not write itself (other replicas). */
@@ -135,12 +137,13 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     const t0 = Date.now();
     for (;;) {
       const rows = await this.page(guildId, g.lastSeq, PAGE);
-      for (const r of rows) {
+      for (let i = 0; i < rows.length; i++) {
+        if (i && i % CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
+        const r = rows[i];
         if (!g.removed.has(r.message_id)) g.index.add(lexicalDoc(r));
         g.lastSeq = Math.max(g.lastSeq, Number(r.seq));
       }
       if (rows.length < PAGE) break;
-      await new Promise((resolve) => setImmediate(resolve));
     }
     for (const d of g.added) if (!g.removed.has(d.id)) g.index.add(d);
     for (const id of g.removed) g.index.remove(id);

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { EntityRepository } from '@mikro-orm/postgresql';
 import { VectorIndex, type SearchLayer } from '@dirigent/memory-domain';
 import type { VectorStore } from '../../application/ports';
@@ -29,6 +29,31 @@ export class EmbeddingRepository extends EntityRepository<MemoryEmbedding> {
     );
   }
 
+  /** The guilds that have vectors, the most recently active first, with their models. */
+  async guildModels(): Promise<{ guildId: string; model: string }[]> {
+    const guilds = await sql(
+      this.em,
+      `select guild_id from memory_dossier group by guild_id order by max(last_seen_at) desc`,
+    );
+    const out: { guildId: string; model: string }[] = [];
+    for (const { guild_id: guildId } of guilds) {
+      // The guild's distinct models by a skip scan of (guild_id, model, seq).
+      const models = await sql(
+        this.em,
+        `with recursive m(model) as (
+           (select model from memory_embedding where guild_id = ? order by model limit 1)
+           union all
+           select (select e.model from memory_embedding e
+                   where e.guild_id = ? and e.model > m.model order by e.model limit 1)
+           from m where m.model is not null)
+         select model from m where model is not null`,
+        [guildId, guildId],
+      );
+      for (const { model } of models) out.push({ guildId, model });
+    }
+    return out;
+  }
+
   async remove(guildId: string, layer: string, refIds: string[]): Promise<void> {
     await sql(
       this.em,
@@ -52,7 +77,7 @@ export class EmbeddingRepository extends EntityRepository<MemoryEmbedding> {
        order by seq limit ?`,
       [guildId, model, floor, JSON.stringify(known), limit],
     );
-    return rows.map((r) => ({ ...r, vector: float4Array(r.vector) }));
+    return rows;
   }
 }
 
@@ -89,10 +114,15 @@ interface Slot {
   loading?: Promise<void>;
   /** Set once the first load finished: until then a search goes on without vectors. */
   loaded?: boolean;
+  /** When the last refresh started, and when this process last wrote vectors here. */
+  refreshedAt: number;
+  writtenAt: number;
 }
 
 /** Rows read per query while catching up. */
-const PAGE = 20_000;
+const PAGE = 5_000;
+/** Rows indexed between two turns of the event loop (searches answer during a load). */
+const CHUNK = 500;
 /**
  * How far behind the newest row a late commit is still picked up: writers commit out of
  * sequence order (concurrent batches), so each refresh looks this many numbers back.
@@ -104,6 +134,13 @@ const LOOKBACK = 2_000;
  * use it.
  */
 const FIRST_LOAD_WAIT_MS = 50;
+/** How often a search looks for vectors written by other replicas. */
+const REFRESH_MS = 1_000;
+/**
+ * A write by this process is looked for by every search this long after it (its
+ * transaction commits a moment after the upsert), not only once a second.
+ */
+const WRITE_SETTLE_MS = 2_000;
 
 /**
  * Vectors in a `real[]` column, searched in this process: each guild's vectors are loaded
@@ -114,14 +151,53 @@ const FIRST_LOAD_WAIT_MS = 50;
  * read back from their tables.
  */
 @Injectable()
-export class ArrayVectorStore implements VectorStore {
+export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
   readonly kind = 'array' as const;
   private readonly slots = new Map<string, Slot>();
+  private readonly log = new Logger('memory:vectors');
+  private preloading = false;
 
   constructor(private readonly rows: EmbeddingRepository) {}
 
+  /** Asks for every guild's vectors to be loaded in the background once the service is up. */
+  preloadOnStart(): void {
+    this.preloading = true;
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.preloading) return;
+    void this.preload().catch((e: Error) => this.log.warn(`vectors not preloaded: ${e.message}`));
+  }
+
+  /**
+   * Loads the guilds' vectors one after the other (the most recently active first), so
+   * that the searches after a restart find them loaded rather than starting the load.
+   */
+  private async preload(): Promise<void> {
+    for (const { guildId, model } of await this.rows.guildModels()) {
+      const t0 = Date.now();
+      const s = this.slot(`${guildId}|${model}`);
+      await this.start(guildId, model, s).catch(() => undefined);
+      this.log.log(`vectors of ${guildId} (${model}) loaded in ${Date.now() - t0} ms`);
+    }
+  }
+
+  /** The slot's refresh under way, or a new one. */
+  private start(guildId: string, model: string, s: Slot): Promise<void> {
+    if (!s.loading) {
+      s.refreshedAt = Date.now();
+      s.loading = this.refresh(guildId, model, s)
+        .then(() => void (s.loaded = true))
+        .finally(() => (s.loading = undefined));
+    }
+    return s.loading;
+  }
+
   async upsert(guildId: string, model: string, items: Parameters<VectorStore['upsert']>[2]) {
-    if (items.length) await this.rows.store(guildId, model, items);
+    if (!items.length) return;
+    this.written(guildId, model);
+    await this.rows.store(guildId, model, items);
+    this.written(guildId, model);
   }
 
   async remove(guildId: string, layer: SearchLayer, refIds: string[]) {
@@ -147,23 +223,22 @@ export class ArrayVectorStore implements VectorStore {
     q: Parameters<VectorStore['nearest']>[3],
   ) {
     const key = `${guildId}|${model}`;
-    let slot = this.slots.get(key);
-    if (!slot) {
-      slot = { lastSeq: 0, recent: [], layers: new Map() };
-      this.slots.set(key, slot);
-    }
-    // One refresh at a time per slot; concurrent searches share it.
+    const slot = this.slot(key);
+    // One refresh at a time per slot; concurrent searches share it. Once loaded, a slot is
+    // refreshed while this process writes to it, and otherwise once a second (another
+    // replica's writes): a search does not pay a query for rows that are not there.
     const s = slot;
-    s.loading ??= this.refresh(guildId, model, s)
-      .then(() => void (s.loaded = true))
-      .finally(() => (s.loading = undefined));
+    const now = Date.now();
+    const due =
+      !s.loaded || now - s.refreshedAt >= REFRESH_MS || now - s.writtenAt < WRITE_SETTLE_MS;
+    if (due) void this.start(guildId, model, s).catch(() => undefined);
     if (s.loaded) await s.loading;
     else {
       let timer: NodeJS.Timeout | undefined;
       const waited = new Promise<void>(
         (resolve) => (timer = setTimeout(resolve, q.firstLoadWaitMs ?? FIRST_LOAD_WAIT_MS)),
       );
-      await Promise.race([s.loading.catch(() => undefined), waited]);
+      await Promise.race([s.loading?.catch(() => undefined), waited]);
       clearTimeout(timer);
       if (!s.loaded) return [];
     }
@@ -179,12 +254,27 @@ export class ArrayVectorStore implements VectorStore {
     return hits.sort((a, b) => b.score - a.score).slice(0, q.k);
   }
 
+  private slot(key: string): Slot {
+    let slot = this.slots.get(key);
+    if (!slot) {
+      slot = { lastSeq: 0, recent: [], layers: new Map(), refreshedAt: 0, writtenAt: 0 };
+      this.slots.set(key, slot);
+    }
+    return slot;
+  }
+
+  private written(guildId: string, model: string): void {
+    this.slot(`${guildId}|${model}`).writtenAt = Date.now();
+  }
+
   private async refresh(guildId: string, model: string, slot: Slot): Promise<void> {
     for (;;) {
       const floor = Math.max(0, slot.lastSeq - LOOKBACK);
       slot.recent = slot.recent.filter((s) => s > floor);
       const rows = await this.rows.unseen(guildId, model, floor, slot.recent, PAGE);
-      for (const r of rows) {
+      for (let i = 0; i < rows.length; i++) {
+        if (i && i % CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
+        const r = { ...rows[i], vector: float4Array(rows[i].vector) };
         const seq = Number(r.seq);
         slot.recent.push(seq);
         slot.lastSeq = Math.max(slot.lastSeq, seq);
