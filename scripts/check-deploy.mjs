@@ -12,6 +12,10 @@
  *        excess-property checks: an unknown or misspelt field anywhere fails (the JSON
  *        schemas of Kubernetes do not forbid extra fields; `kubectl --validate=strict` and
  *        `kubernetes-validate --strict` do, and so does this).
+ *    Custom resources (KEDA's ScaledObject, the Prometheus Operator's PrometheusRule) are
+ *    validated against their CRDs' openAPIV3Schema, vendored in deploy/crds, made strict
+ *    the same way: an object schema with `properties` accepts no other field (what the
+ *    API server would prune silently), unless it says x-kubernetes-preserve-unknown-fields.
  * 2. The NATS configuration of deploy/k8s/nats.yaml, with the auth.conf of
  *    nats-auth.example.yaml beside it, and docker-compose's deploy/nats/nats-server.conf
  *    (with the files it includes) must pass `nats-server -t` (when nats-server is on the
@@ -72,6 +76,57 @@ function kustomize(dir) {
   return parseYaml(text, `kubectl kustomize ${dir}`);
 }
 
+/**
+ * The vendored CRDs of deploy/crds: "group/version Kind" → an ajv validator of the
+ * version's openAPIV3Schema, strict as described in the header.
+ */
+function loadCrds() {
+  const dir = join(root, 'deploy', 'crds');
+  const crdAjv = new Ajv2019({ allErrors: true, strict: false, validateFormats: false });
+  const validators = new Map();
+  for (const f of readdirSync(dir).filter((n) => /\.ya?ml$/.test(n))) {
+    for (const crd of parseYaml(readFileSync(join(dir, f), 'utf8'), `deploy/crds/${f}`)) {
+      for (const v of crd.spec.versions) {
+        const key = `${crd.spec.group}/${v.name} ${crd.spec.names.kind}`;
+        validators.set(key, crdAjv.compile(strictSchema(v.schema.openAPIV3Schema)));
+      }
+    }
+  }
+  return validators;
+}
+
+/** A copy of an OpenAPI v3 schema where objects with `properties` forbid other fields. */
+function strictSchema(node) {
+  if (Array.isArray(node)) return node.map(strictSchema);
+  if (node === null || typeof node !== 'object') return node;
+  const out = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k.startsWith('x-kubernetes-')) continue;
+    // Go's inline flags are not JavaScript's: `(?i)` (Thanos-only fields) is dropped.
+    if (k === 'pattern' && typeof v === 'string') out[k] = v.replace('(?i)', '');
+    else if (k === 'properties') {
+      out[k] = Object.fromEntries(Object.entries(v).map(([p, s]) => [p, strictSchema(s)]));
+    } else out[k] = strictSchema(v);
+  }
+  if (node.properties && !('additionalProperties' in node)) {
+    if (!node['x-kubernetes-preserve-unknown-fields']) out.additionalProperties = false;
+  }
+  return out;
+}
+
+const crds = loadCrds();
+
+/** Problems of a custom resource against its vendored CRD; undefined when none is vendored. */
+function customResourceProblems(o) {
+  const validate = crds.get(`${o.apiVersion} ${o.kind}`);
+  if (!validate) return undefined;
+  if (validate(o)) return [];
+  return validate.errors.map(
+    (e) =>
+      `crd schema: ${e.instancePath || '/'} ${e.message}${e.params?.additionalProperty ? ` (${e.params.additionalProperty})` : ''}`,
+  );
+}
+
 const describe = (o) => `${o?.kind ?? '?'}/${o?.metadata?.name ?? '?'}`;
 /** apiVersion "apps/v1" + kind "Deployment" → "kubernetes-models/apps/v1/Deployment". */
 const modelPath = (o) => `kubernetes-models/${o.apiVersion}/${o.kind}`;
@@ -86,6 +141,11 @@ async function validateObjects(objects) {
   for (const [i, o] of objects.entries()) {
     if (typeof o?.apiVersion !== 'string' || typeof o?.kind !== 'string') {
       problems[i].push('apiVersion and kind must be strings');
+      continue;
+    }
+    const custom = customResourceProblems(o);
+    if (custom) {
+      problems[i].push(...custom);
       continue;
     }
     let mod;
@@ -239,7 +299,44 @@ function selfTest() {
         'retries',
       ],
     ];
-    return { dir, cases, composeCases };
+    const scaledObject = (patch) => {
+      const so = {
+        apiVersion: 'keda.sh/v1alpha1',
+        kind: 'ScaledObject',
+        metadata: { name: 'broken' },
+        spec: {
+          scaleTargetRef: { name: 'broken' },
+          minReplicaCount: 1,
+          triggers: [{ type: 'nats-jetstream', metadata: { stream: 'S', lagThreshold: '5' } }],
+        },
+      };
+      patch(so);
+      return so;
+    };
+    const rule = (r) => ({
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'PrometheusRule',
+      metadata: { name: 'broken' },
+      spec: { groups: [{ name: 'g', rules: [r] }] },
+    });
+    // [what, object, a word the rejection must name]; the first two are intact controls.
+    const customCases = [
+      ['valid ScaledObject', scaledObject(() => {}), null],
+      ['valid PrometheusRule', rule({ alert: 'A', expr: 'up == 0', for: '5m' }), null],
+      [
+        'misspelt ScaledObject field',
+        scaledObject((o) => (o.spec.minReplicaCont = 1)),
+        'minReplicaCont',
+      ],
+      [
+        'trigger metadata value that is not a string',
+        scaledObject((o) => (o.spec.triggers[0].metadata.lagThreshold = 5)),
+        'lagThreshold',
+      ],
+      ['ScaledObject without triggers', scaledObject((o) => delete o.spec.triggers), 'triggers'],
+      ['rule duration in words', rule({ alert: 'A', expr: 'up == 0', for: '5 minutes' }), 'for'],
+    ];
+    return { dir, cases, composeCases, customCases };
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
     throw e;
@@ -355,13 +452,22 @@ async function main() {
     if (composeProblems(doc).some((x) => x.includes(word))) rejected++;
     else failures.push(`self-test: a compose file with a ${what} was accepted`);
   }
+  for (const [what, doc, word] of broken.customCases) {
+    const p = customResourceProblems(doc) ?? ['no vendored CRD'];
+    if (word === null) {
+      for (const x of p) failures.push(`self-test: the ${what} was rejected: ${x}`);
+    } else if (p.some((x) => x.includes(word))) rejected++;
+    else
+      failures.push(`self-test: a ${what} was not rejected for it (${p.join('; ') || 'accepted'})`);
+  }
   if (composeProblems({ services: { a: { image: 'x' } } }).length > 0) {
     failures.push('self-test: a minimal valid compose file was rejected');
   }
 
   if (process.env.CHECK_DEPLOY_VERBOSE)
     problems.slice(real).forEach((p, j) => console.log(`self-test case ${j}:`, p));
-  const total = broken.cases.length - 1 + broken.composeCases.length;
+  const total =
+    broken.cases.length - 1 + broken.composeCases.length + broken.customCases.length - 2;
   if (failures.length > 0) {
     for (const f of failures) console.error(`check-deploy: ${f}`);
     console.error(`check-deploy: ${failures.length} problem(s)`);
@@ -370,7 +476,8 @@ async function main() {
   const kinds = [...new Set(objects.map((o) => o.kind))].sort().join(', ');
   console.log(
     `check-deploy: ${objects.length} rendered objects (${kinds}) and ${examples.join(', ')} valid against the ` +
-      `Kubernetes schemas of kubernetes-models ${modelsVersion} (strict fields); docker-compose.yml valid ` +
+      `Kubernetes schemas of kubernetes-models ${modelsVersion} (strict fields; custom resources against ` +
+      `the CRDs of deploy/crds: ${[...crds.keys()].join(', ')}); docker-compose.yml valid ` +
       `against the Compose Specification; ${natsNote}; self-test rejected ${rejected}/${total} broken inputs`,
   );
 }

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { Durables, Streams } from '@dirigent/contracts';
 
 const root = join(__dirname, '..', '..');
 const k8sDir = join(root, 'deploy', 'k8s');
@@ -35,6 +36,8 @@ const KNOWN_KINDS: Record<string, string> = {
   PodDisruptionBudget: 'policy/v1',
   NetworkPolicy: 'networking.k8s.io/v1',
   HorizontalPodAutoscaler: 'autoscaling/v2',
+  ScaledObject: 'keda.sh/v1alpha1',
+  PrometheusRule: 'monitoring.coreos.com/v1',
 };
 const CLUSTER_SCOPED = new Set(['Namespace']);
 
@@ -75,6 +78,13 @@ const ofKind = (kind: string): Obj[] =>
   manifests.filter((m) => m.doc.kind === kind).map((m) => m.doc);
 const named = (kind: string, name: string): Obj | undefined =>
   ofKind(kind).find((d) => d.metadata?.name === name);
+/** Deployments an autoscaler (KEDA ScaledObject or HPA) owns the replica count of. */
+const scaledTargets = (): Set<string> =>
+  new Set(
+    [...ofKind('ScaledObject'), ...ofKind('HorizontalPodAutoscaler')].map(
+      (o) => o.spec.scaleTargetRef.name as string,
+    ),
+  );
 const commandLine = (c: Obj): string => [...(c.command ?? []), ...(c.args ?? [])].join(' ');
 const isSubset = (sub: Obj, sup: Obj): boolean =>
   Object.keys(sub).length > 0 && Object.entries(sub).every(([k, v]) => sup?.[k] === v);
@@ -271,6 +281,72 @@ describe('deploy/k8s manifests', () => {
     }
   });
 
+  describe('autoscaling', () => {
+    const scaledObject = (name: string) =>
+      ofKind('ScaledObject').find((o) => o.spec.scaleTargetRef.name === name);
+
+    it.each([
+      ['router', ['router-discord-evt', 'router-turn-granted']],
+      ['memory', ['memory-discord-evt', 'memory-router-decisions']],
+      ['discord-ingest', ['discord-ingest-commands']],
+    ])('scales %s on the JetStream lag of its durables', (name, durables) => {
+      const so = scaledObject(name)!;
+      expect(so).toBeDefined();
+      expect(so.spec.scaleTargetRef).toMatchObject({ kind: 'Deployment', name });
+      expect(named('Deployment', name)).toBeDefined();
+      expect(so.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
+      expect(so.spec.maxReplicaCount).toBeGreaterThan(so.spec.minReplicaCount);
+      const triggers: Obj[] = so.spec.triggers;
+      expect(triggers.map((t) => t.metadata.consumer).sort()).toEqual([...durables].sort());
+      for (const t of triggers) {
+        expect(t.type).toBe('nats-jetstream');
+        expect(Object.values(Durables)).toContain(t.metadata.consumer);
+        expect(Object.values(Streams)).toContain(t.metadata.stream);
+        expect(Number(t.metadata.lagThreshold)).toBeGreaterThan(0);
+        // The monitoring port of the NATS StatefulSet, through its headless Service.
+        const sts = named('StatefulSet', 'nats')!;
+        expect(t.metadata.natsServerMonitoringEndpoint).toBe(
+          `${sts.spec.serviceName}.${NAMESPACE}.svc.cluster.local:8222`,
+        );
+      }
+    });
+
+    it('scales the gateway on CPU with an HPA, never below two replicas', () => {
+      const hpa = named('HorizontalPodAutoscaler', 'llm-gateway')!;
+      expect(hpa.spec.scaleTargetRef).toMatchObject({ kind: 'Deployment', name: 'llm-gateway' });
+      expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
+      expect(hpa.spec.metrics).toEqual([
+        expect.objectContaining({
+          type: 'Resource',
+          resource: expect.objectContaining({ name: 'cpu' }),
+        }),
+      ]);
+    });
+
+    it('leaves the coordinator to its partitions: no autoscaler, more partitions than pods', () => {
+      expect(scaledTargets().has('turn-coordinator')).toBe(false);
+      const d = named('Deployment', 'turn-coordinator')!;
+      expect(Number(config!.data.DIRIGENT_COORDINATOR_PARTITIONS)).toBeGreaterThanOrEqual(
+        d.spec.replicas,
+      );
+    });
+
+    it('gives every scaled workload a budget that allows one pod down at any count', () => {
+      for (const name of scaledTargets()) {
+        const labels = named('Deployment', name)!.spec.template.metadata.labels;
+        const pdb = ofKind('PodDisruptionBudget').find((p) =>
+          isSubset(p.spec.selector.matchLabels, labels),
+        )!;
+        expect({ name, maxUnavailable: pdb.spec.maxUnavailable }).toEqual({
+          name,
+          maxUnavailable: 1,
+        });
+        expect(pdb.spec.minAvailable).toBeUndefined();
+        expect(pdb.spec.unhealthyPodEvictionPolicy).toBe('AlwaysAllow');
+      }
+    });
+  });
+
   it('lets the coordinator scale by its replica count alone', () => {
     expect(Number(config!.data.DIRIGENT_COORDINATOR_PARTITIONS)).toBeGreaterThan(0);
     const d = named('Deployment', 'turn-coordinator')!;
@@ -290,7 +366,10 @@ describe('deploy/k8s manifests', () => {
       expect(
         isSubset(deployment!.spec.selector.matchLabels, deployment!.spec.template.metadata.labels),
       ).toBe(true);
-      expect(deployment!.spec.replicas).toBeGreaterThanOrEqual(1);
+      // An autoscaled Deployment leaves its count to the autoscaler (`kubectl apply` would
+      // reset it otherwise); the others name theirs.
+      if (scaledTargets().has(name)) expect(deployment!.spec.replicas).toBeUndefined();
+      else expect(deployment!.spec.replicas).toBeGreaterThanOrEqual(1);
     });
 
     it('runs the image with a command naming its built entry point', () => {
