@@ -30,6 +30,15 @@ export class MemoryConfig extends BaseConfig {
   @EnvBool() DIRIGENT_MEMORY_VERIFY_DISCLOSURES = false;
   /** Silence after a message that makes it the last word of its conversation (a moment signal). */
   @EnvInt({ min: 1 }) DIRIGENT_MEMORY_SILENCE_MS = 1_200_000;
+  /**
+   * `dirigent.memory.search` asks the model (purpose `rerank`) to reorder its best hits;
+   * on a timeout or an answer without an order the cheap ranking stands.
+   */
+  @EnvBool() DIRIGENT_MEMORY_RERANK = false;
+  /** Hits offered to the reranking model (the first ones of the cheap ranking). */
+  @EnvInt({ min: 2, max: 50 }) DIRIGENT_MEMORY_RERANK_TOP = 20;
+  /** Time a search waits for the reranking model before keeping the cheap order. */
+  @EnvInt({ min: 50 }) DIRIGENT_MEMORY_RERANK_TIMEOUT_MS = 2_000;
   /** New messages in a channel that make its moment batch due (also run when its epoch closes). */
   @EnvInt({ min: 1, max: 10_000 }) DIRIGENT_MEMORY_MOMENT_BATCH = 50;
 }

@@ -41,6 +41,7 @@ import { RecordReaction } from './application/record-reaction';
 import { RedactMemory } from './application/redact';
 import { RedactionQueue } from './application/redaction-queue';
 import { ReviseEpoch } from './application/revise-epoch';
+import { RerankHits } from './application/rerank-hits';
 import { SearchMemory } from './application/search-memory';
 import { EpochSummarizer } from './application/summarize-epoch';
 import { MemoryConfig } from './config';
@@ -146,6 +147,7 @@ const repository = (
     ExtractMoments,
     Indexer,
     SearchMemory,
+    RerankHits,
     PostgresMemoryReader,
     IngestMessage,
     DeleteMessage,

@@ -43,6 +43,8 @@ export const LLM_PURPOSES = [
   'epoch-summarize',
   /** memory: moment checks (a self-disclosure confirmed, a sampled message scored) */
   'memory',
+  /** memory: a search's best hits reordered (when `DIRIGENT_MEMORY_RERANK` is on) */
+  'rerank',
 ] as const;
 export type LlmPurpose = (typeof LLM_PURPOSES)[number];
 

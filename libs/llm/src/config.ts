@@ -236,8 +236,9 @@ const SPEAKING: readonly string[] = [
 /**
  * No keys needed: the offline models. Speaking purposes (Dit's synthesizer and research,
  * Molt, the demo agents) get `offline`, a weight-free participant that answers the message
- * from what the prompt carries; the rest (`router-classify`, memory's `extract` and
- * `epoch-summarize`) get `no-reply`, which passes. Embeddings are the hashed embedder.
+ * from what the prompt carries; the rest (`router-classify`, memory's `extract`,
+ * `epoch-summarize`, `memory` and `rerank`) get `no-reply`, which passes (a rerank without
+ * an order keeps memory's own ranking). Embeddings are the hashed embedder.
  */
 export function defaultLlmConfig(): LlmConfig {
   const free = { provider: 'offline', inputUsdPerMTok: 0, outputUsdPerMTok: 0 };

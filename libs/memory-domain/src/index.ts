@@ -19,3 +19,4 @@ export * from './epoch-summary';
 export * from './assemble';
 export * from './lenses';
 export * from './lexical';
+export * from './rerank';

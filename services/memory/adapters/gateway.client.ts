@@ -60,7 +60,7 @@ interface ChatReply {
   completion: { choices: { message: { content: string | null } }[] };
 }
 
-/** Chat completions through the gateway for `extract`, `epoch-summarize` and `memory`. */
+/** Chat completions through the gateway for `extract`, `epoch-summarize`, `memory`, `rerank`. */
 export class GatewaySummarizer implements Summarizer {
   private readonly log = new Logger('memory:gateway');
 
@@ -69,7 +69,13 @@ export class GatewaySummarizer implements Summarizer {
     private readonly timeoutMs: number,
   ) {}
 
-  async complete(guildId: string, purpose: ModelPurpose, system: string, user: string) {
+  async complete(
+    guildId: string,
+    purpose: ModelPurpose,
+    system: string,
+    user: string,
+    timeoutMs = this.timeoutMs,
+  ) {
     const body: LlmChatRequest = {
       guildId,
       purpose,
@@ -80,7 +86,12 @@ export class GatewaySummarizer implements Summarizer {
         ],
       },
     };
-    const reply = await this.messaging.request<ChatReply>(Subjects.llm.chat, body, this.timeoutMs);
+    const reply = await this.messaging
+      .request<ChatReply>(Subjects.llm.chat, body, timeoutMs)
+      .catch((e: Error) => ({
+        ok: false as const,
+        error: { code: 'TIMEOUT', message: e.message },
+      }));
     if (!reply.ok) {
       this.log.warn(`${purpose} failed: ${reply.error.code} ${reply.error.message}`);
       return null;

@@ -29,16 +29,20 @@ export interface Embedder {
 }
 export const EMBEDDER = Symbol('EMBEDDER');
 
-/** The model behind `extract`, `epoch-summarize` and `memory`; null when it gave nothing usable. */
+/**
+ * The model behind `extract`, `epoch-summarize`, `memory` and `rerank`; null when it gave
+ * nothing usable (or did not answer within `timeoutMs`, by default the gateway timeout).
+ */
 export interface Summarizer {
   complete(
     guildId: string,
     purpose: ModelPurpose,
     system: string,
     user: string,
+    timeoutMs?: number,
   ): Promise<string | null>;
 }
-export type ModelPurpose = 'extract' | 'epoch-summarize' | 'memory';
+export type ModelPurpose = 'extract' | 'epoch-summarize' | 'memory' | 'rerank';
 export const SUMMARIZER = Symbol('SUMMARIZER');
 
 /** Time, injected so tests can move it. */

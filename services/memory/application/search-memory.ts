@@ -18,6 +18,7 @@ import { LoreRepository, loreItem } from '../adapters/postgres/lore.repository';
 import { MessageRepository, messageItem } from '../adapters/postgres/message.repository';
 import { ms, type ArchiveFilter, type Row } from '../adapters/postgres/sql';
 import { Indexer } from './indexer';
+import { RerankHits } from './rerank-hits';
 import { VECTOR_STORE, CLOCK, type Clock, type VectorStore } from './ports';
 
 export interface SearchQuery extends ArchiveFilter {
@@ -60,19 +61,26 @@ export class SearchMemory {
     private readonly dossiers: DossierRepository,
     private readonly indexer: Indexer,
     private readonly archive: ArchiveIndex,
+    private readonly rerank: RerankHits,
     @Inject(VECTOR_STORE) private readonly vectors: VectorStore,
     @Inject(CLOCK) private readonly now: Clock,
   ) {}
 
+  /**
+   * `dirigent.memory.search`: the hybrid search, its first hits reordered by the model
+   * when reranking is on (`RerankHits`).
+   */
   async run(r: MemorySearchRequest): Promise<{ hits: MemoryHit[] }> {
-    const hits = await this.search(r.guildId, r.query, {
-      k: Math.min(r.k ?? MEMORY_SEARCH_K.default, MEMORY_SEARCH_K.max),
+    const k = Math.min(r.k ?? MEMORY_SEARCH_K.default, MEMORY_SEARCH_K.max);
+    const found = await this.search(r.guildId, r.query, {
+      k: this.rerank.fetch(k),
       layers: r.layers,
       channelId: r.channelId,
       authorId: r.authorId,
       since: r.since ? Date.parse(r.since) : undefined,
       until: r.until ? Date.parse(r.until) : undefined,
     });
+    const hits = (await this.rerank.apply(r.guildId, r.query, found)).slice(0, k);
     return {
       hits: hits.map((h) => ({
         layer: h.layer as MemoryHit['layer'],

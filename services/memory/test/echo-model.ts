@@ -43,9 +43,14 @@ export interface EchoModel {
 }
 
 /** The fake upstream and a gateway routing memory's purposes to it. */
-export async function startEchoModel(): Promise<EchoModel> {
+export function startEchoModel(): Promise<EchoModel> {
+  return startFakeModel((seen) => ({ kind: 'ok', text: echoAnswer(seen) }));
+}
+
+/** A fake OpenAI upstream answering as `behave` says, behind a gateway routing memory's purposes. */
+export async function startFakeModel(behave: FakeUpstream['behave']): Promise<EchoModel> {
   const upstream = await FakeUpstream.start('openai');
-  upstream.behave = (seen) => ({ kind: 'ok', text: echoAnswer(seen) });
+  upstream.behave = behave;
   const fake = { model: 'fake' };
   const gateway = await startGateway({
     providers: [
@@ -61,7 +66,7 @@ export async function startEchoModel(): Promise<EchoModel> {
         contextWindow: 128000,
       },
     ],
-    purposes: { 'epoch-summarize': fake, extract: fake, memory: fake },
+    purposes: { 'epoch-summarize': fake, extract: fake, memory: fake, rerank: fake },
     budgets: { defaultGuildUsdPerDay: 100 },
     reliability: { timeoutMs: 10_000, retries: 0, backoffBaseMs: 10, backoffMaxMs: 40 },
   });
