@@ -10,6 +10,13 @@ import { DiscordEventPublisher } from './adapters/event-publisher';
 import { GatewayIngest } from './adapters/gateway-ingest';
 import { SlashCommands } from './adapters/slash-commands';
 import { AddReaction } from './application/add-reaction';
+import { AssignRole } from './application/assign-role';
+import { CreatePoll } from './application/create-poll';
+import { CreateRole } from './application/create-role';
+import { CreateThread } from './application/create-thread';
+import { MemberPermissions } from './application/member-permissions';
+import { PinMessage } from './application/pin-message';
+import { SetChannelPermissions } from './application/set-channel-permissions';
 import { CreateChannel } from './application/create-channel';
 import { DeleteMessage } from './application/delete-message';
 import { ListChannelMembers } from './application/list-channel-members';
@@ -18,6 +25,7 @@ import { ListGuilds } from './application/list-guilds';
 import { SendMessage } from './application/send-message';
 import { ShowTyping } from './application/show-typing';
 import { DiscordIngestConfig } from './config';
+import { DiscordActionHandlers } from './handlers/discord-actions.handlers';
 import { DiscordCommandHandlers } from './handlers/discord-commands.handlers';
 import { DiscordQueryHandlers } from './handlers/discord-queries.handlers';
 
@@ -45,6 +53,13 @@ const useCases = [
   ListGuilds,
   GetSelf,
   CreateChannel,
+  CreateThread,
+  PinMessage,
+  CreateRole,
+  AssignRole,
+  SetChannelPermissions,
+  CreatePoll,
+  MemberPermissions,
 ];
 
 /**
@@ -58,6 +73,7 @@ export class DiscordIngestModule {
       module: DiscordIngestModule,
       controllers: [
         DiscordQueryHandlers,
+        DiscordActionHandlers,
         ...(config.DISCORD_TOKEN ? [DiscordCommandHandlers] : []),
       ],
       providers: [...adapters, ...useCases],

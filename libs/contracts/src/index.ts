@@ -13,3 +13,4 @@ export * from './orchestrator';
 export * from './router';
 export * from './skills';
 export * from './steward';
+export * from './discord-actions';

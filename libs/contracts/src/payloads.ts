@@ -128,7 +128,8 @@ export class CreateChannelRequest {
   @Snowflake() guildId: string;
   @IsString() @IsNotEmpty() @MaxLength(100) name: string;
   @IsBoolean() private: boolean;
-  @IsArray() @ArrayMaxSize(100) @Snowflakes() memberIds: string[];
+  /** Members who can see a private channel (besides the bot, moderator and server managers). */
+  @IsOptional() @IsArray() @ArrayMaxSize(100) @Snowflakes() memberIds?: string[];
   static create(input: unknown) {
     return createValidated(CreateChannelRequest, input);
   }

@@ -192,6 +192,8 @@ export type DiscordEventKind =
 export const subject = {
   discordEvent: (guildId: string, channelId: string, kind: DiscordEventKind) =>
     `${Subjects.discord.evtPrefix}.${guildId}.${channelId}.${kind}`,
+  /** `dirigent.discord.evt.<g>.guild.joined`: the bot is in a guild (join, or ingest start). */
+  guildJoined: (guildId: string) => `${Subjects.discord.evtPrefix}.${guildId}.guild.joined`,
   turnComplete: (channelId: string) => `${Subjects.turn.completePrefix}.${channelId}`,
   turnGranted: (channelId: string) => `${Subjects.turn.grantedPrefix}.${channelId}`,
   tool: (name: ToolName) => `${Subjects.toolPrefix}.${name}`,

@@ -12,6 +12,8 @@ export interface FakeRole {
   name: string;
   permissions: bigint;
   position: number;
+  color?: number;
+  mentionable?: boolean;
 }
 
 export interface FakeMember {
@@ -32,6 +34,19 @@ export interface FakeChannel {
   topic: string | null;
   overwrites: Overwrite[];
   lastMessageId: string | null;
+  /** Threads: who opened it and when it archives itself. */
+  ownerId?: string;
+  autoArchiveMinutes?: number;
+  /** Newest pin's time (CHANNEL_PINS_UPDATE's `last_pin_timestamp`). */
+  lastPinAt?: string | null;
+}
+
+/** A native poll on a message. */
+export interface FakePoll {
+  question: string;
+  answers: string[];
+  expiry: string;
+  allowMultiselect: boolean;
 }
 
 export interface FakeMessage {
@@ -52,6 +67,10 @@ export interface FakeMessage {
   reactions: FakeReaction[];
   /** 64 = ephemeral etc. */
   flags: number;
+  pinned?: boolean;
+  poll?: FakePoll;
+  /** The thread started from this message. */
+  threadId?: string;
 }
 
 /** One emoji's reactions on a message: the unicode character or `name:id` (custom). */

@@ -2,6 +2,7 @@
 export const Permission = {
   Administrator: 1n << 3n,
   ManageChannels: 1n << 4n,
+  ManageGuild: 1n << 5n,
   AddReactions: 1n << 6n,
   ViewChannel: 1n << 10n,
   SendMessages: 1n << 11n,
@@ -12,6 +13,7 @@ export const Permission = {
   ManageRoles: 1n << 28n,
   ManageWebhooks: 1n << 29n,
   UseApplicationCommands: 1n << 31n,
+  CreatePublicThreads: 1n << 35n,
 } as const;
 
 export const EVERYONE_DEFAULT =

@@ -4,6 +4,7 @@ import type {
   FakeGuild,
   FakeMember,
   FakeMessage,
+  FakePoll,
   FakeReaction,
   FakeRole,
   FakeUser,
@@ -45,14 +46,15 @@ export function roleJson(r: FakeRole) {
   return {
     id: r.id,
     name: r.name,
-    color: 0,
+    color: r.color ?? 0,
+    colors: { primary_color: r.color ?? 0, secondary_color: null, tertiary_color: null },
     hoist: false,
     icon: null,
     unicode_emoji: null,
     position: r.position,
     permissions: r.permissions.toString(),
     managed: false,
-    mentionable: false,
+    mentionable: r.mentionable ?? false,
     flags: 0,
   };
 }
@@ -71,6 +73,23 @@ export function channelJson(c: FakeChannel) {
     rate_limit_per_user: 0,
     permission_overwrites: c.overwrites.map((o) => ({ ...o })),
     flags: 0,
+  };
+}
+
+/** A thread channel as THREAD_CREATE and the threads routes answer it. */
+export function threadJson(c: FakeChannel) {
+  return {
+    ...channelJson(c),
+    owner_id: c.ownerId ?? null,
+    member_count: 0,
+    message_count: 0,
+    total_message_sent: 0,
+    thread_metadata: {
+      archived: false,
+      auto_archive_duration: c.autoArchiveMinutes ?? 1440,
+      archive_timestamp: new Date().toISOString(),
+      locked: false,
+    },
   };
 }
 
@@ -123,6 +142,8 @@ export function messageJson(
       ? { reactions: m.reactions.map((r) => reactionJson(r, context.botId)) }
       : {}),
     flags: m.flags,
+    pinned: m.pinned ?? false,
+    ...(m.poll ? { poll: pollJson(m.poll) } : {}),
     components: [],
     ...(m.webhookId ? { webhook_id: m.webhookId } : {}),
     ...(m.nonce ? { nonce: m.nonce } : {}),
@@ -136,6 +157,17 @@ export function messageJson(
           },
         }
       : {}),
+  };
+}
+
+export function pollJson(p: FakePoll) {
+  return {
+    question: { text: p.question },
+    answers: p.answers.map((text, i) => ({ answer_id: i + 1, poll_media: { text } })),
+    expiry: p.expiry,
+    allow_multiselect: p.allowMultiselect,
+    layout_type: 1,
+    results: { is_finalized: false, answer_counts: [] },
   };
 }
 

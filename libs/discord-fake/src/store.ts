@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { FakeGateway } from './gateway';
-import { notFound } from './http-error';
+import { GuildAdmin } from './guild-admin';
+import { HttpError, notFound } from './http-error';
 import type {
   FakeChannel,
   FakeCommand,
@@ -12,7 +13,7 @@ import type {
   FakeWebhook,
 } from './model';
 import { EVERYONE_DEFAULT, Permission, channelPermissions, type Overwrite } from './permissions';
-import { channelJson, guildJson, memberJson, messageJson, userJson } from './serialize';
+import { channelJson, guildJson, memberJson, messageJson, threadJson, userJson } from './serialize';
 import { SnowflakeGenerator } from './snowflakes';
 
 /**
@@ -30,6 +31,8 @@ export abstract class FakeStore extends EventEmitter {
   readonly commands = new Map<string, FakeCommand>();
   readonly interactions = new Map<string, FakeInteraction>();
   readonly gateway: FakeGateway;
+  /** Roles, member roles, overwrites and pins as the bot changes them. */
+  readonly admin = new GuildAdmin(this);
 
   constructor(
     readonly token: string,
@@ -189,11 +192,22 @@ export abstract class FakeStore extends EventEmitter {
     return c;
   }
 
-  /** A public thread under `parentId` (THREAD_CREATE). */
-  createThread(parentId: string, name: string): FakeChannel {
+  /**
+   * A public thread under `parentId` (THREAD_CREATE), opened by `ownerId` (the bot unless
+   * said otherwise); on a message when `messageId` is given (the thread takes its id).
+   */
+  createThread(
+    parentId: string,
+    name: string,
+    opts: { messageId?: string; autoArchiveMinutes?: number; ownerId?: string } = {},
+  ): FakeChannel {
     const parent = this.channel(parentId);
+    const start = opts.messageId ? this.message(parentId, opts.messageId) : undefined;
+    if (start?.threadId) {
+      throw new HttpError(400, 160004, 'A thread has already been created for this message');
+    }
     const thread: FakeChannel = {
-      id: this.ids.next(),
+      id: start?.id ?? this.ids.next(),
       guildId: parent.guildId,
       name,
       type: 11,
@@ -202,15 +216,15 @@ export abstract class FakeStore extends EventEmitter {
       topic: null,
       overwrites: [],
       lastMessageId: null,
+      ownerId: opts.ownerId ?? this.bot.id,
+      autoArchiveMinutes: opts.autoArchiveMinutes ?? 1440,
     };
+    if (start) start.threadId = thread.id;
     this.channels.set(thread.id, thread);
     this.messages.set(thread.id, []);
     this.gateway.dispatch('THREAD_CREATE', {
-      ...channelJson(thread),
+      ...threadJson(thread),
       newly_created: true,
-      member_count: 0,
-      message_count: 0,
-      thread_metadata: { archived: false, auto_archive_duration: 1440, locked: false },
     });
     return thread;
   }

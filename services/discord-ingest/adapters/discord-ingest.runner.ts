@@ -6,10 +6,12 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { Events, type Client } from 'discord.js';
+import { randomUUID } from 'node:crypto';
+import { Events, type Client, type Guild } from 'discord.js';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { DiscordIngestConfig } from '../config';
 import { DiscordConnection } from './discord-connection';
+import { DiscordEventPublisher } from './event-publisher';
 import { GatewayIngest } from './gateway-ingest';
 import { gatewayConnected } from './metrics';
 import { SlashCommands } from './slash-commands';
@@ -39,6 +41,7 @@ export class DiscordIngestRunner
     private readonly connection: DiscordConnection,
     private readonly gateway: GatewayIngest,
     private readonly slash: SlashCommands,
+    private readonly publisher: DiscordEventPublisher,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -61,6 +64,8 @@ export class DiscordIngestRunner
     client.on(Events.ShardReconnecting, dropped);
     client.on(Events.ShardResume, () => gatewayConnected.set(1));
     client.on(Events.ShardReady, () => gatewayConnected.set(1));
+    // After READY, discord.js emits GuildCreate only for a guild the bot was not in.
+    client.on(Events.GuildCreate, (g) => void this.joined(g, `join-${randomUUID()}`));
     client.on(Events.Error, (e) => this.log.error({ err: e.message }, 'discord.js error'));
     this.ready = this.connect();
     // Start-up waits a bounded time for Discord; after that the service listens (and
@@ -77,6 +82,20 @@ export class DiscordIngestRunner
     await this.gateway.catchUp(client);
     this.caughtUpOnce = true;
     this.connection.markStarted(client);
+    const boot = `start-${randomUUID()}`;
+    for (const g of client.guilds.cache.values()) await this.joined(g, boot);
+  }
+
+  /** Tells the others the bot is in a guild. */
+  private async joined(guild: Guild, cause: string): Promise<void> {
+    try {
+      await this.publisher.guildJoined({ guildId: guild.id, name: guild.name }, cause);
+    } catch (e) {
+      this.log.error(
+        { guildId: guild.id, err: (e as Error).message },
+        'guild.joined not published',
+      );
+    }
   }
 
   private async retry<T>(what: string, fn: () => Promise<T>): Promise<T | null> {

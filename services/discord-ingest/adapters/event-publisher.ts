@@ -10,6 +10,7 @@ import {
   subject,
   validatePayload,
   type Envelope,
+  type GuildJoined,
 } from '@dirigent/contracts';
 import { KeyedQueue, Messaging } from '@dirigent/messaging';
 import { toPublication, type IngestEvent } from '../domain/events';
@@ -86,6 +87,23 @@ export class DiscordEventPublisher {
     this.published++;
     gatewayEvents.inc({ kind: e.kind, path });
     if (e.kind === 'message.created') this.saw(e.data.channelId, e.data.messageId);
+  }
+
+  /**
+   * `guild.joined` for a guild the bot is in: on a join and once per guild at start-up
+   * (consumers are idempotent). `cause` makes the envelope id (a join's or a start's).
+   */
+  async guildJoined(g: GuildJoined, cause: string): Promise<void> {
+    const env: Envelope<GuildJoined> = {
+      id: `guild.joined:${g.guildId}:${cause}`,
+      type: 'guild.joined',
+      v: 1,
+      at: new Date().toISOString(),
+      source: this.messaging.source,
+      data: { guildId: g.guildId, name: g.name },
+    };
+    await this.messaging.publish(subject.guildJoined(g.guildId), env);
+    gatewayEvents.inc({ kind: 'guild.joined', path: 'live' });
   }
 
   private saw(channelId: string, messageId: string): void {

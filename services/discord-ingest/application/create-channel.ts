@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { ChannelType, OverwriteType } from 'discord.js';
+import { ChannelType, OverwriteType, PermissionFlagsBits, type Guild } from 'discord.js';
 import type { CreateChannelRequest, CreateChannelResult } from '@dirigent/contracts';
 import { DiscordGuilds, asDomainError } from '../adapters/discord-guilds';
 import { privateChannelOverwrites } from '../domain/overwrites';
 
-/** A text channel; a private one is hidden from @everyone and open to members + moderator. */
+/**
+ * A text channel; a private one is hidden from @everyone and open to the listed members, the
+ * moderator and the roles that hold Manage Server (the steward's mod channel).
+ */
 @Injectable()
 export class CreateChannel {
   constructor(private readonly discord: DiscordGuilds) {}
@@ -14,7 +17,8 @@ export class CreateChannel {
     const overwrites = r.private
       ? privateChannelOverwrites({
           guildId: guild.id,
-          memberIds: r.memberIds,
+          memberIds: r.memberIds ?? [],
+          staffRoleIds: await this.staffRoles(guild),
           moderatorId: this.discord.connection.moderatorId,
           botId: this.discord.client().user.id,
         })
@@ -34,5 +38,14 @@ export class CreateChannel {
     } catch (e) {
       throw asDomainError(e, `create channel in ${guild.id}`);
     }
+  }
+
+  /** Roles (other than @everyone) that hold Manage Server or Administrator. */
+  private async staffRoles(guild: Guild): Promise<string[]> {
+    const roles = await this.discord.call(`roles of ${guild.id}`, () => guild.roles.fetch());
+    const staff = PermissionFlagsBits.ManageGuild | PermissionFlagsBits.Administrator;
+    return roles
+      .filter((role) => role.id !== guild.id && (role.permissions.bitfield & staff) !== 0n)
+      .map((role) => role.id);
   }
 }

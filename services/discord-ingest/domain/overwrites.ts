@@ -1,6 +1,8 @@
 /** The permission bits Dirigent grants or denies on channels it creates. */
 export const Bits = {
+  Administrator: 1n << 3n,
   ManageChannels: 1n << 4n,
+  ManageGuild: 1n << 5n,
   ViewChannel: 1n << 10n,
   SendMessages: 1n << 11n,
   ManageMessages: 1n << 13n,
@@ -22,7 +24,8 @@ const RUN = TALK | Bits.ManageMessages | Bits.ManageWebhooks | Bits.EmbedLinks;
 
 /**
  * Overwrites of a private channel: @everyone (whose role id is the guild id) cannot see it;
- * each member and the moderator can talk; the bot can also manage messages and webhooks.
+ * each member, the moderator and each of `staffRoleIds` (the roles holding Manage Server)
+ * can talk; the bot can also manage messages and webhooks.
  *
  * @example
  * privateChannelOverwrites({ guildId: 'g', memberIds: ['a'], moderatorId: 'm', botId: 'b' });
@@ -32,16 +35,18 @@ export function privateChannelOverwrites(opts: {
   memberIds: string[];
   moderatorId: string;
   botId: string;
+  staffRoleIds?: string[];
 }): OverwriteSpec[] {
   const out: OverwriteSpec[] = [{ id: opts.guildId, type: 0, allow: 0n, deny: Bits.ViewChannel }];
   const seen = new Set<string>([opts.guildId]);
-  const add = (id: string, allow: bigint) => {
+  const add = (id: string, allow: bigint, type: 0 | 1 = 1) => {
     if (seen.has(id)) return;
     seen.add(id);
-    out.push({ id, type: 1, allow, deny: 0n });
+    out.push({ id, type, allow, deny: 0n });
   };
   add(opts.botId, RUN);
   add(opts.moderatorId, TALK);
   for (const id of opts.memberIds) add(id, TALK);
+  for (const id of opts.staffRoleIds ?? []) add(id, TALK, 0);
   return out;
 }

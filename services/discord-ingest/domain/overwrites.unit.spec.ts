@@ -33,4 +33,20 @@ describe('privateChannelOverwrites', () => {
     });
     expect(o.map((x) => x.id)).toEqual(['1', '30']);
   });
+
+  it('opens the channel to the roles that manage the server', () => {
+    const o = privateChannelOverwrites({
+      guildId: '1',
+      memberIds: [],
+      moderatorId: '30',
+      botId: '30',
+      staffRoleIds: ['40', '1'],
+    });
+    expect(o.map((x) => [x.id, x.type])).toEqual([
+      ['1', 0],
+      ['30', 1],
+      ['40', 0],
+    ]);
+    expect(o[2].allow & Bits.ViewChannel).toBe(Bits.ViewChannel);
+  });
 });

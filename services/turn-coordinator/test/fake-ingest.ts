@@ -114,7 +114,7 @@ export class FakeIngest {
     this.respond(Subjects.discord.rpcCreateChannel, CreateChannelRequest, (r) => {
       if (!this.guilds.has(r.guildId)) return undefined;
       const channelId = nextSnowflake();
-      const memberIds = [...new Set([this.moderatorId, ...r.memberIds])];
+      const memberIds = [...new Set([this.moderatorId, ...(r.memberIds ?? [])])];
       this.members.set(
         channelId,
         memberIds.map((userId) => ({ userId, isBot: true })),

@@ -1,7 +1,14 @@
+import { HttpError } from '../http-error';
 import { channelJson } from '../serialize';
 import type { Route } from './route';
 
-/** A channel itself and the bot's typing indicator in it. */
+const bits = (v: unknown, field: string): string => {
+  if (v === undefined || v === null) return '0';
+  if (!/^\d{1,20}$/.test(String(v))) throw new HttpError(400, 50035, `Invalid Form Body: ${field}`);
+  return String(v);
+};
+
+/** A channel itself, one permission overwrite of it, and the bot's typing indicator in it. */
 export const channelRoutes: Route[] = [
   {
     method: 'GET',
@@ -12,6 +19,30 @@ export const channelRoutes: Route[] = [
     method: 'DELETE',
     path: '/channels/:c',
     run: (fake, { seg }) => [200, channelJson(fake.deleteChannel(seg[1]))],
+  },
+  {
+    method: 'PUT',
+    path: '/channels/:c/permissions/:o',
+    run: (fake, { seg, body }) => {
+      if (body.type !== 0 && body.type !== 1) {
+        throw new HttpError(400, 50035, 'Invalid Form Body: type');
+      }
+      fake.admin.setOverwrite(seg[1], {
+        id: seg[3],
+        type: body.type,
+        allow: bits(body.allow, 'allow'),
+        deny: bits(body.deny, 'deny'),
+      });
+      return [204];
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/channels/:c/permissions/:o',
+    run: (fake, { seg }) => {
+      fake.admin.deleteOverwrite(seg[1], seg[3]);
+      return [204];
+    },
   },
   {
     method: 'POST',

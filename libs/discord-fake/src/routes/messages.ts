@@ -1,6 +1,32 @@
 import { HttpError } from '../http-error';
+import type { FakePoll } from '../model';
 import { compareSnowflakes } from '../snowflakes';
 import type { Route } from './route';
+
+/** A poll of a message body, checked as Discord checks it (2..10 answers, 1..768 hours). */
+function readPoll(p: any): FakePoll {
+  const question = p.question?.text;
+  if (typeof question !== 'string' || !question || question.length > 300) {
+    throw new HttpError(400, 50035, 'Invalid Form Body: poll.question.text');
+  }
+  const answers = Array.isArray(p.answers) ? p.answers.map((a: any) => a?.poll_media?.text) : [];
+  if (answers.length < 1 || answers.length > 10) {
+    throw new HttpError(400, 50035, 'Invalid Form Body: poll.answers');
+  }
+  if (answers.some((a: unknown) => typeof a !== 'string' || !a || a.length > 55)) {
+    throw new HttpError(400, 50035, 'Invalid Form Body: poll.answers.poll_media.text');
+  }
+  const hours = p.duration === undefined ? 24 : Number(p.duration);
+  if (!Number.isInteger(hours) || hours < 1 || hours > 768) {
+    throw new HttpError(400, 50035, 'Invalid Form Body: poll.duration');
+  }
+  return {
+    question,
+    answers,
+    expiry: new Date(Date.now() + hours * 3_600_000).toISOString(),
+    allowMultiselect: !!p.allow_multiselect,
+  };
+}
 
 /** A channel's messages: history, one message, send as the bot, delete. */
 export const messageRoutes: Route[] = [
@@ -34,7 +60,8 @@ export const messageRoutes: Route[] = [
     run: (fake, { seg, body }) => {
       const c = fake.channel(seg[1]);
       const content = typeof body.content === 'string' ? body.content : '';
-      if (!content) throw new HttpError(400, 50006, 'Cannot send an empty message');
+      const poll = body.poll ? readPoll(body.poll) : undefined;
+      if (!content && !poll) throw new HttpError(400, 50006, 'Cannot send an empty message');
       if (content.length > 2000) {
         throw new HttpError(
           400,
@@ -56,6 +83,7 @@ export const messageRoutes: Route[] = [
         content,
         nonce,
         replyToMessageId: body.message_reference?.message_id,
+        poll,
       });
       return [200, fake.messageOut(m)];
     },
