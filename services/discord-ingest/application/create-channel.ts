@@ -40,12 +40,16 @@ export class CreateChannel {
     }
   }
 
-  /** Roles (other than @everyone) that hold Manage Server or Administrator. */
+  /** Roles (other than @everyone) holding Manage Server; Administrators see every channel. */
   private async staffRoles(guild: Guild): Promise<string[]> {
     const roles = await this.discord.call(`roles of ${guild.id}`, () => guild.roles.fetch());
-    const staff = PermissionFlagsBits.ManageGuild | PermissionFlagsBits.Administrator;
     return roles
-      .filter((role) => role.id !== guild.id && (role.permissions.bitfield & staff) !== 0n)
+      .filter(
+        (role) =>
+          role.id !== guild.id &&
+          role.permissions.has(PermissionFlagsBits.ManageGuild, false) &&
+          !role.permissions.has(PermissionFlagsBits.Administrator, false),
+      )
       .map((role) => role.id);
   }
 }
