@@ -281,6 +281,7 @@ async function benchMemoryAt(total: number): Promise<BenchResult> {
       archive_index_ready_after_start_ms: Math.round(indexReadyMs),
     };
   } finally {
+    if (app) await forgetGuild(app, guildId);
     await app?.close();
     // The bench's channels would otherwise keep their (year-long) epoch timers in the
     // machine's NATS, and every later start of memory would load them.
@@ -289,6 +290,21 @@ async function benchMemoryAt(total: number): Promise<BenchResult> {
       for (const c of channelIds) await timers.cancel(epochTimerKey(guildId, c));
     }
     await closeMessaging(messaging);
+  }
+}
+
+/**
+ * The bench guild's rows out of the machine's database: the next start of memory (every
+ * later run) would otherwise load its 100,000 messages and vectors too.
+ */
+async function forgetGuild(app: INestApplication, guildId: string): Promise<void> {
+  const connection = app.get(MikroORM).em.getConnection();
+  const tables = await connection.execute<{ table_name: string }[]>(
+    `select table_name from information_schema.columns where column_name = 'guild_id'
+     and table_schema = current_schema() and table_name like 'memory%'`,
+  );
+  for (const { table_name: table } of tables) {
+    await connection.execute(`delete from "${table}" where guild_id = ?`, [guildId]);
   }
 }
 

@@ -123,10 +123,20 @@ export class VectorIndex {
 
   /** Dot product of the query with the vector in `slot`. */
   score(query: ArrayLike<number>, slot: number): number {
+    return this.dot(sparse(query), slot);
+  }
+
+  /**
+   * The dot product over the query's non-zero coordinates, in coordinate order: the same
+   * sum as over every coordinate (the others add zeros), in a fraction of the reads for a
+   * sparse query.
+   */
+  private dot(q: SparseQuery, slot: number): number {
     const block = this.blocks[Math.floor(slot / BLOCK)];
     const offset = (slot % BLOCK) * this.dimensions;
+    const { dims, values } = q;
     let dot = 0;
-    for (let d = 0; d < this.dimensions; d++) dot += block[offset + d] * query[d];
+    for (let i = 0; i < dims.length; i++) dot += block[offset + dims[i]] * values[i];
     return dot;
   }
 
@@ -138,11 +148,12 @@ export class VectorIndex {
     const wanted = Math.max(this.candidates, 8 * k);
     const threshold = touched.length > wanted ? this.cutoff(touched, wanted) : -Infinity;
     const top = new TopK(k);
+    const q = sparse(query);
     for (const slot of touched) {
       const partial = this.acc[slot];
       this.acc[slot] = 0;
       if (partial < threshold || this.dead[slot] || (accept && !accept(slot))) continue;
-      top.offer(slot, this.score(query, slot));
+      top.offer(slot, this.dot(q, slot));
     }
     return top.sorted();
   }
@@ -151,9 +162,10 @@ export class VectorIndex {
   exact(query: ArrayLike<number>, k: number, accept?: (slot: number) => boolean): VectorHit[] {
     if (query.length !== this.dimensions || k <= 0) return [];
     const top = new TopK(k);
+    const q = sparse(query);
     for (let slot = 0; slot < this.count; slot++) {
       if (this.dead[slot] || (accept && !accept(slot))) continue;
-      top.offer(slot, this.score(query, slot));
+      top.offer(slot, this.dot(q, slot));
     }
     return top.sorted();
   }
@@ -198,6 +210,26 @@ export class VectorIndex {
     }
     return -Infinity;
   }
+}
+
+interface SparseQuery {
+  dims: Int32Array;
+  values: Float64Array;
+}
+
+/** A query's non-zero coordinates, in order, and their values. */
+function sparse(query: ArrayLike<number>): SparseQuery {
+  let n = 0;
+  for (let d = 0; d < query.length; d++) if (query[d] !== 0) n++;
+  const dims = new Int32Array(n);
+  const values = new Float64Array(n);
+  n = 0;
+  for (let d = 0; d < query.length; d++) {
+    if (query[d] === 0) continue;
+    dims[n] = d;
+    values[n++] = query[d];
+  }
+  return { dims, values };
 }
 
 /** The k best (slot, score) pairs seen, kept sorted (k is small). */

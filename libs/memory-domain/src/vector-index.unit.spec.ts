@@ -35,6 +35,21 @@ describe('VectorIndex', () => {
     expect(found / total).toBeGreaterThanOrEqual(0.95);
   });
 
+  it('scores a sparse query exactly as the sum over every coordinate', () => {
+    const index = new VectorIndex(512, { exactBelow: 0 });
+    const texts = sentences(3, 200);
+    const stored = texts.map((t) => Float32Array.from(hashedEmbedding(t)));
+    for (const v of stored) index.add(v);
+    for (const text of sentences(4, 20)) {
+      const q = Float32Array.from(hashedEmbedding(text));
+      for (const h of index.exact(q, 20)) {
+        let dense = 0;
+        for (let d = 0; d < 512; d++) dense += stored[h.slot][d] * q[d];
+        expect(h.score).toBe(dense);
+      }
+    }
+  });
+
   it('ranks by dot product, best first, and scores exactly', () => {
     const index = new VectorIndex(512, { exactBelow: 0 });
     const a = index.add(hashedEmbedding('the kubernetes cluster ran out of memory'));

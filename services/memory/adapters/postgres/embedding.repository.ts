@@ -11,14 +11,15 @@ export class EmbeddingRepository extends EntityRepository<MemoryEmbedding> {
     guildId: string,
     model: string,
     items: { layer: string; refId: string; vector: number[] }[],
-  ): Promise<void> {
-    if (!items.length) return;
-    await sql(
+  ): Promise<{ seq: string; layer: SearchLayer; ref_id: string }[]> {
+    if (!items.length) return [];
+    return sql(
       this.em,
       `insert into memory_embedding (guild_id, layer, ref_id, model, vector)
        select ?, x.layer, x.ref_id, ?, x.vector::real[]
        from jsonb_to_recordset(?::jsonb) as x(layer varchar, ref_id varchar, vector text)
-       on conflict (guild_id, layer, ref_id, model) do nothing`,
+       on conflict (guild_id, layer, ref_id, model) do nothing
+       returning seq, layer, ref_id`,
       [
         guildId,
         model,
@@ -137,8 +138,8 @@ const FIRST_LOAD_WAIT_MS = 50;
 /** How often a search looks for vectors written by other replicas. */
 const REFRESH_MS = 1_000;
 /**
- * A write by this process is looked for by every search this long after it (its
- * transaction commits a moment after the upsert), not only once a second.
+ * A write made while the slot was loading is looked for by every search this long after
+ * it (its transaction commits a moment after the upsert), not only once a second.
  */
 const WRITE_SETTLE_MS = 2_000;
 
@@ -193,11 +194,27 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
     return s.loading;
   }
 
+  /**
+   * Stores vectors; a loaded slot takes them at once (by the sequence numbers the insert
+   * returns, so the next refresh does not read them back). Inside a transaction that
+   * later rolls back, the slot keeps vectors whose rows are gone: their hits are dropped
+   * when read back from the tables, as another replica's deletions are. A slot not loaded
+   * yet starts loading (a guild's first messages), and searches refresh it meanwhile.
+   */
   async upsert(guildId: string, model: string, items: Parameters<VectorStore['upsert']>[2]) {
     if (!items.length) return;
-    this.written(guildId, model);
-    await this.rows.store(guildId, model, items);
-    this.written(guildId, model);
+    const s = this.slot(`${guildId}|${model}`);
+    const stored = await this.rows.store(guildId, model, items);
+    if (!s.loaded) {
+      s.writtenAt = Date.now();
+      void this.start(guildId, model, s).catch(() => undefined);
+      return;
+    }
+    const vectors = new Map(items.map((it) => [`${it.layer}|${it.refId}`, it.vector]));
+    for (const r of stored) {
+      const v = vectors.get(`${r.layer}|${r.ref_id}`);
+      this.place(s, Number(r.seq), r.layer, r.ref_id, v ? Float32Array.from(v) : []);
+    }
   }
 
   async remove(guildId: string, layer: SearchLayer, refIds: string[]) {
@@ -224,9 +241,9 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
   ) {
     const key = `${guildId}|${model}`;
     const slot = this.slot(key);
-    // One refresh at a time per slot; concurrent searches share it. Once loaded, a slot is
-    // refreshed while this process writes to it, and otherwise once a second (another
-    // replica's writes): a search does not pay a query for rows that are not there.
+    // One refresh at a time per slot; concurrent searches share it. A loaded slot takes
+    // this process's writes as they are stored, so it is refreshed once a second (other
+    // replicas' rows), or while writes made before it was loaded may still commit.
     const s = slot;
     const now = Date.now();
     const due =
@@ -263,8 +280,26 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
     return slot;
   }
 
-  private written(guildId: string, model: string): void {
-    this.slot(`${guildId}|${model}`).writtenAt = Date.now();
+  /** One stored vector into its layer's index (once per item). */
+  private place(
+    s: Slot,
+    seq: number,
+    layer: SearchLayer,
+    refId: string,
+    vector: ArrayLike<number>,
+  ): void {
+    s.recent.push(seq);
+    s.lastSeq = Math.max(s.lastSeq, seq);
+    if (!vector.length) return;
+    let l = s.layers.get(layer);
+    if (!l) {
+      l = { index: new VectorIndex(vector.length), refIds: [], slots: new Map() };
+      s.layers.set(layer, l);
+    }
+    if (vector.length !== l.index.dimensions || l.slots.has(refId)) return;
+    const at = l.index.add(vector);
+    l.refIds[at] = refId;
+    l.slots.set(refId, at);
   }
 
   private async refresh(guildId: string, model: string, slot: Slot): Promise<void> {
@@ -274,21 +309,8 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
       const rows = await this.rows.unseen(guildId, model, floor, slot.recent, PAGE);
       for (let i = 0; i < rows.length; i++) {
         if (i && i % CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
-        const r = { ...rows[i], vector: float4Array(rows[i].vector) };
-        const seq = Number(r.seq);
-        slot.recent.push(seq);
-        slot.lastSeq = Math.max(slot.lastSeq, seq);
-        if (!r.vector.length) continue;
-        let l = slot.layers.get(r.layer);
-        if (!l) {
-          l = { index: new VectorIndex(r.vector.length), refIds: [], slots: new Map() };
-          slot.layers.set(r.layer, l);
-        }
-        if (r.vector.length === l.index.dimensions) {
-          const at = l.index.add(r.vector);
-          l.refIds[at] = r.ref_id;
-          l.slots.set(r.ref_id, at);
-        }
+        const r = rows[i];
+        this.place(slot, Number(r.seq), r.layer, r.ref_id, float4Array(r.vector));
       }
       if (rows.length < PAGE) return;
     }
