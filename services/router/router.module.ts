@@ -46,6 +46,7 @@ import { InputsHandler } from './handlers/inputs.handler';
 import { RouterHandler } from './handlers/router.handler';
 import { orchestratorEntities, OrchestratorModule } from './orchestrator/orchestrator.module';
 import { RouterLifecycle } from './router.lifecycle';
+import { StewardUpkeep } from './steward/application/upkeep';
 import { stewardEntities, StewardModule } from './steward/steward.module';
 
 export { RouterConfig } from './config';
@@ -136,6 +137,7 @@ class RouterReactorModule {}
     DispositionAdmin,
     ListDecisions,
     ReplayDecision,
+    StewardUpkeep,
     RouterLifecycle,
   ],
 })

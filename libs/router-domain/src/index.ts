@@ -19,3 +19,4 @@ export * from './output';
 export * from './followup';
 export * from './speculative';
 export * from './steward';
+export * from './steward-upkeep';

@@ -61,6 +61,8 @@ export class InputsHandler {
       const m = MessageCreated.create(data);
       this.messages.observe(m, ctx.envelope.id);
       if (m.authorIsBot) await this.proposals.onMessage(m);
+      // Steward upkeep: jobs whose predicates read the channel's talk (a topic split).
+      else await this.reactor.offer(occurrence('event', ctx.subject, ctx.envelope));
     } else if (kind === 'reaction.added') {
       await this.proposals.onReaction(ReactionChanged.create(data));
     } else if (kind === 'typing.started') this.messages.typing(TypingStarted.create(data));

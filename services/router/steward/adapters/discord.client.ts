@@ -39,6 +39,11 @@ export class NatsStewardDiscord extends StewardDiscord {
     return reply.data;
   }
 
+  async guildIds(): Promise<string[]> {
+    const r = await this.ask<GuildsResult>(Subjects.discord.queryGuilds, {});
+    return r.guilds.map((g) => g.guildId);
+  }
+
   async channels(guildId: string): Promise<GuildChannelInfo[] | undefined> {
     const r = await this.ask<GuildsResult>(Subjects.discord.queryGuilds, { guildId });
     return r.guilds.find((g) => g.guildId === guildId)?.channels;

@@ -4,6 +4,8 @@ import type { GuildChannelInfo, ProposalStatus, ProposalView } from '@dirigent/c
 export abstract class StewardDiscord {
   /** The bot's own user id (its reactions and messages are not a member's). */
   abstract selfId(): Promise<string>;
+  /** Every guild the bot is in. */
+  abstract guildIds(): Promise<string[]>;
   /** The guild's text channels; undefined when the ingest does not know the guild. */
   abstract channels(guildId: string): Promise<GuildChannelInfo[] | undefined>;
   /** A channel only the bot and members with ManageGuild see (`create-channel { private: true }`). */

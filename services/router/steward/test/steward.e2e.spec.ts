@@ -304,6 +304,46 @@ describe('steward: mod channel and proposals', () => {
     expect((await list(h.guild.id, 'pending')).map((p) => p.proposalId)).toContain(mine);
   });
 
+  it('proposes a thread when a busy channel splits into topics (a reactor job)', async () => {
+    const channel = h.discord.createChannel(h.guild.id, { id: snowflake(), name: 'busy' });
+    const raid = [
+      'raid tonight?',
+      'raid boss drops swords',
+      'healers for the raid',
+      'raid at nine',
+    ];
+    const ramen = [
+      'ramen recipe anyone',
+      'ramen broth takes hours',
+      'miso in the broth',
+      'ramen eggs',
+    ];
+    const talk = raid.flatMap((r, i) => [r, ramen[i], `${r} again`]);
+    for (const [i, content] of talk.entries()) {
+      const author = [h.alice, h.bob, manager][i % 3];
+      h.discord.postMessage({ channelId: channel.id, authorId: author.id, content });
+    }
+    const proposed = await waitFor(
+      async () =>
+        (await list(h.guild.id, 'pending')).find(
+          (p) => p.channelId === channel.id && p.tool === 'create_thread',
+        ),
+      LONG,
+      200,
+      'a thread proposal',
+    );
+    expect(proposed.args).toMatchObject({ channelId: channel.id, name: 'ramen' });
+    expect(proposed.reason).toContain('topics');
+    await posted(h.guild.id, proposed.proposalId);
+    // The same split is proposed once, however many messages re-evaluate it.
+    h.discord.postMessage({ channelId: channel.id, authorId: h.bob.id, content: 'raid loot?' });
+    await routerIdle();
+    const threads = (await list(h.guild.id)).filter(
+      (p) => p.channelId === channel.id && p.tool === 'create_thread',
+    );
+    expect(threads).toHaveLength(1);
+  });
+
   it('answers bad input with a code, never a crash', async () => {
     const bad = async (subj: string, data: unknown, field?: string) => {
       const r = await request(subj, data);

@@ -1,0 +1,78 @@
+import { DEFAULT_TOPIC_SPLIT, topicSplit, topicWords, type UpkeepMessage } from './steward-upkeep';
+
+const now = 1_000_000_000;
+let n = 0;
+const msg = (content: string, extra: Partial<UpkeepMessage> = {}): UpkeepMessage => ({
+  messageId: String(++n),
+  authorId: String(100 + (n % 4)),
+  authorIsBot: false,
+  at: now - 60_000 + n,
+  content,
+  ...extra,
+});
+
+const raids = [
+  'who is up for the raid tonight',
+  'raid starts at nine, bring potions',
+  'I can tank the raid boss',
+  'healers needed for the raid',
+  'potions are in the guild bank for the raid',
+  'raid boss drops the sword',
+];
+const recipes = [
+  'anyone tried that ramen recipe',
+  'the ramen broth takes six hours',
+  'add miso to the ramen broth',
+  'ramen with soft eggs is the best',
+  'my broth came out salty',
+];
+
+describe('topic split (steward upkeep)', () => {
+  it('finds the side topic of a busy channel whose talk split in two', () => {
+    const messages = [...raids.map((c) => msg(c)), ...recipes.map((c) => msg(c))];
+    // interleaved, as a busy channel is
+    messages.sort((a, b) => (Number(a.messageId) % 3) - (Number(b.messageId) % 3));
+    const split = topicSplit(messages, now, { ...DEFAULT_TOPIC_SPLIT, minMessages: 10 });
+    expect(split).toBeDefined();
+    expect(split!.topic).toBe('ramen');
+    expect(split!.topics).toEqual([6, 5]);
+    expect(recipes).toContain(messages.find((m) => m.messageId === split!.messageId)!.content);
+  });
+
+  it('does not split one conversation, a quiet channel, old talk or bots', () => {
+    const s = { ...DEFAULT_TOPIC_SPLIT, minMessages: 10 };
+    const one = [...raids, ...raids].map((c) => msg(c));
+    expect(topicSplit(one, now, s)).toBeUndefined();
+    const both = [...raids, ...recipes].map((c) => msg(c));
+    expect(topicSplit(both.slice(0, 9), now, s)).toBeUndefined();
+    expect(
+      topicSplit(
+        both.map((m) => ({ ...m, at: now - s.windowMs - 1 })),
+        now,
+        s,
+      ),
+    ).toBeUndefined();
+    expect(
+      topicSplit(
+        both.map((m) => ({ ...m, authorIsBot: true })),
+        now,
+        s,
+      ),
+    ).toBeUndefined();
+  });
+
+  it('joins a reply to what it answers', () => {
+    const s = { ...DEFAULT_TOPIC_SPLIT, minMessages: 10 };
+    const base = [...raids, ...recipes].map((c) => msg(c));
+    const reply = msg('absolutely', { replyToMessageId: base[0].messageId });
+    const split = topicSplit([...base, reply], now, s)!;
+    expect(split.topics).toEqual([7, 5]);
+  });
+
+  it('reads words, not mentions, links or filler', () => {
+    expect([...topicWords('<@123> check https://x.io the RAMEN, really!')]).toEqual([
+      'check',
+      'ramen',
+    ]);
+  });
+});
