@@ -20,3 +20,4 @@ export * from './assemble';
 export * from './lenses';
 export * from './lexical';
 export * from './rerank';
+export * from './forgotten';

@@ -1,5 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { shouldConsolidate, type ConsolidationState } from '@dirigent/memory-domain';
+import {
+  quotesForgotten,
+  scrubForgotten,
+  shouldConsolidate,
+  type ConsolidationState,
+  type Forgotten,
+} from '@dirigent/memory-domain';
 import { all, event, predicate, Reactor } from '@dirigent/reactor';
 import { DossierRepository } from '../adapters/postgres/dossier.repository';
 import { MessageRepository } from '../adapters/postgres/message.repository';
@@ -75,9 +81,12 @@ export class ConsolidateDossier {
    * Writes the dossier's body from the user's recent messages and current facts, and the
    * previous body unless `fresh` (a rebuild after a deletion: the previous body may hold
    * the deleted text). The body keeps the ids of the messages it drew on; a message
-   * deleted while the model was writing is caught after the save and redacted.
+   * deleted while the model was writing is caught after the save and redacted. After a
+   * `forget`, the `forgotten` user's names are left out of what the model reads and of
+   * the body it writes, and so are the messages that quote them.
    */
-  async run(guildId: string, userId: string, fresh = false): Promise<void> {
+  async run(guildId: string, userId: string, fresh = false, forgotten?: Forgotten): Promise<void> {
+    const scrub = (t: string) => (forgotten ? scrubForgotten(t, forgotten) : t);
     const [recent, facts, dossier] = await Promise.all([
       this.messages.recent(guildId, { authorId: userId, limit: 40 }),
       this.dossiers.facts(guildId, [userId], true),
@@ -85,8 +94,10 @@ export class ConsolidateDossier {
     ]);
     if (!dossier) return;
     const name = dossier.user_name ?? userId;
-    const known = facts.map((f) => `${name} ${f.statement}`);
-    const transcript = [...recent].reverse().map((m) => `${name}: ${m.text}`);
+    const known = facts.map((f) => scrub(`${name} ${f.statement}`));
+    // A message quoting the forgotten user is left out: their words are not the author's.
+    const told = forgotten ? recent.filter((m) => !quotesForgotten(m.text, forgotten)) : recent;
+    const transcript = [...told].reverse().map((m) => `${name}: ${scrub(m.text)}`);
     const previous = fresh ? '' : (dossier.body ?? '');
     const answer = await this.model.complete(
       guildId,
@@ -97,7 +108,9 @@ export class ConsolidateDossier {
     const parsed = parseDossier(answer);
     // Without a usable answer (the offline model) the body is the current facts, which is
     // what a dossier must carry anyway.
-    const body = parsed?.body ?? (known.length ? `${known.join('. ')}.` : previous);
+    const fallback = known.length ? `${known.join('. ')}.` : previous;
+    let body = scrub(parsed?.body ?? fallback);
+    if (forgotten && quotesForgotten(body, forgotten)) body = fallback;
     const signals = {
       ...(parsed?.signals ?? {}),
       facts: facts.map((f) => ({ key: f.key, value: f.value })),

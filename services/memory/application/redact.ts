@@ -96,8 +96,9 @@ export class RedactMemory {
       await this.phrases.forget(guildId, messageIds, userId);
     });
     const authors = job.authorIds.filter((a) => a !== userId);
+    const forgotten = userId ? { userId, names: job.names ?? [], quotes: job.quotes } : undefined;
     for (const user of await this.dossiers.bodiesDrawingOn(guildId, messageIds, authors)) {
-      if (user !== userId) await this.consolidate.run(guildId, user, true);
+      if (user !== userId) await this.consolidate.run(guildId, user, true, forgotten);
     }
   }
 }

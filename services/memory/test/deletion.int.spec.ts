@@ -1,4 +1,10 @@
-import { Subjects, type MemoryDossier, type MemoryEpoch } from '@dirigent/contracts';
+import {
+  Subjects,
+  type MemoryDossier,
+  type MemoryEpoch,
+  type MemorySearchResult,
+} from '@dirigent/contracts';
+import { ArchiveIndex } from '../adapters/archive-index';
 import { snowflake, waitFor } from '@dirigent/testing';
 import { MemoryHarness, type TestGuild } from './harness';
 import { dossiersHolding, layersHolding, startEchoModel, type EchoModel } from './echo-model';
@@ -16,12 +22,10 @@ const SECRET = 'Zanzibar';
 describe('deletion and forget reach every layer', () => {
   let model: EchoModel;
   let h: MemoryHarness;
+  const env = { DIRIGENT_EPOCH_GAP_MS: '1500', DIRIGENT_MEMORY_GATEWAY_TIMEOUT_MS: '5000' };
   beforeAll(async () => {
     model = await startEchoModel();
-    h = await MemoryHarness.start({
-      DIRIGENT_EPOCH_GAP_MS: '1500',
-      DIRIGENT_MEMORY_GATEWAY_TIMEOUT_MS: '5000',
-    });
+    h = await MemoryHarness.start(env);
   });
   afterAll(async () => {
     await h?.stop();
@@ -137,6 +141,94 @@ describe('deletion and forget reach every layer', () => {
       userId: cat,
     });
     expect(dossier).toMatchObject({ body: '', messageCount: 0 });
+  });
+
+  it("forget takes the user's name and words out of another member's dossier body", async () => {
+    const g = h.guild();
+    const channel = snowflake();
+    const [dora, ben] = [snowflake(), snowflake()];
+    const quote = 'my grandmother taught me to bake rye bread';
+    const now = Date.now();
+    let i = 0;
+    const at = () => ({ createdAt: new Date(now + i++ * 10).toISOString() });
+    await g.say(channel, dora, quote, { ...at(), authorName: 'Dorabella' });
+    await g.say(channel, dora, 'see you all on friday', { ...at(), authorName: 'Dorabella' });
+    const bens = [
+      'had lunch with Dorabella at the harbour',
+      `Dorabella said ${quote}`,
+      'thanks <@' + dora + '> for the recipe',
+      'my sourdough starter is alive',
+      'the ferry was late again',
+    ];
+    for (const text of bens) await g.say(channel, ben, text, { ...at(), authorName: 'Benedikt' });
+    await h.waitForCount(g.guildId, ben, bens.length);
+    await waitFor(
+      async () => (await dossiersHolding(h, g.guildId, [ben], 'Dorabella')).length === 1,
+      20_000,
+      100,
+      "Ben's consolidated dossier naming Dorabella",
+    );
+    const started = Date.now();
+    await h.ok(Subjects.memory.forget, { guildId: g.guildId, userId: dora });
+    const trace = ['Dorabella', 'grandmother taught me', dora];
+    await waitFor(
+      async () => {
+        for (const needle of trace) {
+          if ((await dossiersHolding(h, g.guildId, [ben], needle)).length) return false;
+        }
+        return true;
+      },
+      10_000,
+      100,
+      "Ben's dossier without Dorabella",
+    );
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const body = (
+      await h.ok<MemoryDossier>(Subjects.memory.dossierGet, { guildId: g.guildId, userId: ben })
+    ).body;
+    expect(body).toContain('sourdough');
+    expect(body).toContain('lunch with someone');
+  });
+});
+
+describe('after a restart', () => {
+  let h: MemoryHarness;
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  it("the archive's word index loaded again holds no deleted or forgotten message", async () => {
+    h = await MemoryHarness.start({ DIRIGENT_EPOCH_GAP_MS: '600000' });
+    const g = h.guild();
+    const channel = snowflake();
+    const [ann, ben] = [snowflake(), snowflake()];
+    const gone = await g.say(channel, ann, `my new address is 12 ${SECRET} lane`);
+    await g.say(channel, ann, `${SECRET} marmalade is the best marmalade`);
+    await g.say(channel, ben, `I hear ${SECRET} has lovely beaches`);
+    await g.say(channel, ben, 'kept: the marmalade jar is empty');
+    await h.waitForCount(g.guildId, ben, 2);
+    await g.delete(channel, gone);
+    await h.ok(Subjects.memory.forget, { guildId: g.guildId, userId: ben });
+    await h.waitForCount(g.guildId, ann, 1);
+    await h.stop();
+    h = await MemoryHarness.start({ DIRIGENT_EPOCH_GAP_MS: '600000' });
+    const index = await waitFor(
+      () => h.app!.get(ArchiveIndex).get(g.guildId, 1_000),
+      30_000,
+      100,
+      'the word index loaded',
+    );
+    expect(index.size).toBe(1);
+    const found = (q: string) =>
+      h.ok<MemorySearchResult>(Subjects.memory.search, {
+        guildId: g.guildId,
+        query: q,
+        layers: ['archive'],
+      });
+    const { hits } = await found(`${SECRET} address lane beaches marmalade`);
+    expect(hits.map((x) => x.text)).toEqual([`${SECRET} marmalade is the best marmalade`]);
+    const rest = (await found('address lane beaches jar')).hits.map((x) => x.text);
+    expect(rest.filter((t) => /address|beaches|jar/.test(t))).toEqual([]);
   });
 });
 

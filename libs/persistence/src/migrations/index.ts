@@ -14,6 +14,7 @@ import { Migration20261128003000_memory_lexical_index } from './Migration2026112
 import { Migration20261128010000_router_tasks } from './Migration20261128010000_router_tasks';
 import { Migration20261128020000_checkpoint_stream } from './Migration20261128020000_checkpoint_stream';
 import { Migration20261128021000_steward_proposals } from './Migration20261128021000_steward_proposals';
+import { Migration20261128030000_memory_redaction_forgotten } from './Migration20261128030000_memory_redaction_forgotten';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -61,5 +62,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261128021000_steward_proposals',
     class: Migration20261128021000_steward_proposals,
+  },
+  {
+    name: 'Migration20261128030000_memory_redaction_forgotten',
+    class: Migration20261128030000_memory_redaction_forgotten,
   },
 ];

@@ -138,6 +138,16 @@ export class DossierRepository extends EntityRepository<MemoryDossierRow> {
     return rows.map((r) => r.user_id as string);
   }
 
+  /** The written dossier bodies of the guild's members other than `userId`. */
+  async otherBodies(guildId: string, userId: string): Promise<{ userId: string; body: string }[]> {
+    const rows = await sql(
+      this.em,
+      `select user_id, body from memory_dossier where guild_id = ? and user_id <> ? and body <> ''`,
+      [guildId, userId],
+    );
+    return rows.map((r) => ({ userId: r.user_id as string, body: r.body as string }));
+  }
+
   async get(guildId: string, userId: string): Promise<Row | null> {
     const [row] = await sql(
       this.em,

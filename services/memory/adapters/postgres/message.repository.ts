@@ -177,6 +177,24 @@ export class MessageRepository extends EntityRepository<MemoryMessage> {
     return row ?? null;
   }
 
+  /** What an author is called and what they said (their latest `limit` messages), for a `forget`. */
+  async authorTrace(
+    guildId: string,
+    authorId: string,
+    limit = 5_000,
+  ): Promise<{ names: string[]; texts: string[] }> {
+    const rows = await sql(
+      this.em,
+      `select author_name, content from memory_message where guild_id = ? and author_id = ?
+       order by created_at desc limit ?`,
+      [guildId, authorId, limit],
+    );
+    return {
+      names: [...new Set(rows.flatMap((r) => (r.author_name ? [r.author_name as string] : [])))],
+      texts: rows.map((r) => r.content as string),
+    };
+  }
+
   /** Deletes every message of an author in a guild (and their reactions); returns their ids. */
   async removeByAuthor(guildId: string, authorId: string): Promise<string[]> {
     await sql(this.em, `delete from memory_reaction where guild_id = ? and user_id = ?`, [

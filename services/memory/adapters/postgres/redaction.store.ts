@@ -9,8 +9,15 @@ export interface RedactionJob {
   /** The forgotten user (their participation goes too), when the job is a `forget`. */
   userId?: string;
   messageIds: string[];
-  /** Authors of the deleted messages (their dossier bodies are written again). */
+  /**
+   * Members whose dossier bodies are written again: the deleted messages' authors, and
+   * for a `forget` the others whose body named or quoted the forgotten user.
+   */
   authorIds: string[];
+  /** A `forget`: the forgotten user's display names, left out of the bodies written again. */
+  names?: string[];
+  /** A `forget`: hashes of what the user said (`quoteHashes`), never the words. */
+  quotes?: string[];
 }
 
 const jobFromRow = (r: Row): RedactionJob => ({
@@ -19,6 +26,8 @@ const jobFromRow = (r: Row): RedactionJob => ({
   ...(r.user_id ? { userId: r.user_id } : {}),
   messageIds: r.message_ids,
   authorIds: r.author_ids,
+  ...(r.names?.length ? { names: r.names } : {}),
+  ...(r.quotes?.length ? { quotes: r.quotes } : {}),
 });
 
 /**
@@ -34,14 +43,16 @@ export class RedactionStore {
   async add(job: RedactionJob): Promise<void> {
     await sql(
       this.em,
-      `insert into memory_redaction (id, guild_id, user_id, message_ids, author_ids)
-       values (?, ?, ?, ?::jsonb, ?::jsonb) on conflict (id) do nothing`,
+      `insert into memory_redaction (id, guild_id, user_id, message_ids, author_ids, names, quotes)
+       values (?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb) on conflict (id) do nothing`,
       [
         job.id,
         job.guildId,
         job.userId ?? null,
         JSON.stringify(job.messageIds),
         JSON.stringify([...new Set(job.authorIds)]),
+        JSON.stringify(job.names ?? []),
+        JSON.stringify(job.quotes ?? []),
       ],
     );
   }
