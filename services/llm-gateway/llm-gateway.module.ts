@@ -9,7 +9,7 @@ import { StreamSpecs } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
 import { SERVICE_CONFIG, type ServiceDefinition } from '@dirigent/service-kit';
 import { createProviders, LlmGateway } from '@dirigent/llm';
-import { reportCooldowns } from './adapters/metrics';
+import { reportBudgets, reportCooldowns } from './adapters/metrics';
 import { PolicyStore } from './adapters/policy-store';
 import { PostgresBudgetLimits } from './adapters/postgres-budget-limits';
 import { PostgresBudgets } from './adapters/postgres-budgets';
@@ -51,9 +51,11 @@ class Drain implements BeforeApplicationShutdown, OnModuleInit {
     private readonly ledger: LedgerConsumer,
     private readonly holders: ReservationHolders,
     private readonly reservations: BatchedReservations,
+    private readonly budget: GetBudget,
   ) {}
   async onModuleInit(): Promise<void> {
     reportCooldowns(this.gateway);
+    reportBudgets(() => this.budget.usedToday());
     await this.ledger.start();
   }
   async beforeApplicationShutdown(): Promise<void> {

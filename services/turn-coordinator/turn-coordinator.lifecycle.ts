@@ -19,6 +19,7 @@ import { channelProjection, identityProjection } from './adapters/projections/pr
 import { PartitionLeases } from './partitions/partition-leases';
 import { ForwardedCheckTurn } from './partitions/forwarded-check-turn';
 import { PartitionedConsumers } from './partitions/partitioned-consumers';
+import { reportPartitions } from './adapters/metrics';
 
 /**
  * What runs beside the handlers: identities are imported, caches kept coherent with other
@@ -96,6 +97,8 @@ export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicati
         this.partitioned,
       );
       await this.leases.start();
+      const leases = this.leases;
+      reportPartitions(this.config.DIRIGENT_COORDINATOR_PARTITIONS, () => leases.owned.length);
       this.checkTurn?.attach(this.leases);
       this.log.log({ replicaId, owned: this.leases.owned, msg: 'partition leases started' });
     }

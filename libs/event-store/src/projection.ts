@@ -2,8 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
+import { Gauge } from 'prom-client';
 import { Streams, type Envelope } from '@dirigent/contracts';
-import type { Messaging } from '@dirigent/messaging';
+import { metricsRegistry, type Messaging } from '@dirigent/messaging';
 import { ProjectionCheckpoint } from '@dirigent/persistence';
 import { COMMIT_TYPE, type Commit, type DomainEvent } from './event-store';
 
@@ -174,6 +175,13 @@ export async function checkpointFor(
     return { position: 0, reset: true, was: { lastSeq, created: cp.stream_created } };
   });
 }
+
+const projectionPending = new Gauge({
+  name: 'dirigent_projection_pending_commits',
+  help: 'Event store commits a projection has still to read, as of its last delivery',
+  labelNames: ['projection'] as const,
+  registers: [metricsRegistry],
+});
 
 /** Statuses after which the ephemeral consumer will deliver nothing more. */
 const CONSUMER_LOST = new Set(['consumer_deleted', 'consumer_not_found', 'stream_not_found']);
@@ -351,6 +359,7 @@ export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
   private async read(messages: ConsumerMessages): Promise<void> {
     let queued: ProjectionCommit<E>[] = [];
     let delivered = 0;
+    const pendingLabels = { projection: this.projection.name };
     /** The last delivery read, and the last one in a batch already started. */
     let through = 0;
     let started = 0;
@@ -394,6 +403,10 @@ export class ProjectionRunner<E extends DomainEvent = DomainEvent> {
     try {
       for await (const m of messages) {
         if (m.info.deliverySequence !== ++delivered) break;
+        // Not every delivery: labels are hashed per call, and catching up reads thousands.
+        if (m.info.pending === 0 || delivered % 100 === 1) {
+          projectionPending.set(pendingLabels, m.info.pending);
+        }
         const commit = this.toCommit(m);
         if (commit) queued.push(commit);
         through = m.seq;

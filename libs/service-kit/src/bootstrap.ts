@@ -10,7 +10,7 @@ import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { ConfigModule } from '@nestjs/config';
 import type { StreamSpec } from '@dirigent/contracts';
-import type { DurableEventOptions } from '@dirigent/messaging';
+import { metricsRegistry, type DurableEventOptions } from '@dirigent/messaging';
 import type { Options } from '@mikro-orm/postgresql';
 import { ConfigError, loadConfig, type BaseConfig } from './config';
 import { CoreModule } from './core.module';
@@ -122,6 +122,8 @@ export async function startServiceApp<C extends BaseConfig>(
 
 /** `main.ts` of a service: one clear line and a non-zero exit on bad config or a failed start. */
 export function runService<C extends BaseConfig>(def: ServiceDefinition<C>): void {
+  // One service per process: its metrics carry its name (the dashboard's rows filter by it).
+  metricsRegistry.setDefaultLabels({ service: def.name });
   startServiceApp(def).catch((e: Error) => {
     if (e instanceof ConfigError) {
       console.error(`${def.name}: ${e.message}`);

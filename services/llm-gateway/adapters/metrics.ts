@@ -70,3 +70,23 @@ new Gauge({
 export function reportCooldowns(gateway: LlmGateway): void {
   cooling = gateway;
 }
+
+let budgets: (() => Promise<{ guildId: string; usedRatio: number }[]>) | undefined;
+new Gauge({
+  name: 'dirigent_llm_budget_used_ratio',
+  help: "Share of a guild's daily budget spent or reserved today (1 = the limit), read from Postgres at each scrape",
+  labelNames: ['guild_id'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    if (!budgets) return;
+    const rows = await budgets().catch(() => undefined);
+    if (!rows) return;
+    this.reset();
+    for (const r of rows) this.set({ guild_id: r.guildId }, r.usedRatio);
+  },
+});
+
+/** Where the budget gauge reads today's usage (every replica reports the same rows). */
+export function reportBudgets(read: () => Promise<{ guildId: string; usedRatio: number }[]>) {
+  budgets = read;
+}

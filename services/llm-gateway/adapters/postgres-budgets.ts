@@ -66,6 +66,15 @@ export class PostgresBudgets implements BudgetStore, SpendReports {
     }));
   }
 
+  async day(day: string) {
+    const rows = await this.em.fork().find(GuildSpend, { day });
+    return rows.map((r) => ({
+      guildId: r.guildId,
+      spentUsd: microsToUsd(r.spentMicros),
+      reservedUsd: microsToUsd(r.reservedMicros),
+    }));
+  }
+
   usage(guildId: string, day: string): Promise<UsageLine[]> {
     return this.em.fork().getRepository(UsageEntry).totals(guildId, day);
   }

@@ -21,11 +21,30 @@ export class GetBudget {
     private readonly limits: BudgetLimits,
   ) {}
 
-  async run(guildId: string, now = Date.now()): Promise<LlmBudgetView> {
+  /** The daily limit of a guild, from the stored limits (`list()`) and the configuration. */
+  private limit(stored: Record<string, number>, guildId: string): number {
     const b = this.config.llm.budgets;
+    return (
+      stored[guildId] ?? b.guilds[guildId] ?? stored[DEFAULT_BUDGET_ROW] ?? b.defaultGuildUsdPerDay
+    );
+  }
+
+  /**
+   * Today's share of each spending guild's limit (settled plus reserved; 1 = the limit
+   * reached), for the `dirigent_llm_budget_used_ratio` gauge.
+   */
+  async usedToday(now = Date.now()): Promise<{ guildId: string; usedRatio: number }[]> {
     const stored = await this.limits.list();
-    const usdPerDay =
-      stored[guildId] ?? b.guilds[guildId] ?? stored[DEFAULT_BUDGET_ROW] ?? b.defaultGuildUsdPerDay;
+    const rows = await this.reports.day(budgetDay(now));
+    return rows.map((r) => {
+      const limit = this.limit(stored, r.guildId);
+      const used = r.spentUsd + r.reservedUsd;
+      return { guildId: r.guildId, usedRatio: limit > 0 ? used / limit : used > 0 ? 1 : 0 };
+    });
+  }
+
+  async run(guildId: string, now = Date.now()): Promise<LlmBudgetView> {
+    const usdPerDay = this.limit(await this.limits.list(), guildId);
     const day = budgetDay(now);
     const [latest] = await this.reports.spend(guildId, 1, { defaultMicros: 0 });
     const today = latest?.day === day ? latest : undefined;

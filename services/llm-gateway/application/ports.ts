@@ -48,4 +48,6 @@ export interface UsageLine {
 export abstract class SpendReports {
   abstract spend(guildId: string, days: number, configured: ConfiguredLimits): Promise<DaySpend[]>;
   abstract usage(guildId: string, day: string): Promise<UsageLine[]>;
+  /** Every guild with a row on `day`: settled and reserved USD. */
+  abstract day(day: string): Promise<{ guildId: string; spentUsd: number; reservedUsd: number }[]>;
 }

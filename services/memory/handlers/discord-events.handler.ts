@@ -12,6 +12,7 @@ import type { DurableEventOptions, JetStreamContext } from '@dirigent/messaging'
 import { DeleteMessage } from '../application/delete-message';
 import { IngestMessage } from '../application/ingest-message';
 import { RecordReaction } from '../application/record-reaction';
+import { observeIngested } from '../adapters/metrics';
 
 /** One durable on the Discord events stream; the kinds memory keeps are dispatched by subject. */
 export const DISCORD_EVENTS_CONSUMER: DurableEventOptions = {
@@ -41,8 +42,11 @@ export class DiscordEventHandlers {
     // dirigent.discord.evt.<guildId>.<channelId>.<kind>
     const kind = ctx.subject.split('.').slice(5).join('.');
     switch (kind) {
-      case 'message.created':
-        return this.ingest.run(MessageCreated.create(data));
+      case 'message.created': {
+        const m = MessageCreated.create(data);
+        await this.ingest.run(m);
+        return observeIngested(m.createdAt);
+      }
       case 'message.deleted':
         return this.remove.run(MessageDeleted.create(data));
       case 'reaction.added':

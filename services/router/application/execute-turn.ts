@@ -28,6 +28,7 @@ import { Clock, DecisionLog, ModelGateway, RouterOutbox } from './ports';
 import { ReadTheRoom } from './read-the-room';
 import { ScheduleFollowup } from './schedule-followup';
 import { tieBreak } from './tie-break';
+import { decisionsMade } from '../adapters/metrics';
 
 export interface TurnRequest {
   guildId: string;
@@ -213,6 +214,7 @@ export class ExecuteTurn {
   private async publish(decision: RouterDecision, composed?: Composed): Promise<void> {
     await this.decisions.save(decision, composed?.runs ?? []);
     await this.outbox.decision(decision);
+    decisionsMade.inc({ disposition: decision.chosen, trigger: decision.trigger });
     this.log.log(
       {
         decisionId: decision.decisionId,

@@ -23,6 +23,7 @@ import { channelSubject, SNAPSHOT_EVERY_COMMITS } from './channels';
 import { isCurrent, isFenced, planEffects, type PlannedEffect } from './effect-fence';
 import { DiscordPort } from './ports';
 import { CHANNEL_SNAPSHOTS, TURN_DOMAIN_CONFIG } from './tokens';
+import { grantsPublished } from '../adapters/metrics';
 
 export const SERVICE_NAME = 'turn-coordinator';
 
@@ -208,6 +209,7 @@ export class ReactToCommit {
           subject.turnGranted(effect.channelId),
           envelope(EnvelopeTypes.turnGranted, SERVICE_NAME, data, { id: effect.turnId }),
         );
+        grantsPublished.inc();
         return;
       }
       case 'send-message':
