@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/postgresql';
 import { MEMORY_SEARCH_K, type MemoryHit, type MemorySearchRequest } from '@dirigent/contracts';
 import {
   rankMessages,
@@ -16,7 +17,7 @@ import { EpochRepository, epochItem } from '../adapters/postgres/epoch.repositor
 import { HighlightRepository, highlightItem } from '../adapters/postgres/highlight.repository';
 import { LoreRepository, loreItem } from '../adapters/postgres/lore.repository';
 import { MessageRepository, messageItem } from '../adapters/postgres/message.repository';
-import { ms, type ArchiveFilter, type Row } from '../adapters/postgres/sql';
+import { ms, selectMany, type ArchiveFilter, type Row } from '../adapters/postgres/sql';
 import { Indexer } from './indexer';
 import { RerankHits } from './rerank-hits';
 import { VECTOR_STORE, CLOCK, type Clock, type VectorStore } from './ports';
@@ -54,6 +55,7 @@ const ranked = (rows: Row[], layer: SearchLayer): RankedList =>
 @Injectable()
 export class SearchMemory {
   constructor(
+    private readonly em: EntityManager,
     private readonly messages: MessageRepository,
     private readonly highlights: HighlightRepository,
     private readonly epochs: EpochRepository,
@@ -98,15 +100,17 @@ export class SearchMemory {
   async search(guildId: string, query: string, q: SearchQuery): Promise<ScoredItem[]> {
     const layers = new Set(q.layers?.length ? q.layers : SEARCH_LAYERS);
     const has = (l: SearchLayer) => layers.has(l);
-    const none = Promise.resolve([] as Row[]);
     const now = this.now();
     const index = has('archive') ? await this.archive.get(guildId, INDEX_WAIT_MS) : null;
-    const [highlightFt, epochFt, loreFt, factFt, bodyFt, nearest, postgres] = await Promise.all([
-      has('highlights') ? this.highlights.fullText(guildId, query, CANDIDATES) : none,
-      has('epochs') ? this.epochs.fullText(guildId, query, CANDIDATES) : none,
-      has('lore') ? this.lore.fullText(guildId, query, CANDIDATES) : none,
-      has('dossiers') ? this.dossiers.fullTextFacts(guildId, query, CANDIDATES) : none,
-      has('dossiers') ? this.dossiers.fullTextBodies(guildId, query, 10) : none,
+    const [[highlightFt, epochFt, loreFt, factFt, bodyFt], nearest, postgres] = await Promise.all([
+      // The other layers' words in one statement (one round trip).
+      selectMany(this.em, [
+        has('highlights') ? this.highlights.fullText(guildId, query, CANDIDATES) : null,
+        has('epochs') ? this.epochs.fullText(guildId, query, CANDIDATES) : null,
+        has('lore') ? this.lore.fullText(guildId, query, CANDIDATES) : null,
+        has('dossiers') ? this.dossiers.fullTextFacts(guildId, query, CANDIDATES) : null,
+        has('dossiers') ? this.dossiers.fullTextBodies(guildId, query, 10) : null,
+      ]),
       // A small guild's vectors load in moments: worth waiting for; a large one's take
       // seconds after a restart, and the search goes on without them meanwhile.
       this.nearest(guildId, query, [...layers], !index || index.size > SMALL_GUILD ? 50 : 2_000),

@@ -6,7 +6,7 @@ import {
   type TimedFact,
 } from '@dirigent/memory-domain';
 import type { MemoryDossierRow } from './dossier.entity';
-import { ms, orQuery, sql, type Row } from './sql';
+import { ms, orQuery, sql, type Row, type Statement } from './sql';
 
 export interface FactRow extends TimedFact {
   guildId: string;
@@ -285,29 +285,29 @@ export class DossierRepository extends EntityRepository<MemoryDossierRow> {
   }
 
   /** Full-text matches among facts (all of them: validity is applied when ranking). */
-  async fullTextFacts(guildId: string, query: string, limit: number) {
+  /** Facts matching the query's words (with their person's name), best first: a statement. */
+  fullTextFacts(guildId: string, query: string, limit: number): Statement | null {
     const q = orQuery(query);
-    if (!q) return [];
-    return sql(
-      this.em,
-      `select f.id, f.valid_from as created_at from memory_fact f
+    if (!q) return null;
+    return {
+      sql: `select f.id, f.valid_from as created_at from memory_fact f
        left join memory_dossier d on d.guild_id = f.guild_id and d.user_id = f.user_id,
        to_tsquery('english', ?) q
        where f.guild_id = ? and (f.tsv || to_tsvector('simple', coalesce(d.user_name, ''))) @@ q
        order by ts_rank_cd(f.tsv || to_tsvector('simple', coalesce(d.user_name, '')), q) desc limit ?`,
-      [q, guildId, limit],
-    );
+      params: [q, guildId, limit],
+    };
   }
 
-  async fullTextBodies(guildId: string, query: string, limit: number) {
+  /** Dossier bodies matching the query's words, best first: a statement. */
+  fullTextBodies(guildId: string, query: string, limit: number): Statement | null {
     const q = orQuery(query);
-    if (!q) return [];
-    return sql(
-      this.em,
-      `select 'dossier-' || user_id as id, coalesce(last_consolidated_at, last_seen_at) as created_at
+    if (!q) return null;
+    return {
+      sql: `select 'dossier-' || user_id as id, coalesce(last_consolidated_at, last_seen_at) as created_at
        from memory_dossier d, to_tsquery('english', ?) q
        where guild_id = ? and body <> '' and d.tsv @@ q order by ts_rank_cd(d.tsv, q) desc limit ?`,
-      [q, guildId, limit],
-    );
+      params: [q, guildId, limit],
+    };
   }
 }

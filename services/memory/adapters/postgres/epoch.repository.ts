@@ -152,7 +152,8 @@ export class EpochRepository extends EntityRepository<MemoryEpochRow> {
     return rowsByIds(this.em, 'memory_epoch', guildId, ids);
   }
 
+  /** Rows matching the query's words, best first (a statement for `selectMany`). */
   fullText(guildId: string, query: string, limit: number) {
-    return fullTextIds(this.em, 'memory_epoch', 'end_at', guildId, query, limit);
+    return fullTextIds('memory_epoch', 'end_at', guildId, query, limit);
   }
 }

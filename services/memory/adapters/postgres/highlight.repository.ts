@@ -90,7 +90,8 @@ export class HighlightRepository extends EntityRepository<MemoryHighlightRow> {
     return rowsByIds(this.em, 'memory_highlight', guildId, ids);
   }
 
+  /** Rows matching the query's words, best first (a statement for `selectMany`). */
   fullText(guildId: string, query: string, limit: number) {
-    return fullTextIds(this.em, 'memory_highlight', 'at', guildId, query, limit);
+    return fullTextIds('memory_highlight', 'at', guildId, query, limit);
   }
 }

@@ -87,7 +87,8 @@ export class LoreRepository extends EntityRepository<MemoryLore> {
     return rowsByIds(this.em, 'memory_lore', guildId, ids);
   }
 
+  /** Rows matching the query's words, best first (a statement for `selectMany`). */
   fullText(guildId: string, query: string, limit: number) {
-    return fullTextIds(this.em, 'memory_lore', 'valid_from', guildId, query, limit);
+    return fullTextIds('memory_lore', 'valid_from', guildId, query, limit);
   }
 }

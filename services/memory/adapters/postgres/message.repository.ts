@@ -229,22 +229,15 @@ export class MessageRepository extends EntityRepository<MemoryMessage> {
   /** Messages by id, each marked `stale` when a fact drawn from it has been superseded. */
   async byIds(guildId: string, messageIds: string[]): Promise<Row[]> {
     if (!messageIds.length) return [];
-    const [rows, stale] = await Promise.all([
-      sql(
-        this.em,
-        `select ${COLUMNS} from memory_message m where m.guild_id = ?
-         and m.message_id = any(array(select jsonb_array_elements_text(?::jsonb)))`,
-        [guildId, JSON.stringify(messageIds)],
-      ),
-      sql(
-        this.em,
-        `select distinct source_message_id from memory_fact
-         where guild_id = ? and valid_until is not null and source_message_id is not null`,
-        [guildId],
-      ),
-    ]);
-    const superseded = new Set(stale.map((r) => r.source_message_id as string));
-    return rows.map((r) => ({ ...r, stale: superseded.has(r.message_id) }));
+    // One statement: the superseded mark rides along instead of a second round trip.
+    return sql(
+      this.em,
+      `select ${COLUMNS}, exists (select 1 from memory_fact f where f.guild_id = m.guild_id
+         and f.source_message_id = m.message_id and f.valid_until is not null) as stale
+       from memory_message m where m.guild_id = ?
+       and m.message_id = any(array(select jsonb_array_elements_text(?::jsonb)))`,
+      [guildId, JSON.stringify(messageIds)],
+    );
   }
 
   async sample(guildId: string, limit: number, seed: number): Promise<MemoryItem[]> {
