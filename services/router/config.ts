@@ -23,10 +23,19 @@ import {
   AGENT_ID_RULE,
   DispositionUpsertRequest,
   fieldErrors,
+  PersonaLearningPatch,
+  PersonaToneBoundsPatch,
   VOICES,
 } from '@dirigent/contracts';
 import { BaseConfig, EnvBool, EnvInt, EnvPort, type DerivedConfig } from '@dirigent/service-kit';
-import { DEFAULT_SPECULATIVE, type AgentPersona, type Voice } from '@dirigent/router-domain';
+import {
+  DEFAULT_SPECULATIVE,
+  personaProblems,
+  seedPersona,
+  type AgentPersona,
+  type PersonaContent,
+  type Voice,
+} from '@dirigent/router-domain';
 import { OrchestratorConfig } from './orchestrator/config';
 
 /** A built-in agent (`agents[]` of DIRIGENT_ROUTER_CONFIG). */
@@ -43,6 +52,23 @@ export class RouterAgentConfig {
   @IsOptional() @IsArray() @IsString({ each: true }) bannedPhrases?: string[];
   @IsOptional() @IsObject() weights?: Record<string, number>;
   @IsOptional() @IsBoolean() orchestrator?: boolean;
+  /** Persona seed only (first start): voices never chosen. */
+  @IsOptional()
+  @IsArray()
+  @IsIn(VOICES, { each: true, message: `each of $property must be one of: ${VOICES.join(', ')}` })
+  neverVoices?: Voice[];
+  /** Persona seed only: the never-do list (`/pattern/` entries are also checked on output). */
+  @IsOptional() @IsArray() @IsString({ each: true }) neverDo?: string[];
+  /** Persona seed only: `{ formality: [lo, hi], energy: [lo, hi] }`, 0..1. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PersonaToneBoundsPatch)
+  toneBounds?: PersonaToneBoundsPatch;
+  /** Persona seed only: `{ enabled, rate, bounds }` (default on, 0.05, [0.5, 2]). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PersonaLearningPatch)
+  learning?: PersonaLearningPatch;
 }
 
 export class SpeculativeConfig {
@@ -145,7 +171,25 @@ export class RouterConfig extends BaseConfig implements DerivedConfig {
       ids.add(a.id);
     }
     this.file = file;
+    for (const { agentId, content } of this.personaSeeds()) {
+      const p = personaProblems(content)[0];
+      if (p) return [`DIRIGENT_ROUTER_CONFIG agents.${agentId}.${p.field}: ${p.message}`];
+    }
     return [];
+  }
+
+  /** Each agent's persona as the YAML describes it: version 1, written on its first start only. */
+  personaSeeds(): { agentId: string; content: PersonaContent }[] {
+    const agents = this.personas();
+    return this.file.agents.map((a, i) => ({
+      agentId: a.id,
+      content: seedPersona(agents[i], {
+        neverVoices: a.neverVoices,
+        neverDo: a.neverDo,
+        toneBounds: a.toneBounds,
+        learning: a.learning,
+      }),
+    }));
   }
 
   get temperature(): number {

@@ -8,10 +8,14 @@ import {
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { Reactor } from '@dirigent/reactor';
 import { Agents } from './application/agents';
+import { Personas } from './application/personas';
 import { DispositionStore, TurnCoordination } from './application/ports';
 import type { RouterConfig } from './config';
 
-/** At start: the configuration's disposition upserts, the reactor's durable timers, the agents' identities. */
+/**
+ * At start: the configuration's disposition upserts, the personas of agents that have none
+ * (seeded once), the reactor's durable timers, the agents' identities.
+ */
 @Injectable()
 export class RouterLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly log = new Logger('router');
@@ -22,10 +26,12 @@ export class RouterLifecycle implements OnApplicationBootstrap, OnApplicationShu
     private readonly reactor: Reactor,
     private readonly agents: Agents,
     private readonly coordination: TurnCoordination,
+    private readonly personas: Personas,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     for (const d of this.config.file.dispositions) await this.dispositions.upsert(d);
+    await this.personas.seed();
     await this.reactor.start();
     // Agents with their own account are identities like any other: in channels whose
     // turns are managed they speak when granted. Not waited for: the coordinator may start later.

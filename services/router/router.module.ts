@@ -15,6 +15,7 @@ import { JetStreamOutbox } from './adapters/outbox';
 import { PostgresDecisionLog } from './adapters/postgres/decision.repository';
 import { PostgresDispositions } from './adapters/postgres/disposition.repository';
 import { PostgresFollowups } from './adapters/postgres/followup.repository';
+import { PostgresPersonas } from './adapters/postgres/persona-version.repository';
 import { Agents } from './application/agents';
 import { ChannelActivity } from './application/channel-activity';
 import { ComposeReply } from './application/compose-reply';
@@ -24,6 +25,8 @@ import { ExecuteTurn } from './application/execute-turn';
 import { FireFollowup } from './application/fire-followup';
 import { ListDecisions } from './application/list-decisions';
 import { OnGrant } from './application/on-grant';
+import { PersonaLearning } from './application/persona-learning';
+import { Personas } from './application/personas';
 import {
   ChannelHistory,
   ChannelMembers,
@@ -33,6 +36,7 @@ import {
   FollowupStore,
   MemoryLenses,
   ModelGateway,
+  PersonaStore,
   RouterOutbox,
   TurnCoordination,
 } from './application/ports';
@@ -43,6 +47,7 @@ import { ROUTER_SERVICE, ScheduleFollowup } from './application/schedule-followu
 import { SpeculativeTurns } from './application/speculative';
 import { RouterConfig } from './config';
 import { InputsHandler } from './handlers/inputs.handler';
+import { PersonaHandler } from './handlers/persona.handler';
 import { RouterHandler } from './handlers/router.handler';
 import { orchestratorEntities, OrchestratorModule } from './orchestrator/orchestrator.module';
 import { RouterLifecycle } from './router.lifecycle';
@@ -99,11 +104,12 @@ class RouterReactorModule {}
       workspace: c.DIRIGENT_WORKSPACE,
     })),
   ],
-  controllers: [RouterHandler, InputsHandler],
+  controllers: [RouterHandler, InputsHandler, PersonaHandler],
   providers: [
     { provide: DispositionStore, ...em((e) => new PostgresDispositions(e)) },
     { provide: DecisionLog, ...em((e) => new PostgresDecisionLog(e)) },
     { provide: FollowupStore, ...em((e) => new PostgresFollowups(e)) },
+    { provide: PersonaStore, ...em((e) => new PostgresPersonas(e)) },
     {
       provide: ModelGateway,
       ...nats((m, c) => new NatsModelGateway(m, c.DIRIGENT_ROUTER_QUERY_TIMEOUT_MS)),
@@ -124,6 +130,8 @@ class RouterReactorModule {}
     { provide: ChannelHistory, ...nats((m) => new JetStreamChannelHistory(m)) },
     { provide: Clock, useValue: { now: () => Date.now() } },
     Agents,
+    Personas,
+    PersonaLearning,
     ChannelActivity,
     ComposeReply,
     ReadTheRoom,

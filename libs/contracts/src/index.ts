@@ -14,3 +14,4 @@ export * from './router';
 export * from './skills';
 export * from './steward';
 export * from './discord-actions';
+export * from './persona';

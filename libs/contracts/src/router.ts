@@ -212,6 +212,8 @@ export interface RouterDecision {
   lineage?: RouterDecisionLineage;
   /** The skill tool calls the synthesizer made (additive; at most 4 rounds a turn). */
   toolCalls?: RouterToolCall[];
+  /** The version of the agent's persona the gates, scores and synthesizer read (also in `inputs`). */
+  personaVersion?: number;
   latencyMs: number;
   costUsd: number;
   models: string[];

@@ -57,6 +57,14 @@ export const Subjects = {
     dispositionRemove: 'dirigent.admin.disposition.remove',
     /** Approve or reject a pending proposal as a member (who needs ManageGuild). */
     stewardDecide: 'dirigent.admin.steward.decide',
+    personaGet: 'dirigent.admin.persona.get',
+    personaUpsert: 'dirigent.admin.persona.upsert',
+    personaVersions: 'dirigent.admin.persona.versions',
+    personaRollback: 'dirigent.admin.persona.rollback',
+    /** Every built-in agent's active persona (`{ personas }`, the control page's tab). */
+    personaList: 'dirigent.admin.persona.list',
+    /** Versions with their weights and the learning signals that moved them. */
+    personaHistory: 'dirigent.admin.persona.history',
   },
   /** `dirigent.tool.<name>` */
   toolPrefix: 'dirigent.tool',
@@ -96,6 +104,10 @@ export const Subjects = {
     evtAll: 'dirigent.router.evt.>',
     /** Every channel's `decision` events (memory's moment extraction per finished exchange). */
     decisionAll: 'dirigent.router.evt.*.*.decision',
+    /** A persona's new version (`PersonaChangedEvent`). */
+    personaChanged: 'dirigent.router.evt.persona.changed',
+    /** A learning signal moved a persona's disposition weight (`PersonaWeightsAdjustedEvent`). */
+    personaWeightsAdjusted: 'dirigent.router.evt.persona.weights.adjusted',
   },
   steward: {
     /** `dirigent.steward.evt.<guildId>.proposal` */

@@ -9,9 +9,17 @@ export interface AgentPersona {
   /** Eligible voices; absent or empty: all. */
   voices?: readonly Voice[];
   bannedPhrases?: readonly string[];
+  /** Voices never chosen (the persona's `voices.never`). */
+  neverVoices?: readonly Voice[];
+  /** Instructions to the synthesizer; `/pattern/` entries are also checked on the output. */
+  neverDo?: readonly string[];
+  /** 0..1 ranges the synthesizer keeps to. */
+  toneBounds?: { formality: readonly [number, number]; energy: readonly [number, number] };
   /** Per-disposition multipliers over the disposition's own weight. */
   weights?: Readonly<Record<string, number>>;
   orchestrator?: boolean;
+  /** The persona version these constraints come from (absent: the YAML, no database). */
+  personaVersion?: number;
 }
 
 /** What the router sees of an inbound message. */

@@ -20,3 +20,4 @@ export * from './followup';
 export * from './speculative';
 export * from './steward';
 export * from './steward-upkeep';
+export * from './persona';

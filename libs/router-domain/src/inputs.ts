@@ -17,6 +17,8 @@ export interface DecisionInputs {
     id: string;
     name: string;
     voices?: Voice[];
+    /** The persona's `voices.never` (additive: older decisions have none). */
+    neverVoices?: Voice[];
     weights?: Record<string, number>;
   };
   message?: MessageFeatures;
@@ -44,6 +46,7 @@ export function agentInput(agent: AgentPersona): DecisionInputs['agent'] {
     id: agent.id,
     name: agent.name,
     ...(agent.voices?.length ? { voices: [...agent.voices] } : {}),
+    ...(agent.neverVoices?.length ? { neverVoices: [...agent.neverVoices] } : {}),
     ...(agent.weights && Object.keys(agent.weights).length
       ? {
           weights: Object.fromEntries(

@@ -66,6 +66,7 @@ export function gate(d: Disposition, ctx: RouteContext): string | null {
   }
   if (d.speculativeOnly && ctx.trigger !== 'speculative') return 'speculative-only';
   if (ctx.trigger === 'speculative' && !d.speculativeOnly && !silent) return 'not-speculative';
+  if (!silent && ctx.agent.neverVoices?.includes(d.voice)) return 'never-voice';
   const voices = ctx.agent.voices;
   if (!silent && voices?.length && !voices.includes(d.voice)) return 'voice';
   if (ctx.budgetFraction !== undefined && ctx.budgetFraction < BUDGET_EXHAUSTED && !isModelFree(d))

@@ -3,6 +3,9 @@ import {
   RouterEventTypes,
   Subjects,
   subject,
+  PersonaEventTypes,
+  type PersonaChangedEvent,
+  type PersonaWeightsAdjustedEvent,
   type RouterBurstStoppedEvent,
   type RouterDecision,
   type RouterFollowupEvent,
@@ -92,6 +95,24 @@ export class JetStreamOutbox extends RouterOutbox {
       EnvelopeTypes.turnComplete,
       { guildId, channelId, agentId, runId: `router-${turnId}`, turnId, text },
       { id: `router-complete-${agentId}-${turnId}` },
+    );
+  }
+
+  async personaChanged(e: PersonaChangedEvent) {
+    await this.messaging.publishEvent(
+      Subjects.router.personaChanged,
+      PersonaEventTypes.changed,
+      e,
+      { id: `persona-${e.agentId}-${e.version}` },
+    );
+  }
+
+  async personaWeightsAdjusted(e: PersonaWeightsAdjustedEvent) {
+    await this.messaging.publishEvent(
+      Subjects.router.personaWeightsAdjusted,
+      PersonaEventTypes.weightsAdjusted,
+      e,
+      { id: `persona-weights-${e.agentId}-${e.version}` },
     );
   }
 }

@@ -3,6 +3,7 @@ import { NO_REPLY } from '@dirigent/contracts';
 import { runResearch } from '@dirigent/orchestrator';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
+  neverDoText,
   PERSONA_LENS,
   personasFor,
   synthPurpose,
@@ -61,6 +62,23 @@ const BIAS_RULES: Record<FollowupBias, string> = {
   'add-nuance': 'You are coming back to add nuance to what you said earlier.',
   'callback-later': 'You are coming back to call back to something from earlier.',
 };
+
+const FORMALITY = ['very casual', 'casual', 'neutral', 'formal', 'very formal'];
+const ENERGY = ['very calm', 'calm', 'even', 'lively', 'very energetic'];
+const level = (words: string[], x: number) =>
+  words[Math.min(words.length - 1, Math.max(0, Math.round(x * (words.length - 1))))];
+
+/** The persona's tone bounds as an instruction (0..1 scales in words). */
+export function toneRule(t: AgentPersona['toneBounds']): string {
+  if (!t) return '';
+  const span = (words: string[], [lo, hi]: readonly [number, number]) =>
+    `${lo}–${hi} (${
+      level(words, lo) === level(words, hi)
+        ? level(words, lo)
+        : `${level(words, lo)} to ${level(words, hi)}`
+    })`;
+  return `Tone, on scales of 0 to 1: formality ${span(FORMALITY, t.formality)}, energy ${span(ENERGY, t.energy)}. Stay within these bounds.`;
+}
 
 /** An empty answer, or the agents' "nothing to add" marker (the gateway's `no-reply` model). */
 export const saysNothing = (text: string) => {
@@ -177,12 +195,17 @@ export class ComposeReply {
     const banned = i.agent.bannedPhrases?.length
       ? `Never use these phrases: ${i.agent.bannedPhrases.map((p) => `“${p}”`).join(', ')}.`
       : '';
+    const neverDo = i.agent.neverDo?.length
+      ? `Never: ${i.agent.neverDo.map(neverDoText).join('; ')}.`
+      : '';
     return [
       `You are ${i.agent.name}, a member of a Discord community, not an assistant.`,
       `Voice: ${d.voice}. Risk: ${d.riskAppetite === 'spicy' ? 'roasts and hot takes are fine, never cruel' : 'keep it kind'}.`,
       SHAPE_RULES[d.outputShape],
       i.bias ? BIAS_RULES[i.bias] : '',
+      toneRule(i.agent.toneBounds),
       banned,
+      neverDo,
       'The research material is raw material, not requirements: use what is useful, mostly let it inform without naming sources; an explicit callback is fine when it genuinely lands.',
     ]
       .filter(Boolean)

@@ -8,6 +8,7 @@ import {
 } from '@dirigent/contracts';
 import { isMentioned, routeFromInputs } from '@dirigent/router-domain';
 import { Agents } from './agents';
+import { Personas } from './personas';
 import { Clock } from './ports';
 import { ReadTheRoom } from './read-the-room';
 
@@ -22,11 +23,12 @@ export class DecideDryRun {
     private readonly agents: Agents,
     private readonly room: ReadTheRoom,
     private readonly clock: Clock,
+    private readonly personas: Personas,
   ) {}
 
   async run(r: RouterDecideRequest): Promise<RouterDecideResult> {
-    const agent = r.agentId ? this.agents.get(r.agentId) : this.agents.all[0];
-    if (!agent) {
+    const known = r.agentId ? this.agents.get(r.agentId) : this.agents.all[0];
+    if (!known) {
       throw new DomainError(ErrorCodes.BAD_REQUEST, `unknown agent ${r.agentId}`, [
         {
           field: 'agentId',
@@ -34,6 +36,7 @@ export class DecideDryRun {
         },
       ]);
     }
+    const agent = await this.personas.forTurn(known);
     const content = r.content ?? '';
     const { inputs, dispositions } = await this.room.gather({
       guildId: r.guildId,

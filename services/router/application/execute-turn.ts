@@ -8,6 +8,7 @@ import {
   classifyInterruption,
   enforceBannedPhrases,
   isMentioned,
+  neverDoBroken,
   reactionFor,
   rollFollowup,
   routeFromInputs,
@@ -24,6 +25,8 @@ import {
 import type { RouterConfig } from '../config';
 import { ChannelActivity, type SeenMessage } from './channel-activity';
 import { ComposeReply, saysNothing, type Composed } from './compose-reply';
+import { PersonaLearning } from './persona-learning';
+import { Personas } from './personas';
 import { Clock, DecisionLog, ModelGateway, RouterOutbox } from './ports';
 import { ReadTheRoom } from './read-the-room';
 import { ScheduleFollowup } from './schedule-followup';
@@ -102,10 +105,14 @@ export class ExecuteTurn {
     private readonly activity: ChannelActivity,
     private readonly followups: ScheduleFollowup,
     private readonly clock: Clock,
+    private readonly personas: Personas,
+    private readonly learning: PersonaLearning,
   ) {}
 
-  async run(r: TurnRequest): Promise<RouterDecision> {
+  async run(turn: TurnRequest): Promise<RouterDecision> {
     const started = this.clock.now();
+    // The active persona version: its gates, weights and the synthesizer's constraints.
+    const r = { ...turn, agent: await this.personas.forTurn(turn.agent) };
     const choice = await this.choose(r);
     const d = choice.disposition;
     const interrupted = r.interruption && {
@@ -201,6 +208,7 @@ export class ExecuteTurn {
         : {}),
       ...(interrupted ? { interrupted } : {}),
       ...(r.lineage ? { lineage: r.lineage } : {}),
+      ...(r.agent.personaVersion !== undefined ? { personaVersion: r.agent.personaVersion } : {}),
       latencyMs: Math.round(this.clock.now() - started),
       costUsd: (composed?.costUsd ?? 0) + (classified?.costUsd ?? 0),
       models: [
@@ -297,7 +305,17 @@ export class ExecuteTurn {
       return none;
     }
     if (saysNothing(composed.text)) return { ...none, composed };
+    // Banned phrases are cut out (the rest is sent); a reply that breaks a never-do
+    // pattern, or has nothing left once they are cut, is suppressed.
     const clean = enforceBannedPhrases(composed.text, r.agent.bannedPhrases).text;
+    const broken = neverDoBroken(clean, r.agent.neverDo);
+    if (broken || saysNothing(clean) || !/[\p{L}\p{N}]/u.test(clean)) {
+      this.log.warn(
+        { channelId: r.channelId, agentId: r.agent.id, neverDo: broken ?? undefined },
+        'reply suppressed by the persona',
+      );
+      return { ...none, composed };
+    }
     return { ...none, beats: shapeBeats(d.outputShape, clean, o.maxBeats), composed };
   }
 
@@ -339,6 +357,16 @@ export class ExecuteTurn {
           break;
         }
         out.sentIds.push(id);
+        await this.learning
+          .delivered({
+            messageId: id,
+            agentId: agent.id,
+            dispositionId: decision.chosen,
+            decisionId: decision.decisionId,
+            guildId,
+            channelId,
+          })
+          .catch((e) => this.log.warn({ err: (e as Error).message }, 'message origin not kept'));
       }
       this.activity.markBotTurn(guildId, channelId, this.clock.now());
       // A human message during the last beat withheld nothing: it is routed as usual.

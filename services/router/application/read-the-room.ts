@@ -94,6 +94,7 @@ export class ReadTheRoom {
       temperature: this.config.temperature,
       ...(q.bias ? { bias: q.bias } : {}),
       ...(q.interruption ? { interruption: q.interruption } : {}),
+      ...(q.agent.personaVersion !== undefined ? { personaVersion: q.agent.personaVersion } : {}),
       dispositionSet: setId,
     };
     return { inputs, dispositions: all };

@@ -14,6 +14,7 @@ import {
 import { JetStreamContext, PermanentError, type DurableEventOptions } from '@dirigent/messaging';
 import { occurrence, Reactor } from '@dirigent/reactor';
 import { OnGrant } from '../application/on-grant';
+import { PersonaLearning } from '../application/persona-learning';
 import { ReactToMessage } from '../application/react-to-message';
 import { ROUTER_SERVICE } from '../application/schedule-followup';
 import { DecideProposal } from '../steward/application/decide-proposal';
@@ -39,6 +40,7 @@ export class InputsHandler {
     private readonly reactor: Reactor,
     private readonly proposals: DecideProposal,
     private readonly modChannels: ModChannels,
+    private readonly learning: PersonaLearning,
   ) {}
 
   @EventPattern(Subjects.discord.evtAll, {
@@ -61,10 +63,16 @@ export class InputsHandler {
       const m = MessageCreated.create(data);
       this.messages.observe(m, ctx.envelope.id);
       if (m.authorIsBot) await this.proposals.onMessage(m);
-      // Steward upkeep: jobs whose predicates read the channel's talk (a topic split).
-      else await this.reactor.offer(occurrence('event', ctx.subject, ctx.envelope));
+      else {
+        // A reply to an agent's message is a learning signal (counted once per reply).
+        await this.learning.reply(m);
+        // Steward upkeep: jobs whose predicates read the channel's talk (a topic split).
+        await this.reactor.offer(occurrence('event', ctx.subject, ctx.envelope));
+      }
     } else if (kind === 'reaction.added') {
-      await this.proposals.onReaction(ReactionChanged.create(data));
+      const r = ReactionChanged.create(data);
+      await this.proposals.onReaction(r);
+      await this.learning.reaction(r);
     } else if (kind === 'typing.started') this.messages.typing(TypingStarted.create(data));
     else if (kind === 'message.deleted')
       this.messages.deleted(MessageDeleted.create(data).messageId);

@@ -23,6 +23,8 @@ export interface Command {
  */
 export class FakeDiscord {
   readonly commands: Command[] = [];
+  /** The `message.created` of each agent message echoed (its Discord message id). */
+  readonly echoes: MessageCreated[] = [];
   readonly webhookId = nextSnowflake();
   private held: (() => Promise<void>)[] = [];
   private holding = false;
@@ -46,12 +48,14 @@ export class FakeDiscord {
         this.commands.push({ subject: m.subject, data: env.data });
         m.ack();
         if (m.subject === Subjects.discord.cmdSendMessage) {
-          const echo = () =>
-            this.human(env.data.guildId, env.data.channelId, env.data.content, {
-              authorId: this.webhookId,
-              authorIsBot: true,
-              webhookId: this.webhookId,
-            });
+          const echo = async () =>
+            this.echoes.push(
+              await this.human(env.data.guildId, env.data.channelId, env.data.content, {
+                authorId: this.webhookId,
+                authorIsBot: true,
+                webhookId: this.webhookId,
+              }),
+            );
           if (this.holding) this.held.push(async () => void (await echo()));
           else await echo();
         }

@@ -15,6 +15,7 @@ import { Migration20261128010000_router_tasks } from './Migration20261128010000_
 import { Migration20261128020000_checkpoint_stream } from './Migration20261128020000_checkpoint_stream';
 import { Migration20261128021000_steward_proposals } from './Migration20261128021000_steward_proposals';
 import { Migration20261128030000_memory_redaction_forgotten } from './Migration20261128030000_memory_redaction_forgotten';
+import { Migration20261128031000_personas } from './Migration20261128031000_personas';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -67,4 +68,5 @@ export const migrationsList: MigrationObject[] = [
     name: 'Migration20261128030000_memory_redaction_forgotten',
     class: Migration20261128030000_memory_redaction_forgotten,
   },
+  { name: 'Migration20261128031000_personas', class: Migration20261128031000_personas },
 ];

@@ -39,6 +39,8 @@ export class DecisionRow {
   @Property({ type: 'json', nullable: true }) inputs: RouterDecisionInputs | null = null;
   @Property({ type: 'json', nullable: true }) lensSwap: LensSwap | null = null;
   @Property({ type: 'json', nullable: true }) undelivered: RouterUndelivered | null = null;
+  /** Migration20261128031000_personas: the persona version the decision read. */
+  @Property({ nullable: true }) personaVersion: number | null = null;
   @Property() latencyMs: number;
   @Property({ type: 'double' }) costUsd = 0;
   @Property({ type: 'json' }) models: string[] = [];

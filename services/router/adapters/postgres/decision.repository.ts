@@ -27,6 +27,7 @@ function toDecision(r: DecisionRow): RouterDecision {
     ...(r.inputs ? { inputs: r.inputs } : {}),
     ...(r.lensSwap ? { lensSwap: r.lensSwap } : {}),
     ...(r.undelivered ? { undelivered: r.undelivered } : {}),
+    ...(r.personaVersion !== null ? { personaVersion: r.personaVersion } : {}),
     latencyMs: r.latencyMs,
     costUsd: r.costUsd,
     models: r.models,
@@ -54,6 +55,7 @@ export class PostgresDecisionLog extends DecisionLog {
       inputs: d.inputs ?? null,
       lensSwap: d.lensSwap ?? null,
       undelivered: d.undelivered ?? null,
+      personaVersion: d.personaVersion ?? null,
       dimensions: { ...d.dimensions },
       at: new Date(d.at),
     });
