@@ -178,6 +178,7 @@ export abstract class FakeStore extends EventEmitter {
     this.messages.set(channel.id, []);
     g.channelIds.push(channel.id);
     this.gateway.dispatch('CHANNEL_CREATE', channelJson(channel));
+    this.emit('channelCreated', channel);
     return channel;
   }
 

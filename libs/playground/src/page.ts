@@ -264,6 +264,7 @@ export const PLAYGROUND_CLIENT_JS = String.raw`'use strict';
     state.decisions = state.decisions.slice(0, 20);
     renderDecisions();
   });
+  source.addEventListener('channels-changed', function () { if (state) load(); });
   source.addEventListener('message-updated', function (ev) {
     var m = JSON.parse(ev.data);
     if (!state || !state.messages[m.channelId]) return;

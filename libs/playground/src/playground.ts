@@ -153,6 +153,10 @@ export class Playground {
     this.discord.on('messageCreated', (m: FakeMessage) =>
       this.send('message', messageJson(this.discord, m)),
     );
+    // A channel made by the bot (the steward's mod channel, an approved one): the page reloads.
+    this.discord.on('channelCreated', (c: { id: string; guildId: string }) => {
+      if (c.guildId === this.guildId) this.send('channels-changed', { channelId: c.id });
+    });
     this.discord.on('reactionChanged', (m: FakeMessage) =>
       this.send('message-updated', messageJson(this.discord, m)),
     );
