@@ -94,3 +94,14 @@ export function mentionsForgotten(text: string, f: Forgotten): boolean {
 export function scrubForgotten(text: string, f: Forgotten): string {
   return text.replace(namePattern(f), 'someone');
 }
+
+/** What stands for a message that quotes the forgotten user, in text written from it. */
+export const FORGOTTEN_QUOTE = '(a quote of someone who asked to be forgotten)';
+
+/**
+ * A message's text as others' summaries may use it after a `forget`: the user's names
+ * scrubbed, and a message that quotes them replaced whole by `FORGOTTEN_QUOTE`.
+ */
+export function withoutForgotten(text: string, f: Forgotten): string {
+  return quotesForgotten(text, f) ? FORGOTTEN_QUOTE : scrubForgotten(text, f);
+}

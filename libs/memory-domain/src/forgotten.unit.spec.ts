@@ -1,4 +1,11 @@
-import { mentionsForgotten, quoteHashes, quotesForgotten, scrubForgotten } from './forgotten';
+import {
+  FORGOTTEN_QUOTE,
+  mentionsForgotten,
+  quoteHashes,
+  quotesForgotten,
+  scrubForgotten,
+  withoutForgotten,
+} from './forgotten';
 
 describe('a forgotten user in text written by others', () => {
   const cat = {
@@ -33,5 +40,9 @@ describe('a forgotten user in text written by others', () => {
     expect(scrubForgotten('Ann met Cat Moreau and <@!123456789> at the category fair', cat)).toBe(
       'Ann met someone and someone at the category fair',
     );
+    expect(withoutForgotten('Cat: moved to Zanzibar with my quokka and two cats', cat)).toBe(
+      FORGOTTEN_QUOTE,
+    );
+    expect(withoutForgotten('Cat is nice', cat)).toBe('someone is nice');
   });
 });

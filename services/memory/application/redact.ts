@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { RedactionDue } from '@dirigent/contracts';
+import { mentionsForgotten } from '@dirigent/memory-domain';
 import { all, predicate, Reactor } from '@dirigent/reactor';
 import { DossierRepository } from '../adapters/postgres/dossier.repository';
 import { EpochRepository } from '../adapters/postgres/epoch.repository';
@@ -87,16 +88,28 @@ export class RedactMemory {
 
   private async redact(job: RedactionJob): Promise<void> {
     const { guildId, messageIds, userId } = job;
-    for (const epoch of await this.epochs.drawingOn(guildId, messageIds, userId)) {
-      await this.reviseEpoch.run(guildId, epoch.id);
+    const forgotten = userId ? { userId, names: job.names ?? [], quotes: job.quotes } : undefined;
+    const epochs = new Set(
+      (await this.epochs.drawingOn(guildId, messageIds, userId)).map((e) => e.id as string),
+    );
+    // A forgotten user named in a summary they took no part in (others talked of them).
+    if (forgotten) {
+      for (const e of await this.epochs.mentioning(guildId, [
+        ...forgotten.names.filter((n) => n.trim().length >= 3),
+        userId!,
+      ])) {
+        if (mentionsForgotten(`${e.summary} ${JSON.stringify(e.topics)}`, forgotten)) {
+          epochs.add(e.id as string);
+        }
+      }
     }
+    for (const epoch of epochs) await this.reviseEpoch.run(guildId, epoch, forgotten);
     await this.em.transactional(async () => {
       const lore = await this.lore.removeDrawingOn(guildId, messageIds);
       await this.indexer.remove(guildId, 'lore', lore);
       await this.phrases.forget(guildId, messageIds, userId);
     });
     const authors = job.authorIds.filter((a) => a !== userId);
-    const forgotten = userId ? { userId, names: job.names ?? [], quotes: job.quotes } : undefined;
     for (const user of await this.dossiers.bodiesDrawingOn(guildId, messageIds, authors)) {
       if (user !== userId) await this.consolidate.run(guildId, user, true, forgotten);
     }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { outlineEpoch } from '@dirigent/memory-domain';
+import { outlineEpoch, withoutForgotten, type Forgotten } from '@dirigent/memory-domain';
 import { EpochRepository } from '../adapters/postgres/epoch.repository';
 import { LoreRepository } from '../adapters/postgres/lore.repository';
 import { MessageRepository } from '../adapters/postgres/message.repository';
@@ -33,15 +33,21 @@ export class ReviseEpoch {
     private readonly events: EpochEvents,
   ) {}
 
-  async run(guildId: string, epochId: string): Promise<void> {
+  /**
+   * After a `forget`, the `forgotten` user's names and the messages quoting them are left
+   * out of what the summary is written from.
+   */
+  async run(guildId: string, epochId: string, forgotten?: Forgotten): Promise<void> {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      if (await this.attempt(guildId, epochId)) return;
+      if (await this.attempt(guildId, epochId, forgotten)) return;
     }
     throw new Error(`epoch ${epochId} kept changing while it was revised`);
   }
 
-  private async attempt(guildId: string, epochId: string): Promise<boolean> {
-    const remaining = (await this.messages.epochMessages(guildId, epochId)).map(summaryMessage);
+  private async attempt(guildId: string, epochId: string, forgotten?: Forgotten) {
+    const remaining = (await this.messages.epochMessages(guildId, epochId))
+      .map(summaryMessage)
+      .map((m) => (forgotten ? { ...m, content: withoutForgotten(m.content, forgotten) } : m));
     const ids = remaining.map((m) => m.messageId);
     if (!remaining.length) return this.remove(guildId, epochId);
     const told = await this.summarizer.summarize(guildId, remaining);

@@ -143,9 +143,9 @@ describe('deletion and forget reach every layer', () => {
     expect(dossier).toMatchObject({ body: '', messageCount: 0 });
   });
 
-  it("forget takes the user's name and words out of another member's dossier body", async () => {
+  it("forget takes the user's name and words out of others' dossier bodies and summaries", async () => {
     const g = h.guild();
-    const channel = snowflake();
+    const [channel, elsewhere] = [snowflake(), snowflake()];
     const [dora, ben] = [snowflake(), snowflake()];
     const quote = 'my grandmother taught me to bake rye bread';
     const now = Date.now();
@@ -153,34 +153,47 @@ describe('deletion and forget reach every layer', () => {
     const at = () => ({ createdAt: new Date(now + i++ * 10).toISOString() });
     await g.say(channel, dora, quote, { ...at(), authorName: 'Dorabella' });
     await g.say(channel, dora, 'see you all on friday', { ...at(), authorName: 'Dorabella' });
-    const bens = [
-      'had lunch with Dorabella at the harbour',
-      `Dorabella said ${quote}`,
-      'thanks <@' + dora + '> for the recipe',
-      'my sourdough starter is alive',
-      'the ferry was late again',
+    const bens: [string, string][] = [
+      [channel, 'had lunch with Dorabella at the harbour'],
+      [channel, `Dorabella said ${quote}`],
+      [channel, 'thanks <@' + dora + '> for the recipe'],
+      [elsewhere, 'my sourdough starter is alive'],
+      [elsewhere, 'heard Dorabella is moving to Tromsø next spring'],
+      [elsewhere, 'the ferry was late again'],
     ];
-    for (const text of bens) await g.say(channel, ben, text, { ...at(), authorName: 'Benedikt' });
+    for (const [ch, text] of bens) {
+      await g.say(ch, ben, text, { ...at(), authorName: 'Benedikt' });
+    }
     await h.waitForCount(g.guildId, ben, bens.length);
+    const summaries = async () =>
+      (
+        await h.ok<{ epochs: MemoryEpoch[] }>(Subjects.memory.epochsList, { guildId: g.guildId })
+      ).epochs
+        .map((e) => `${e.summary} ${e.topics.join(' ')}`)
+        .join(' | ');
     await waitFor(
-      async () => (await dossiersHolding(h, g.guildId, [ben], 'Dorabella')).length === 1,
+      async () =>
+        (await dossiersHolding(h, g.guildId, [ben], 'Dorabella')).length === 1 &&
+        (await summaries()).split('Dorabella').length > 2,
       20_000,
       100,
-      "Ben's consolidated dossier naming Dorabella",
+      "Ben's dossier and both channels' summaries naming Dorabella",
     );
     const started = Date.now();
     await h.ok(Subjects.memory.forget, { guildId: g.guildId, userId: dora });
     const trace = ['Dorabella', 'grandmother taught me', dora];
     await waitFor(
       async () => {
+        const text = await summaries();
         for (const needle of trace) {
+          if (text.includes(needle)) return false;
           if ((await dossiersHolding(h, g.guildId, [ben], needle)).length) return false;
         }
         return true;
       },
       10_000,
       100,
-      "Ben's dossier without Dorabella",
+      "Ben's dossier and the summaries without Dorabella",
     );
     expect(Date.now() - started).toBeLessThan(10_000);
     const body = (
@@ -188,6 +201,7 @@ describe('deletion and forget reach every layer', () => {
     ).body;
     expect(body).toContain('sourdough');
     expect(body).toContain('lunch with someone');
+    expect(await summaries()).toContain('someone is moving to Tromsø');
   });
 });
 

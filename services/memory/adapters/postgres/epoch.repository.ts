@@ -74,6 +74,21 @@ export class EpochRepository extends EntityRepository<MemoryEpochRow> {
     );
   }
 
+  /**
+   * Epochs whose summary or topics hold one of the strings (case-insensitive): where a
+   * forgotten user may be named without having taken part.
+   */
+  async mentioning(guildId: string, needles: string[]): Promise<Row[]> {
+    const patterns = needles.filter(Boolean).map((n) => `%${n.replace(/[\\%_]/g, '\\$&')}%`);
+    if (!patterns.length) return [];
+    return sql(
+      this.em,
+      `select id, channel_id, summary, topics from memory_epoch where guild_id = ?
+       and (summary || ' ' || topics::text) ilike any (array(select jsonb_array_elements_text(?::jsonb)))`,
+      [guildId, JSON.stringify(patterns)],
+    );
+  }
+
   /** The epoch's row, locked until the transaction ends (a revision is written once at a time). */
   async lock(guildId: string, id: string): Promise<Row | null> {
     const [row] = await sql(
