@@ -33,6 +33,9 @@ export class CommunityLedger {
   private readonly followups = new Map<string, Followup>();
   private readonly modelFreeMs: number[] = [];
   private readonly allMs: number[] = [];
+  /** The decision alone (scoring and the choice from gathered inputs), and reading the room. */
+  private readonly decideMs: number[] = [];
+  private readonly gatherMs: number[] = [];
   decisions = 0;
   burstsStopped = 0;
 
@@ -69,6 +72,10 @@ export class CommunityLedger {
     this.decisions++;
     this.allMs.push(d.latencyMs);
     if (!d.models.length) this.modelFreeMs.push(d.latencyMs);
+    if (d.timings) {
+      this.decideMs.push(d.timings.decideMs);
+      this.gatherMs.push(d.timings.gatherMs);
+    }
     if (d.trigger === 'self-followup' && d.followupId) this.followup(d.followupId).decisions++;
   }
 
@@ -124,6 +131,11 @@ export class CommunityLedger {
       longestBotChain: this.longestBotRun,
       longBotChainExamples: this.longRuns.join(' '),
       decisions: this.decisions,
+      decisionPureP50Ms: round(percentile(this.decideMs, 50), 3),
+      decisionPureP99Ms: round(percentile(this.decideMs, 99), 3),
+      decisionPureMaxMs: round(Math.max(0, ...this.decideMs), 3),
+      gatherP50Ms: round(percentile(this.gatherMs, 50), 1),
+      gatherP99Ms: round(percentile(this.gatherMs, 99), 1),
       decisionModelFreeP50Ms: round(percentile(this.modelFreeMs, 50), 2),
       decisionModelFreeP99Ms: round(percentile(this.modelFreeMs, 99), 2),
       decisionAllP99Ms: round(percentile(this.allMs, 99), 2),

@@ -16,6 +16,7 @@ import { PostgresDecisionLog } from './adapters/postgres/decision.repository';
 import { PostgresDispositions } from './adapters/postgres/disposition.repository';
 import { PostgresFollowups } from './adapters/postgres/followup.repository';
 import { PostgresPersonas } from './adapters/postgres/persona-version.repository';
+import { PostgresInbound } from './adapters/postgres/inbound.repository';
 import { Agents } from './application/agents';
 import { ChannelActivity } from './application/channel-activity';
 import { ComposeReply } from './application/compose-reply';
@@ -34,6 +35,7 @@ import {
   DecisionLog,
   DispositionStore,
   FollowupStore,
+  InboundStore,
   MemoryLenses,
   ModelGateway,
   PersonaStore,
@@ -110,6 +112,7 @@ class RouterReactorModule {}
     { provide: DecisionLog, ...em((e) => new PostgresDecisionLog(e)) },
     { provide: FollowupStore, ...em((e) => new PostgresFollowups(e)) },
     { provide: PersonaStore, ...em((e) => new PostgresPersonas(e)) },
+    { provide: InboundStore, ...em((e) => new PostgresInbound(e)) },
     {
       provide: ModelGateway,
       ...nats((m, c) => new NatsModelGateway(m, c.DIRIGENT_ROUTER_QUERY_TIMEOUT_MS)),

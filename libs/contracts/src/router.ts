@@ -214,11 +214,22 @@ export interface RouterDecision {
   toolCalls?: RouterToolCall[];
   /** The version of the agent's persona the gates, scores and synthesizer read (also in `inputs`). */
   personaVersion?: number;
+  /** From the start of the turn to the decision record: reading the room, the tie-break, synthesis. */
   latencyMs: number;
+  /**
+   * The decision's parts (additive): `gatherMs` reading the room (its queries), `decideMs`
+   * the pure decision from those inputs (scoring and the seeded choice), fractional ms.
+   */
+  timings?: RouterDecisionTimings;
   costUsd: number;
   models: string[];
   /** ISO-8601 */
   at: string;
+}
+
+export interface RouterDecisionTimings {
+  gatherMs: number;
+  decideMs: number;
 }
 
 /** A decision's inputs (`@dirigent/router-domain`'s `DecisionInputs`). */

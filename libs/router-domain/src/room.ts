@@ -122,11 +122,10 @@ export function presentUsers(
 }
 
 /**
- * How many messages a turn may post: a whole burst right after a human message; once other
- * bots answered it, what is left before their run reaches `MAX_BOT_RUN`, at least one (a
- * mentioned agent answers whatever the run).
+ * How many messages a turn may post: what is left before the bots' run since the last human
+ * message reaches `MAX_BOT_RUN` (a burst right after a human message has `MAX_BOT_RUN`
+ * beats at most), at least one (a mentioned agent answers whatever the run).
  */
 export function beatAllowance(room: RoomSignals | undefined): number {
-  if (!room || room.botRun === 0) return MAX_BURST_BEATS;
-  return Math.max(1, MAX_BOT_RUN - room.botRun);
+  return Math.max(1, Math.min(MAX_BURST_BEATS, MAX_BOT_RUN - (room?.botRun ?? 0)));
 }

@@ -68,8 +68,9 @@ describe('reading the room', () => {
     expect(['silent', 'react-only']).toContain(d.dimensions.outputShape);
     expect(beatAllowance(ctx.room)).toBe(1);
     expect(beatAllowance({ ...ctx.room, botRun: 1 })).toBe(2);
-    expect(beatAllowance({ ...ctx.room, botRun: 0 })).toBe(6);
-    expect(beatAllowance(undefined)).toBe(6);
+    // Never a run of more than MAX_BOT_RUN bot messages without a human one, bursts included.
+    expect(beatAllowance({ ...ctx.room, botRun: 0 })).toBe(3);
+    expect(beatAllowance(undefined)).toBe(3);
   });
 
   it('boosts a callback by what memory holds, not by the word "remember"', () => {

@@ -148,6 +148,18 @@ export class ChannelActivity {
     };
   }
 
+  /**
+   * Bot messages since the channel's last human message, counting beats sent and not yet
+   * seen delivered.
+   */
+  botRun(channelId: string): number {
+    const c = this.channels.get(channelId);
+    if (!c) return 0;
+    let run = c.waiters.length;
+    for (let i = c.recent.length - 1; i >= 0 && c.recent[i].authorIsBot; i--) run++;
+    return run;
+  }
+
   /** The newest human message of the channel, if the router saw one. */
   lastHuman(channelId: string): SeenMessage | undefined {
     const recent = this.channels.get(channelId)?.recent ?? [];

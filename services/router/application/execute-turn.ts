@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { RouterDecision, RouterTrigger, RouterUndelivered } from '@dirigent/contracts';
+import type {
+  RouterDecision,
+  RouterDecisionTimings,
+  RouterTrigger,
+  RouterUndelivered,
+} from '@dirigent/contracts';
 import type { Lineage } from '@dirigent/reactor';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
@@ -8,6 +13,7 @@ import {
   classifyInterruption,
   enforceBannedPhrases,
   isMentioned,
+  MAX_BOT_RUN,
   neverDoBroken,
   reactionFor,
   rollFollowup,
@@ -68,7 +74,11 @@ interface Choice {
   disposition: Disposition;
   /** The tie-break's pick, when the model made one. */
   classified?: { id: string; model: string; costUsd: number };
+  timings: RouterDecisionTimings;
 }
+
+/** Milliseconds to the microsecond. */
+const ms = (x: number) => Math.round(x * 1000) / 1000;
 
 /** What the chosen shape will say: beats, or a reaction on `target`. */
 interface Planned {
@@ -109,7 +119,11 @@ export class ExecuteTurn {
     private readonly learning: PersonaLearning,
   ) {}
 
-  async run(turn: TurnRequest): Promise<RouterDecision> {
+  /** `onDecided` runs once the decision is stored and published, before anything is sent. */
+  async run(
+    turn: TurnRequest,
+    onDecided?: (d: RouterDecision) => Promise<void>,
+  ): Promise<RouterDecision> {
     const started = this.clock.now();
     // The active persona version: its gates, weights and the synthesizer's constraints.
     const r = { ...turn, agent: await this.personas.forTurn(turn.agent) };
@@ -126,8 +140,10 @@ export class ExecuteTurn {
     });
     const decision = this.decisionOf(r, choice, planned, interrupted, started);
     await this.publish(decision, planned.composed);
+    await onDecided?.(decision);
+    if (decision.followup) await this.followups.run(decision, decision.followup);
     const sent = await this.deliver(r, decision, d, planned);
-    if (decision.followup) await this.followups.run(decision, decision.followup, sent.sentIds);
+    if (decision.followup) await this.followups.sent(decision, decision.followup, sent.sentIds);
     // Under a grant the floor is the coordinator's: the withheld beats are dropped and the
     // human message takes its course there.
     if (sent.interrupter && !r.grant) await this.reroute(r, decision, d, sent);
@@ -139,6 +155,7 @@ export class ExecuteTurn {
    * (kept in the inputs, so a replay makes the same choice).
    */
   private async choose(r: TurnRequest): Promise<Choice> {
+    const gathering = performance.now();
     const { inputs, dispositions: all } = await this.room.gather({
       ...r,
       ...(r.interruption
@@ -150,22 +167,27 @@ export class ExecuteTurn {
           }
         : {}),
     });
+    const deciding = performance.now();
     let routed = routeFromInputs(all, inputs, r.seed);
+    let decideMs = performance.now() - deciding;
     const classified = await tieBreak(this.models, this.config, r, all, routed);
     if (classified && classified.id !== routed.chosen) {
       inputs.tieBreak = classified.id;
+      const again = performance.now();
       routed = routeFromInputs(all, inputs, r.seed);
+      decideMs += performance.now() - again;
     }
+    const timings = { gatherMs: ms(deciding - gathering), decideMs: ms(decideMs) };
     const chosen = all.find((x) => x.id === routed.chosen) ?? SILENT_FALLBACK;
     // The lens the turn reads through (its own, or swapped: see `lensSwap`).
     const disposition = { ...chosen, contextStrategy: routed.dimensions.contextStrategy };
-    return { inputs, routed, disposition, classified };
+    return { inputs, routed, disposition, classified, timings };
   }
 
   /** The decision record: what was read, chosen and planned, and the seeded follow-up roll. */
   private decisionOf(
     r: TurnRequest,
-    { inputs, routed, disposition: d, classified }: Choice,
+    { inputs, routed, disposition: d, classified, timings }: Choice,
     { beats, reaction, composed }: Planned,
     interrupted: RouterDecision['interrupted'],
     started: number,
@@ -210,6 +232,7 @@ export class ExecuteTurn {
       ...(r.lineage ? { lineage: r.lineage } : {}),
       ...(r.agent.personaVersion !== undefined ? { personaVersion: r.agent.personaVersion } : {}),
       latencyMs: Math.round(this.clock.now() - started),
+      timings,
       costUsd: (composed?.costUsd ?? 0) + (classified?.costUsd ?? 0),
       models: [
         ...new Set([...(classified ? [classified.model] : []), ...(composed?.models ?? [])]),
@@ -252,7 +275,7 @@ export class ExecuteTurn {
       );
       this.activity.markBotTurn(r.guildId, r.channelId, this.clock.now());
     }
-    const sent = await this.dispatch(decision, d, r.agent);
+    const sent = await this.dispatch(decision, d, r.agent, r.mentioned);
     if (r.grant) {
       const text = decision.beats
         .slice(0, sent.atBeat)
@@ -324,6 +347,7 @@ export class ExecuteTurn {
     decision: RouterDecision,
     d: Disposition,
     agent: AgentPersona,
+    mentioned: boolean,
   ): Promise<Dispatched> {
     const { guildId, channelId, beats } = decision;
     const out: Dispatched = { sentIds: [], atBeat: 0 };
@@ -335,8 +359,14 @@ export class ExecuteTurn {
         if (i > 0) {
           const interrupter = burst?.interrupted();
           if (interrupter) return { ...out, interrupter };
-          await this.outbox.typing(guildId, channelId);
         }
+        // The room as it is now (another agent may have spoken since the decision): never
+        // more than MAX_BOT_RUN bot messages without a human one; a mention gets its first.
+        if ((i > 0 || !mentioned) && this.activity.botRun(channelId) >= MAX_BOT_RUN) {
+          await this.holdBack(decision, i);
+          break;
+        }
+        if (i > 0) await this.outbox.typing(guildId, channelId);
         const wait = this.activity.expectDelivery(guildId, channelId, beats[i].text);
         await this.outbox.sendMessage(
           guildId,
@@ -375,6 +405,17 @@ export class ExecuteTurn {
     } finally {
       burst?.end();
     }
+  }
+
+  /** The bots' run reached its bound before beat `at`: the rest is not sent, the decision says so. */
+  private async holdBack(decision: RouterDecision, at: number): Promise<void> {
+    const { decisionId, channelId } = decision;
+    this.log.log(
+      { decisionId, channelId, sent: at },
+      'bot run at its bound: the rest is held back',
+    );
+    decision.beats = decision.beats.slice(0, at);
+    await this.decisions.update(decisionId, { beats: decision.beats });
   }
 
   /**

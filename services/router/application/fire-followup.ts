@@ -21,8 +21,9 @@ import { FOLLOWUP_DUE } from './schedule-followup';
 /**
  * The reactor job `self-followup`, on the durable timer its decision armed. A due
  * follow-up is aborted when a human replied to the bot, the conversation moved on or
- * someone is mid-thought; otherwise routed again with its bias. It settles before it
- * speaks, so it fires at most once whatever the redeliveries.
+ * someone is mid-thought; otherwise routed again with its bias. It settles once its turn's
+ * decision is stored, before it speaks, so it fires exactly once whatever the redeliveries
+ * and SIGKILLs.
  */
 @Injectable()
 export class FireFollowup {
@@ -47,6 +48,11 @@ export class FireFollowup {
     });
   }
 
+  /**
+   * Settles after its turn's decision is stored: a SIGKILL before that leaves it scheduled
+   * and its timer's delivery unacknowledged, so the redelivery runs it; one after finds
+   * the decision (by follow-up id) and only settles. Fired once, never twice.
+   */
   async run(due: FollowupDue, lineage?: Lineage): Promise<void> {
     const f = await this.store.get(due.followupId);
     if (!f || f.status !== 'scheduled') return;
@@ -56,34 +62,44 @@ export class FireFollowup {
       bias: f.bias,
       dueAt: f.dueAt.toISOString(),
     };
-    const abort = async (reason: string) => {
-      if (await this.store.settle(f.followupId, 'aborted', reason)) {
-        await this.outbox.followup(f.guildId, f.channelId, { ...event, status: 'aborted', reason });
+    const settle = async (status: 'fired' | 'aborted', reason?: string, decisionId?: string) => {
+      if (await this.store.settle(f.followupId, status, reason, decisionId)) {
+        await this.outbox.followup(f.guildId, f.channelId, {
+          ...event,
+          status,
+          ...(reason ? { reason } : {}),
+        });
       }
     };
     const agent = this.agents.get(f.agentId);
-    if (!agent) return abort('unknown-agent');
+    if (!agent) return settle('aborted', 'unknown-agent');
     await this.lanes.run(f.channelId, async () => {
+      const before = await this.decisions.ofFollowup(f.followupId);
+      if (before) return settle('fired', undefined, before.decisionId);
       const channel = await this.coordination.managed(f.channelId);
-      if (channel.managed && channel.speakers.includes(agent.id)) return abort('managed-channel');
+      if (channel.managed && channel.speakers.includes(agent.id))
+        return settle('aborted', 'managed-channel');
       const reason = await this.abortReason(f, agent);
-      if (reason) return abort(reason);
-      if (!(await this.store.settle(f.followupId, 'fired'))) return;
-      await this.outbox.followup(f.guildId, f.channelId, { ...event, status: 'fired' });
+      if (reason) return settle('aborted', reason);
       const parent = await this.decisions.get(f.parentDecisionId);
-      await this.execute.run({
-        guildId: f.guildId,
-        channelId: f.channelId,
-        agent,
-        trigger: 'self-followup',
-        mentioned: false,
-        seed: f.followupId,
-        bias: f.bias as FollowupBias,
-        parentDecisionId: f.parentDecisionId,
-        followupId: f.followupId,
-        previous: parent?.beats.map((b) => b.text).join('\n\n') || parent?.reaction,
-        lineage,
-      });
+      const decision = await this.execute.run(
+        {
+          guildId: f.guildId,
+          channelId: f.channelId,
+          agent,
+          trigger: 'self-followup',
+          mentioned: false,
+          seed: f.followupId,
+          bias: f.bias as FollowupBias,
+          parentDecisionId: f.parentDecisionId,
+          followupId: f.followupId,
+          previous: parent?.beats.map((b) => b.text).join('\n\n') || parent?.reaction,
+          lineage,
+        },
+        // Settled as soon as its decision is stored, before its beats go out.
+        (d) => settle('fired', undefined, d.decisionId),
+      );
+      await settle('fired', undefined, decision.decisionId);
     });
   }
 

@@ -4,6 +4,7 @@ import type {
   PersonaChangedEvent,
   PersonaSignalView,
   PersonaWeightsAdjustedEvent,
+  MessageCreated,
   RouterBurstStoppedEvent,
   RouterDecision,
   RouterFollowupEvent,
@@ -52,7 +53,31 @@ export abstract class DecisionLog {
     patch: Partial<Pick<RouterDecision, 'interrupted' | 'followup' | 'beats' | 'undelivered'>>,
   ): Promise<void>;
   abstract get(decisionId: string): Promise<RouterDecision | null>;
+  /** Whether the agent decided on the message (a resumed message's turn ran before a restart). */
+  abstract decidedOn(inboundMessageId: string, agentId: string): Promise<boolean>;
+  /** The decision a follow-up's turn made, if it made one. */
+  abstract ofFollowup(followupId: string): Promise<RouterDecision | null>;
   abstract list(filter: DecisionFilter): Promise<RouterDecision[]>;
+}
+
+/** What the inbox knew of a message when it was recorded. */
+export type InboundState = 'new' | 'open' | 'settled';
+
+export interface OpenInbound {
+  message: MessageCreated;
+  eventId?: string;
+}
+
+/**
+ * `router_inbound`: the router's durable inbox. A message is recorded before its event is
+ * acknowledged and settled once every agent's turn on it has run; what is still open after a
+ * restart is resumed. The message id makes a redelivery a no-op once it has settled.
+ */
+export abstract class InboundStore {
+  abstract record(m: MessageCreated, eventId: string | undefined, at: Date): Promise<InboundState>;
+  abstract settle(messageId: string, at: Date): Promise<void>;
+  /** Open messages, oldest first. */
+  abstract open(limit: number): Promise<OpenInbound[]>;
 }
 
 export interface FollowupRecord {
@@ -73,6 +98,10 @@ export interface FollowupRecord {
 export abstract class FollowupStore {
   abstract create(f: FollowupRecord): Promise<void>;
   abstract get(followupId: string): Promise<FollowupRecord | null>;
+  /** Follow-ups still scheduled (their timers are armed again at start). */
+  abstract scheduled(): Promise<FollowupRecord[]>;
+  /** The bot messages of the turn that scheduled it, once they were sent. */
+  abstract setBotMessages(followupId: string, ids: string[]): Promise<void>;
   /** Moves a scheduled follow-up to its final status; false when it had already settled. */
   abstract settle(
     followupId: string,

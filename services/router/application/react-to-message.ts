@@ -1,4 +1,4 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
+import { Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
 import type { MessageCreated, TypingStarted } from '@dirigent/contracts';
 import { KeyedQueue } from '@dirigent/messaging';
 import { isMentioned, preflight, type AgentPersona } from '@dirigent/router-domain';
@@ -6,8 +6,15 @@ import { OrchestrateInDiscord } from '../orchestrator/orchestrator.module';
 import { Agents } from './agents';
 import { ChannelActivity, type SeenMessage } from './channel-activity';
 import { ExecuteTurn } from './execute-turn';
-import { TurnCoordination } from './ports';
+import { Clock, DecisionLog, InboundStore, TurnCoordination } from './ports';
 import { SpeculativeTurns } from './speculative';
+
+/** Open messages resumed at start, at most (older ones stay open: a bound on a restart's work). */
+const RESUMED_AT_START = 500;
+/** An open message older than this at start is settled without turns. */
+const RESUME_WITHIN_MS = 10 * 60_000;
+/** Message ids remembered as claimed by this process. */
+const REMEMBERED = 5000;
 
 export function seenMessage(m: MessageCreated): SeenMessage {
   return {
@@ -28,15 +35,23 @@ export function seenMessage(m: MessageCreated): SeenMessage {
 /**
  * A Discord message, for every built-in agent: its own deliveries pace bursts, a human
  * message during a burst interrupts it, and otherwise each agent decides on the message
- * in the channel's lane (one in-flight reply per channel). In a channel whose turns the
+ * in the channel's lane (one in-flight reply per channel), from the router's durable inbox
+ * (`router_inbound`: recorded before the event is acknowledged, settled after the turns,
+ * resumed after a restart, a no-op for a message already settled). In a channel whose turns the
  * coordinator manages, an agent among its speakers waits for its grant instead.
  */
 @Injectable()
-export class ReactToMessage {
+export class ReactToMessage implements OnApplicationBootstrap {
   private readonly log = new Logger('router:messages');
+
+  /** Messages whose turns this process started (a redelivery or the resume finds them here). */
+  private readonly claimed = new Set<string>();
 
   constructor(
     private readonly agents: Agents,
+    private readonly inbox: InboundStore,
+    private readonly decisions: DecisionLog,
+    private readonly clock: Clock,
     private readonly activity: ChannelActivity,
     private readonly lanes: KeyedQueue,
     private readonly execute: ExecuteTurn,
@@ -46,19 +61,61 @@ export class ReactToMessage {
   ) {}
 
   /**
-   * Returns at once: the lane runs the turns (the consumer must keep delivering beats).
+   * Records a new message in the durable inbox, then starts its turns and returns: the
+   * consumer acknowledges the event once the message is recorded (a SIGKILL after that
+   * resumes it at the next start) and must keep delivering beats while the lanes run.
    * `eventId` (the envelope id) is the cause in the decisions' lineage.
    */
-  observe(m: MessageCreated, eventId?: string): void {
+  async observe(m: MessageCreated, eventId?: string): Promise<void> {
     const seen = { ...seenMessage(m), ...(eventId ? { eventId } : {}) };
+    if (this.claimed.has(m.messageId)) return;
     if (this.activity.observe(seen, this.agents.userIds) !== 'new') return;
+    const state = await this.inbox.record(m, eventId, new Date(this.clock.now()));
+    if (state === 'settled') return;
+    this.start(m, seen, state === 'open');
+  }
+
+  /**
+   * At start: the messages recorded but not settled before a restart (within the last ten
+   * minutes) run their turns now, except those an agent had already decided on.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    const open = await this.inbox.open(RESUMED_AT_START);
+    if (open.length) this.log.warn({ messages: open.length }, 'resuming messages left open');
+    const now = this.clock.now();
+    for (const { message, eventId } of open) {
+      if (this.claimed.has(message.messageId)) continue;
+      // Long gone (the router was down for a while): not answered now, out of context.
+      if (now - Date.parse(message.createdAt) > RESUME_WITHIN_MS) {
+        await this.inbox.settle(message.messageId, new Date(now));
+        continue;
+      }
+      const seen = { ...seenMessage(message), ...(eventId ? { eventId } : {}) };
+      this.activity.observe(seen, this.agents.userIds);
+      this.start(message, seen, true);
+    }
+  }
+
+  /** Runs every agent's turn on the message, then settles it in the inbox. */
+  private start(m: MessageCreated, seen: SeenMessage, resumed: boolean): void {
+    this.claim(m.messageId);
     const failed = (e: unknown) =>
       this.log.error({ err: (e as Error).message, messageId: m.messageId }, 'turn failed');
-    for (const agent of this.agents.all) {
+    const turns = this.agents.all.map((agent) =>
       // An orchestrator's jobs run off the lane, as tasks: the channel keeps its turns.
-      if (agent.orchestrator) this.orchestrate(agent, m).catch(failed);
-      else this.lanes.run(m.channelId, () => this.decide(agent, m, seen)).catch(failed);
-    }
+      (agent.orchestrator
+        ? this.orchestrate(agent, m, resumed)
+        : this.lanes.run(m.channelId, () => this.decide(agent, m, seen, resumed))
+      ).catch(failed),
+    );
+    void Promise.all(turns)
+      .then(() => this.inbox.settle(m.messageId, new Date(this.clock.now())))
+      .catch(failed);
+  }
+
+  private claim(messageId: string): void {
+    this.claimed.add(messageId);
+    if (this.claimed.size > REMEMBERED) this.claimed.delete(this.claimed.values().next().value!);
   }
 
   /** The asker deleted a message: an orchestration it started stops and answers nothing. */
@@ -70,13 +127,22 @@ export class ReactToMessage {
     this.activity.typing(t.guildId, t.channelId, t.userId, Date.parse(t.at), this.agents.userIds);
   }
 
-  private async orchestrate(agent: AgentPersona, m: MessageCreated): Promise<void> {
-    if (isMentioned(agent, m) && m.authorId !== agent.discordUserId && !m.authorIsBot) {
-      await this.orchestrator?.run(agent, m);
-    }
+  private async orchestrate(agent: AgentPersona, m: MessageCreated, resumed: boolean) {
+    if (!isMentioned(agent, m) || m.authorId === agent.discordUserId || m.authorIsBot) return;
+    // A resumed message whose orchestration started before the restart: its tasks were
+    // reported failed at start; it is not asked again.
+    if (resumed && (await this.decisions.decidedOn(m.messageId, agent.id))) return;
+    if (resumed && this.orchestrator && (await this.orchestrator.started(m.messageId))) return;
+    await this.orchestrator?.run(agent, m);
   }
 
-  private async decide(agent: AgentPersona, m: MessageCreated, seen: SeenMessage): Promise<void> {
+  private async decide(
+    agent: AgentPersona,
+    m: MessageCreated,
+    seen: SeenMessage,
+    resumed: boolean,
+  ): Promise<void> {
+    if (resumed && (await this.decisions.decidedOn(m.messageId, agent.id))) return;
     const channel = await this.coordination.managed(m.channelId);
     if (channel.managed && channel.speakers.includes(agent.id)) return;
     const verdict = preflight(agent, seen, { managedChannel: channel.managed });

@@ -61,7 +61,8 @@ export class InputsHandler {
       await this.modChannels.ensure(guildId);
     } else if (kind === 'message.created') {
       const m = MessageCreated.create(data);
-      this.messages.observe(m, ctx.envelope.id);
+      // Acknowledged once the message is in the router's durable inbox (its turns run after).
+      await this.messages.observe(m, ctx.envelope.id);
       if (m.authorIsBot) await this.proposals.onMessage(m);
       else {
         // A reply to an agent's message is a learning signal (counted once per reply).
@@ -93,8 +94,12 @@ export class InputsHandler {
   @EventPattern(`${Subjects.timer.firedPrefix}.${ROUTER_SERVICE}.>`, {
     stream: Streams.timerFired,
     durable: Durables.routerTimers,
-    maxDeliver: 3,
-    ackWaitMs: 300_000,
+    // A firing can be in hand at more than one SIGKILL while it waits for its channel's lane.
+    maxDeliver: 10,
+    // Short, kept alive while a job runs or waits for its lane: a firing held by a killed
+    // router comes back within seconds of the restart, not minutes after.
+    ackWaitMs: 15_000,
+    workingEveryMs: 5_000,
     concurrency: 16,
   } satisfies DurableEventOptions)
   async timer(@Ctx() ctx: JetStreamContext) {

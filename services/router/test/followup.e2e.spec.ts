@@ -1,7 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Subjects, type MessageCreated } from '@dirigent/contracts';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { Subjects, subject, type MessageCreated } from '@dirigent/contracts';
+import { ormConfig } from '@dirigent/persistence';
 import { CANONICAL_DISPOSITIONS } from '@dirigent/router-domain';
 import {
   closeMessaging,
@@ -16,6 +18,7 @@ import {
 import type { Messaging } from '@dirigent/messaging';
 import { FakeUpstream } from '../../llm-gateway/test/fake-upstreams';
 import { startGateway, type RunningGateway } from '../../llm-gateway/test/harness';
+import { nextSnowflake } from '../../turn-coordinator/test/fake-ingest';
 import { FakeDiscord } from './fake-discord';
 import { gatewayConfig } from './harness';
 
@@ -203,6 +206,60 @@ describe('router: plans survive SIGKILL', () => {
       20_000,
     );
     expect(aborted.data.reason).toBe('human-replied');
+  });
+
+  it('a message acknowledged before its turn ran is answered after a SIGKILL, once', async () => {
+    await weights('quick-react');
+    const guild = snowflake();
+    const channel = snowflake();
+    await child!.kill('SIGKILL');
+    // What a SIGKILL right after the acknowledgement leaves: the message in the router's
+    // inbox, open, and no decision on it.
+    const m: MessageCreated = {
+      guildId: guild,
+      channelId: channel,
+      messageId: nextSnowflake(),
+      authorId: '700000000000000001',
+      authorIsBot: false,
+      content: 'dit, are you there?',
+      createdAt: new Date().toISOString(),
+      authorName: 'jen',
+    };
+    const orm = await MikroORM.init(ormConfig(testDatabaseUrl()));
+    try {
+      await orm.em
+        .getConnection()
+        .execute(
+          `insert into "router_inbound" ("message_id", "guild_id", "channel_id", "event_id", "message", "received_at") values (?, ?, ?, ?, ?, now())`,
+          [m.messageId, guild, channel, `discord:${m.messageId}`, JSON.stringify(m)],
+        );
+      await start();
+      await waitFor(() => decisionOn(channel, m.messageId), 30_000);
+      // Settled once its turns have run.
+      await waitFor(async () => {
+        const [row] = await orm.em
+          .getConnection()
+          .execute(`select "settled_at" from "router_inbound" where "message_id" = ?`, [
+            m.messageId,
+          ]);
+        return row.settled_at !== null;
+      }, 30_000);
+    } finally {
+      await orm.close();
+    }
+    // The same message delivered again (a redelivery) is a no-op; a later one is answered.
+    await messaging.publishEvent(
+      subject.discordEvent(guild, channel, 'message.created'),
+      'message.created',
+      m,
+      { id: `discord:${m.messageId}:again` },
+    );
+    const later = await discord.human(guild, channel, 'dit, still there?');
+    await waitFor(() => decisionOn(channel, later.messageId), 30_000);
+    const onFirst = events.filter(
+      (e) => e.subject.endsWith(`${channel}.decision`) && e.data.inboundMessageId === m.messageId,
+    );
+    expect(onFirst).toHaveLength(1);
   });
 
   it('a speculative timer armed before a SIGKILL fires after the restart', async () => {

@@ -16,6 +16,7 @@ import { Migration20261128020000_checkpoint_stream } from './Migration2026112802
 import { Migration20261128021000_steward_proposals } from './Migration20261128021000_steward_proposals';
 import { Migration20261128030000_memory_redaction_forgotten } from './Migration20261128030000_memory_redaction_forgotten';
 import { Migration20261128031000_personas } from './Migration20261128031000_personas';
+import { Migration20261128032000_router_inbound } from './Migration20261128032000_router_inbound';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -69,4 +70,8 @@ export const migrationsList: MigrationObject[] = [
     class: Migration20261128030000_memory_redaction_forgotten,
   },
   { name: 'Migration20261128031000_personas', class: Migration20261128031000_personas },
+  {
+    name: 'Migration20261128032000_router_inbound',
+    class: Migration20261128032000_router_inbound,
+  },
 ];

@@ -2,6 +2,7 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 import type {
   RouterDecisionInputs,
   RouterDecisionLineage,
+  RouterDecisionTimings,
   RouterUndelivered,
 } from '@dirigent/contracts';
 import type { LensSwap } from '@dirigent/router-domain';
@@ -42,6 +43,7 @@ export class DecisionRow {
   /** Migration20261128031000_personas: the persona version the decision read. */
   @Property({ nullable: true }) personaVersion: number | null = null;
   @Property() latencyMs: number;
+  @Property({ type: 'json', nullable: true }) timings: RouterDecisionTimings | null = null;
   @Property({ type: 'double' }) costUsd = 0;
   @Property({ type: 'json' }) models: string[] = [];
   @Property({ columnType: 'timestamptz' }) at: Date;

@@ -29,6 +29,7 @@ function toDecision(r: DecisionRow): RouterDecision {
     ...(r.undelivered ? { undelivered: r.undelivered } : {}),
     ...(r.personaVersion !== null ? { personaVersion: r.personaVersion } : {}),
     latencyMs: r.latencyMs,
+    ...(r.timings ? { timings: r.timings } : {}),
     costUsd: r.costUsd,
     models: r.models,
     at: r.at.toISOString(),
@@ -56,6 +57,7 @@ export class PostgresDecisionLog extends DecisionLog {
       lensSwap: d.lensSwap ?? null,
       undelivered: d.undelivered ?? null,
       personaVersion: d.personaVersion ?? null,
+      timings: d.timings ?? null,
       dimensions: { ...d.dimensions },
       at: new Date(d.at),
     });
@@ -83,6 +85,15 @@ export class PostgresDecisionLog extends DecisionLog {
 
   async get(decisionId: string): Promise<RouterDecision | null> {
     const row = await this.em.fork().findOne(DecisionRow, { decisionId });
+    return row ? toDecision(row) : null;
+  }
+
+  async decidedOn(inboundMessageId: string, agentId: string): Promise<boolean> {
+    return (await this.em.fork().count(DecisionRow, { inboundMessageId, agentId })) > 0;
+  }
+
+  async ofFollowup(followupId: string): Promise<RouterDecision | null> {
+    const row = await this.em.fork().findOne(DecisionRow, { followupId });
     return row ? toDecision(row) : null;
   }
 

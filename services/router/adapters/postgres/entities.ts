@@ -5,9 +5,10 @@ import { FollowupRow } from './followup.entity';
 import { PersonaMessageRow } from './persona-message.entity';
 import { PersonaSignalRow } from './persona-signal.entity';
 import { PersonaVersionRow } from './persona-version.entity';
+import { InboundRow } from './inbound.entity';
 import { SubagentRunRow } from './subagent-run.entity';
 
-/** The router's tables (Migration20261123160000_router, …190000_decision_lineage, …20261127230000_decision_inputs, …20261128031000_personas). */
+/** The router's tables (Migration20261123160000_router, …190000_decision_lineage, …20261127230000_decision_inputs, …20261128031000_personas, …20261128032000_router_inbound). */
 export const routerEntities = [
   DispositionRow,
   DecisionRow,
@@ -17,4 +18,5 @@ export const routerEntities = [
   PersonaVersionRow,
   PersonaSignalRow,
   PersonaMessageRow,
+  InboundRow,
 ];

@@ -2,6 +2,22 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { FollowupStore, type FollowupRecord } from '../../application/ports';
 import { FollowupRow } from './followup.entity';
 
+function toRecord(r: FollowupRow): FollowupRecord {
+  return {
+    followupId: r.followupId,
+    parentDecisionId: r.parentDecisionId,
+    guildId: r.guildId,
+    channelId: r.channelId,
+    agentId: r.agentId,
+    bias: r.bias,
+    dueAt: r.dueAt,
+    status: r.status,
+    ...(r.reason ? { reason: r.reason } : {}),
+    botMessageIds: r.botMessageIds,
+    createdAt: r.createdAt,
+  };
+}
+
 /** `self_followup_schedules`. */
 export class PostgresFollowups extends FollowupStore {
   constructor(private readonly em: EntityManager) {
@@ -16,20 +32,16 @@ export class PostgresFollowups extends FollowupStore {
 
   async get(followupId: string): Promise<FollowupRecord | null> {
     const r = await this.em.fork().findOne(FollowupRow, { followupId });
-    if (!r) return null;
-    return {
-      followupId: r.followupId,
-      parentDecisionId: r.parentDecisionId,
-      guildId: r.guildId,
-      channelId: r.channelId,
-      agentId: r.agentId,
-      bias: r.bias,
-      dueAt: r.dueAt,
-      status: r.status,
-      ...(r.reason ? { reason: r.reason } : {}),
-      botMessageIds: r.botMessageIds,
-      createdAt: r.createdAt,
-    };
+    return r ? toRecord(r) : null;
+  }
+
+  async scheduled(): Promise<FollowupRecord[]> {
+    const rows = await this.em.fork().find(FollowupRow, { status: 'scheduled' });
+    return rows.map(toRecord);
+  }
+
+  async setBotMessages(followupId: string, botMessageIds: string[]): Promise<void> {
+    await this.em.fork().nativeUpdate(FollowupRow, { followupId }, { botMessageIds });
   }
 
   async settle(

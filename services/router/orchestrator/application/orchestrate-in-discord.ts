@@ -50,6 +50,11 @@ export class OrchestrateInDiscord {
     private readonly messaging: Messaging,
   ) {}
 
+  /** Whether a task was started for the message, here or before a restart. */
+  started(messageId: string): Promise<boolean> {
+    return this.tasks.startedFor(messageId);
+  }
+
   /** Whether a run for this message is under way. */
   isRunning(messageId: string): boolean {
     return this.running.has(messageId);

@@ -57,6 +57,8 @@ export abstract class TaskStore {
   ): Promise<boolean>;
   /** Running tasks, of one channel when given. */
   abstract running(channelId?: string): Promise<TaskRecord[]>;
+  /** Whether a task was ever started for the asking message. */
+  abstract startedFor(inboundMessageId: string): Promise<boolean>;
   /** Holds this process's lease for as long as it lives (released when it dies, however). */
   abstract holdLease(owner: string): Promise<void>;
   abstract releaseLease(): Promise<void>;

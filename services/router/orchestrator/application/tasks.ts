@@ -90,6 +90,11 @@ export class Tasks implements OnApplicationBootstrap, OnApplicationShutdown {
     await this.store.releaseLease();
   }
 
+  /** Whether a task was started for the asking message (by this process or one before it). */
+  startedFor(inboundMessageId: string): Promise<boolean> {
+    return this.store.startedFor(inboundMessageId);
+  }
+
   /** The agent types of the tasks this process runs for an asking message. */
   runningFor(inboundMessageId: string): string[] {
     return [...this.running.values()]

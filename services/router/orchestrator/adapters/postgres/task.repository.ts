@@ -65,6 +65,10 @@ export class PostgresTasks extends TaskStore {
     return n === 1;
   }
 
+  async startedFor(inboundMessageId: string): Promise<boolean> {
+    return (await this.em.fork().count(RouterTaskRow, { inboundMessageId })) > 0;
+  }
+
   async running(channelId?: string): Promise<TaskRecord[]> {
     const rows = await this.em
       .fork()
