@@ -431,6 +431,59 @@ describe('control page /dirigent in Chromium', () => {
     await page.screenshot({ path: artifact('control-decisions-1280x800.png'), fullPage: true });
   });
 
+  it("shows each persona's fields, versions with rollback and its weights over time", async () => {
+    await ok(Subjects.admin.personaUpsert, {
+      agentId: 'dit',
+      dispositionWeights: { 'quick-react': 1.2 },
+      bannedPhrases: ['as an AI', 'frankly'],
+    });
+    const v3 = await ok<{ version: number }>(Subjects.admin.personaUpsert, {
+      agentId: 'dit',
+      dispositionWeights: { 'quick-react': 0.9, 'roast-back': 1.1 },
+      learning: { enabled: false },
+    });
+    await page.goto(`${base}/dirigent`);
+    await page.click('#tab-personas');
+    await page.waitForSelector('#h-personas');
+    await page.waitForSelector(`#persona-fields[data-version="${v3.version}"]`);
+    await page.waitForSelector('#persona-fields [data-field="banned"]:has-text("frankly")');
+    await page.waitForSelector('#persona-fields [data-field="learning"]:has-text("frozen")');
+    await page.waitForSelector('#persona-chart g[data-disposition="quick-react"] polyline');
+    await page.waitForSelector('#persona-chart g[data-disposition="roast-back"] polyline');
+    expect(
+      await page.$$eval('#persona-chart g[data-disposition="quick-react"] circle', (c) => c.length),
+    ).toBe(v3.version);
+    await page.waitForSelector(`#persona-v${v3.version} .badge:has-text("active")`);
+    await page.screenshot({ path: artifact('control-personas-1280x800.png'), fullPage: true });
+    // Roll back to the seed: written as the next version, the page shows it.
+    await Promise.all([
+      page.waitForNavigation(),
+      page.click('#persona-v1 button[data-action="rollback-persona"]'),
+    ]);
+    const next = v3.version + 1;
+    await page.waitForSelector(`#persona-fields[data-version="${next}"]`);
+    await page.waitForSelector(`#persona-v${next}:has-text("rollback")`);
+    await page.waitForSelector('#persona-fields [data-field="learning"]:has-text("on")');
+    expect(await page.textContent('#persona-fields [data-field="banned"]')).not.toContain(
+      'frankly',
+    );
+    const p = await ok<{ version: number; dispositionWeights: Record<string, number> }>(
+      Subjects.admin.personaGet,
+      { agentId: 'dit' },
+    );
+    expect(p.version).toBe(next);
+    expect(p.dispositionWeights).toEqual({});
+    // A refused rollback is shown, not swallowed.
+    const r = await page.evaluate(() =>
+      fetch('/dirigent/api/personas/dit/rollback', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ version: 999 }),
+      }).then((x) => x.status),
+    );
+    expect(r).toBe(404);
+  });
+
   it('is usable at 390×844 and by keyboard', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const tab of ['memory', 'decisions']) {

@@ -135,6 +135,16 @@ export const CONTROL_CLIENT_JS = String.raw`'use strict';
         if (!r.ok) showError('err-ch-' + channel, describe(r.body, r.status));
       });
     },
+    'rollback-persona': function (el) {
+      var agent = el.getAttribute('data-agent');
+      showError('persona-error', '');
+      return api('POST', '/dirigent/api/personas/' + encodeURIComponent(agent) + '/rollback', {
+        version: Number(el.getAttribute('data-version')),
+      }).then(function (r) {
+        if (!r.ok) { showError('persona-error', describe(r.body, r.status)); return; }
+        location.reload();
+      });
+    },
     discard: function (el) {
       var seq = el.getAttribute('data-seq');
       return api('POST', '/dirigent/api/dead-letters/' + seq + '/discard', {}).then(function (r) {

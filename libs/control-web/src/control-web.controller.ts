@@ -7,6 +7,7 @@ import { ControlData, ReplyFailure } from './control-data';
 import { asObject, fieldError, headers, snowflake, STATUS, validIdentity } from './http';
 import { InsightData } from './insight-data';
 import { decisionsPage, memoryPage } from './insight-page';
+import { personasPage } from './persona-page';
 import { ControlLiveHub } from './live-hub';
 import { CONTROL_WEB_OPTIONS, type ControlWebOptions } from './options';
 import { controlPage, deadLetterRows, disabledPage, identityRows, loginPage } from './page';
@@ -79,6 +80,11 @@ export class ControlWebController {
       return;
     }
     const tab = req.query.tab;
+    if (tab === 'personas') {
+      const agent = typeof req.query.agent === 'string' ? req.query.agent.slice(0, 64) : '';
+      res.status(200).send(personasPage(await this.insight.personas(agent)));
+      return;
+    }
     if (tab === 'memory' || tab === 'decisions') {
       res.status(200).send(await this.tab(tab, req.query));
       return;
@@ -275,6 +281,17 @@ export class ControlWebController {
           throw new ReplyFailure(ErrorCodes.NOT_FOUND, `no channel setting ${setting}`);
       }
     });
+  }
+
+  @Post('api/personas/:agentId/rollback')
+  async rollbackPersona(
+    @Req() req: Request,
+    @Res() res: Response,
+    @Param('agentId') agentId: string,
+    @Body() body: unknown,
+  ): Promise<void> {
+    if (!this.api(req, res)) return;
+    await this.run(res, () => this.insight.rollbackPersona(agentId, asObject(body).version));
   }
 
   @Get('api/dead-letters')

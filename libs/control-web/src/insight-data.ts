@@ -1,5 +1,6 @@
 import {
   Subjects,
+  type PersonaHistoryResult,
   type MemoryContextItem,
   type MemoryContextResult,
   type MemoryDossier,
@@ -9,6 +10,8 @@ import {
   type RouterDecision,
 } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
+import { ReplyFailure } from './control-data';
+import type { PersonasTab, PersonaView } from './persona-page';
 
 /** Dossiers shown per guild: the authors of the live window, most recent first. */
 const DOSSIERS = 8;
@@ -123,5 +126,36 @@ export class InsightData {
     } catch (e) {
       return { filter, error: (e as Error).message, decisions: [] };
     }
+  }
+
+  /** The persona tab: every agent's active persona, and the chosen one's history. */
+  async personas(agentId: string): Promise<PersonasTab> {
+    try {
+      const { personas } = await this.call<{ personas: PersonaView[] }>(
+        Subjects.admin.personaList,
+        {},
+      );
+      const selected = personas.find((p) => p.agentId === agentId) ?? personas[0] ?? null;
+      const history = selected
+        ? await this.call<PersonaHistoryResult>(Subjects.admin.personaHistory, {
+            agentId: selected.agentId,
+          })
+        : null;
+      return { error: null, personas, selected, history };
+    } catch (e) {
+      return { error: (e as Error).message, personas: [], selected: null, history: null };
+    }
+  }
+
+  /** `dirigent.admin.persona.rollback`, its refusal kept as a reply failure (status and fields). */
+  async rollbackPersona(agentId: string, version: unknown): Promise<PersonaView> {
+    const reply: Reply<PersonaView> = await this.messaging.request<PersonaView>(
+      Subjects.admin.personaRollback,
+      { agentId, version },
+      this.timeoutMs,
+    );
+    if (!reply.ok)
+      throw new ReplyFailure(reply.error.code, reply.error.message, reply.error.details);
+    return reply.data;
   }
 }

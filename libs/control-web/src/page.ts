@@ -265,6 +265,7 @@ export const TABS = [
   ['channels', 'Channels', '/dirigent'],
   ['memory', 'Memory', '/dirigent?tab=memory'],
   ['decisions', 'Decision log', '/dirigent?tab=decisions'],
+  ['personas', 'Personas', '/dirigent?tab=personas'],
 ] as const;
 export type Tab = (typeof TABS)[number][0];
 
