@@ -254,8 +254,9 @@ describe('router: personas', () => {
     const channel = snowflake();
     const { echo } = await turn(channel);
     const u = snowflake();
-    await react(channel, echo!.messageId, u, '👎');
+    // Repeated until counted: the router keeps the message's origin once it sees it delivered.
     await waitFor(async () => {
+      await react(channel, echo!.messageId, u, '👎');
       const h = await ok(Subjects.admin.personaHistory, { agentId: 'dit' });
       return h.signals.find((x: any) => x.signal === `reaction:${u}:👎`);
     });
