@@ -117,3 +117,55 @@ export function topicSplit(
     topics: topics.map((t) => t.length),
   };
 }
+
+export interface DecisionSettings {
+  /** Only messages this recent count. */
+  windowMs: number;
+  /** Other members who must agree after the decision. */
+  minAgreements: number;
+}
+
+export const DEFAULT_DECISION: DecisionSettings = { windowMs: 30 * 60_000, minAgreements: 2 };
+
+const DECISION =
+  /\b(?:we(?:'ve| have)? (?:decided|agreed)|decision:|let'?s go with|we(?:'ll| will) go with|it'?s settled)/i;
+const AGREEMENT =
+  /^\s*(?:\+1|agreed|agree|yes|yep|yeah|deal|sounds good|ok(?:ay)?|same|let'?s do it|👍|✅)\b|^\s*(?:👍|✅|\+1)/i;
+
+export interface DecisionReached {
+  messageId: string;
+  text: string;
+  /** Members who agreed after it. */
+  agreed: number;
+}
+
+/**
+ * An archive-worthy decision: a human message that states one ("we decided", "let's go
+ * with", "decision:") followed by agreement (a reply to it, or a short "agreed"/"+1"/👍) from
+ * at least `minAgreements` other members. The newest such decision, if any.
+ */
+export function decisionReached(
+  messages: readonly UpkeepMessage[],
+  now: number,
+  s: DecisionSettings,
+): DecisionReached | undefined {
+  const human = messages.filter((m) => !m.authorIsBot && now - m.at <= s.windowMs);
+  for (let i = human.length - 1; i >= 0; i--) {
+    const d = human[i];
+    if (!DECISION.test(d.content)) continue;
+    const agreeing = new Set(
+      human
+        .slice(i + 1)
+        .filter(
+          (m) =>
+            m.authorId !== d.authorId &&
+            (m.replyToMessageId === d.messageId || AGREEMENT.test(m.content)),
+        )
+        .map((m) => m.authorId),
+    );
+    if (agreeing.size >= s.minAgreements) {
+      return { messageId: d.messageId, text: d.content.slice(0, 200), agreed: agreeing.size };
+    }
+  }
+  return undefined;
+}

@@ -1,4 +1,11 @@
-import { DEFAULT_TOPIC_SPLIT, topicSplit, topicWords, type UpkeepMessage } from './steward-upkeep';
+import {
+  DEFAULT_DECISION,
+  DEFAULT_TOPIC_SPLIT,
+  decisionReached,
+  topicSplit,
+  topicWords,
+  type UpkeepMessage,
+} from './steward-upkeep';
 
 const now = 1_000_000_000;
 let n = 0;
@@ -74,5 +81,34 @@ describe('topic split (steward upkeep)', () => {
       'check',
       'ramen',
     ]);
+  });
+});
+
+describe('decision reached (steward upkeep)', () => {
+  const s = DEFAULT_DECISION;
+  const by = (author: string, content: string, extra: Partial<UpkeepMessage> = {}) =>
+    msg(content, { authorId: author, ...extra });
+
+  it('is a stated decision that two other members agreed to', () => {
+    const d = by('1', "ok we decided: let's go with Postgres");
+    const talk = [by('2', 'which database?'), d, by('2', 'agreed'), by('3', '👍 works for me')];
+    expect(decisionReached(talk, now, s)).toMatchObject({ messageId: d.messageId, agreed: 2 });
+  });
+
+  it('counts a reply as agreement, but not the author agreeing with themself', () => {
+    const d = by('1', 'Decision: the meetup is on Friday');
+    const talk = [d, by('1', 'yes'), by('2', 'works', { replyToMessageId: d.messageId })];
+    expect(decisionReached(talk, now, s)).toBeUndefined();
+    expect(decisionReached([...talk, by('3', '+1')], now, s)?.agreed).toBe(2);
+  });
+
+  it('is not a question, an old decision or talk without one', () => {
+    const q = [by('1', 'should we go with Friday?'), by('2', 'yes'), by('3', 'yes')];
+    expect(decisionReached(q, now, s)).toBeUndefined();
+    const old = [by('1', "let's go with Friday"), by('2', 'yes'), by('3', 'yes')].map((m) => ({
+      ...m,
+      at: now - s.windowMs - 1,
+    }));
+    expect(decisionReached(old, now, s)).toBeUndefined();
   });
 });

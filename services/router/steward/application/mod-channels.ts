@@ -58,7 +58,8 @@ export class ModChannels {
 
   /** Whether `channelId` is the guild's mod channel, from what is recorded (no Discord call). */
   async isModChannel(guildId: string, channelId: string): Promise<boolean> {
-    if (this.known.get(guildId) === channelId) return true;
+    const known = this.known.get(guildId);
+    if (known) return known === channelId;
     const recorded = (await this.state(guildId)).channelId;
     if (recorded) this.known.set(guildId, recorded);
     return recorded === channelId;

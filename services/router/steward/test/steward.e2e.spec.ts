@@ -344,6 +344,28 @@ describe('steward: mod channel and proposals', () => {
     expect(threads).toHaveLength(1);
   });
 
+  it('proposes pinning a decision the room agreed to (a reactor job)', async () => {
+    const channel = h.discord.createChannel(h.guild.id, { id: snowflake(), name: 'plans' });
+    const say = (authorId: string, content: string) =>
+      h.discord.postMessage({ channelId: channel.id, authorId, content });
+    say(h.alice.id, 'so, Friday or Saturday for the meetup?');
+    const decision = say(manager.id, "we decided: let's go with Friday");
+    say(h.bob.id, 'agreed');
+    say(h.alice.id, '👍 Friday it is');
+    const proposed = await waitFor(
+      async () =>
+        (await list(h.guild.id, 'pending')).find(
+          (p) => p.channelId === channel.id && p.tool === 'pin_moment',
+        ),
+      LONG,
+      200,
+      'a pin proposal',
+    );
+    expect(proposed.args).toEqual({ channelId: channel.id, messageId: decision.id });
+    expect(proposed.reason).toContain('Friday');
+    await posted(h.guild.id, proposed.proposalId);
+  });
+
   it('answers bad input with a code, never a crash', async () => {
     const bad = async (subj: string, data: unknown, field?: string) => {
       const r = await request(subj, data);
