@@ -49,10 +49,17 @@ export class ArchiveIndex implements OnApplicationBootstrap {
 
   constructor(private readonly em: EntityManager) {}
 
+  private preloadDone!: () => void;
+  /**
+   * Settles once the start's load of every guild is over (or failed): the vectors load
+   * after it, so that the word index, the ranking's main signal, is ready first.
+   */
+  readonly preloaded = new Promise<void>((resolve) => (this.preloadDone = resolve));
+
   onApplicationBootstrap(): void {
-    void this.loadAll().catch((e: Error) =>
-      this.log.warn(`archive index not preloaded: ${e.message}`),
-    );
+    void this.loadAll()
+      .catch((e: Error) => this.log.warn(`archive index not preloaded: ${e.message}`))
+      .finally(() => this.preloadDone());
   }
 
   /**

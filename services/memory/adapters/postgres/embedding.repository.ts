@@ -1,6 +1,7 @@
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
 import { EntityRepository } from '@mikro-orm/postgresql';
 import { VectorIndex, type SearchLayer } from '@dirigent/memory-domain';
+import { ArchiveIndex } from '../archive-index';
 import type { VectorStore } from '../../application/ports';
 import type { MemoryEmbedding } from './embedding.entity';
 import { realArray, sql } from './sql';
@@ -158,7 +159,11 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
   private readonly log = new Logger('memory:vectors');
   private preloading = false;
 
-  constructor(private readonly rows: EmbeddingRepository) {}
+  constructor(
+    private readonly rows: EmbeddingRepository,
+    // The archive's word index, whose start-up load vectors wait for (none: no wait).
+    @Optional() private readonly words?: ArchiveIndex,
+  ) {}
 
   /** Asks for every guild's vectors to be loaded in the background once the service is up. */
   preloadOnStart(): void {
@@ -183,11 +188,18 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
     }
   }
 
-  /** The slot's refresh under way, or a new one. */
+  /**
+   * The slot's refresh under way, or a new one. A slot's first load waits for the archive's
+   * word index to finish loading at start: both at once took each several times longer
+   * (17 s instead of 3.5 s for the words of 100,000 messages), and searches meanwhile rank
+   * by words alone.
+   */
   private start(guildId: string, model: string, s: Slot): Promise<void> {
     if (!s.loading) {
       s.refreshedAt = Date.now();
-      s.loading = this.refresh(guildId, model, s)
+      const after = s.loaded || !this.words ? Promise.resolve() : this.words.preloaded;
+      s.loading = after
+        .then(() => this.refresh(guildId, model, s))
         .then(() => void (s.loaded = true))
         .finally(() => (s.loading = undefined));
     }
