@@ -69,7 +69,14 @@ export class PersonaLearning {
       },
       new Date(this.clock.now()),
     );
-    if (!r.applied || !r.written) return;
+    if (!r.applied) {
+      // Counted before: a redelivery after a crash between the commit and the events
+      // publishes them again (same message ids, so JetStream keeps them once).
+      if (r.version)
+        await this.republish(origin.agentId, id, r.version, polarity, messageId, signal);
+      return;
+    }
+    if (!r.written) return;
     this.log.log(
       { agentId: origin.agentId, dispositionId: id, from: r.from, to: r.to, messageId, signal },
       'persona weight adjusted',
@@ -85,5 +92,31 @@ export class PersonaLearning {
       signal,
     });
     await this.personas.announce(r.previous, r.written);
+  }
+
+  private async republish(
+    agentId: string,
+    dispositionId: string,
+    version: number,
+    polarity: PersonaSignal,
+    messageId: string,
+    signal: string,
+  ): Promise<void> {
+    const [previous, written] = await Promise.all([
+      this.store.version(agentId, version - 1),
+      this.store.version(agentId, version),
+    ]);
+    if (!previous || !written) return;
+    await this.outbox.personaWeightsAdjusted({
+      agentId,
+      version,
+      dispositionId,
+      from: previous.content.dispositionWeights[dispositionId] ?? 1,
+      to: written.content.dispositionWeights[dispositionId] ?? 1,
+      polarity,
+      cause: messageId,
+      signal,
+    });
+    await this.personas.announce(previous, written);
   }
 }

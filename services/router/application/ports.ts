@@ -294,7 +294,8 @@ export abstract class PersonaStore {
     next: (active: PersonaRecord) => { from: number; to: number; write: PersonaWrite },
     at: Date,
   ): Promise<
-    | { applied: false }
+    /** Already counted: `version` is the one it wrote, if it moved the weight. */
+    | { applied: false; version?: number }
     | { applied: true; from: number; to: number; previous: PersonaRecord; written?: PersonaRecord }
   >;
   /** Newest first. */

@@ -42,8 +42,14 @@ describe('router: personas', () => {
   };
   const changed = () =>
     s.events.filter((e) => e.subject === Subjects.router.personaChanged).map((e) => e.data);
-  const adjusted = () =>
-    s.events.filter((e) => e.subject === Subjects.router.personaWeightsAdjusted).map((e) => e.data);
+  /** Events are at least once (a redelivered signal publishes its events again): one per version. */
+  const adjusted = () => [
+    ...new Map(
+      s.events
+        .filter((e) => e.subject === Subjects.router.personaWeightsAdjusted)
+        .map((e) => [e.data.version, e.data]),
+    ).values(),
+  ];
 
   /** A mention answered: the decision and the id of the agent's delivered message. */
   const turn = async (channel: string) => {

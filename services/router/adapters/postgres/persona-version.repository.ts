@@ -148,7 +148,12 @@ export class PostgresPersonas extends PersonaStore {
         signal: s.signal,
       });
       const previous = await this.latest(em, s.agentId);
-      if (counted || !previous) return { applied: false as const };
+      if (counted || !previous) {
+        return {
+          applied: false as const,
+          ...(counted?.version ? { version: counted.version } : {}),
+        };
+      }
       const { from, to, write } = next(previous);
       const written = write
         ? await this.insert(em, s.agentId, previous.version + 1, write, at)
