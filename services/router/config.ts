@@ -144,7 +144,7 @@ export class RouterConfig extends BaseConfig implements DerivedConfig {
   @Matches(/^[a-z0-9_-]{1,100}$/, { message: '$property must be 1-100 of a-z, 0-9, _ or -' })
   DIRIGENT_MOD_CHANNEL_NAME = 'dit-mod';
   /** How long a steward proposal waits for a decision before it expires. */
-  @EnvInt({ min: 1000 }) DIRIGENT_PROPOSAL_TTL_MS = 86_400_000;
+  @EnvInt({ min: 100 }) DIRIGENT_PROPOSAL_TTL_MS = 86_400_000;
   file: RouterFileConfig;
 
   derive(): string[] {

@@ -38,6 +38,8 @@ export const proposalIdOf = (aggregateSubject: string) =>
 @Injectable()
 export class ProposalService implements SkillProposals {
   private readonly handler: CommandHandler<ProposalCommand, ProposalEvent, ProposalState>;
+  /** The newest event store sequence this process appended a proposal commit at. */
+  lastWritten = 0;
 
   constructor(
     private readonly store: EventStore,
@@ -84,7 +86,9 @@ export class ProposalService implements SkillProposals {
   async execute(proposalId: string, command: ProposalCommand, meta: AppendMeta = {}) {
     const s = proposalSubject(proposalId);
     this.handler.invalidate(s);
-    return this.handler.handle(s, command, meta);
+    const done = await this.handler.handle(s, command, meta);
+    this.lastWritten = Math.max(this.lastWritten, done.version);
+    return done;
   }
 
   /** The proposal as stored now (undefined when there is none). */

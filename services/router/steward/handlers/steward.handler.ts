@@ -12,9 +12,10 @@ import type { JetStreamContext, DurableEventOptions } from '@dirigent/messaging'
 import type { ProposalEvent } from '@dirigent/router-domain';
 import { DecideProposal } from '../application/decide-proposal';
 import { ProposalEffects } from '../application/proposal-effects';
-import { proposalIdOf } from '../application/proposals';
+import { ProposalService, proposalIdOf } from '../application/proposals';
 import { ProposalReadModel } from '../application/ports';
 import { KeyedQueue } from '@dirigent/messaging';
+import { StewardLifecycle } from '../steward.lifecycle';
 
 /**
  * The steward's inputs: proposal commits (their effects, each proposal's in order), the
@@ -29,6 +30,8 @@ export class StewardHandler {
     private readonly effects: ProposalEffects,
     private readonly decisions: DecideProposal,
     private readonly readModel: ProposalReadModel,
+    private readonly proposals: ProposalService,
+    private readonly lifecycle: StewardLifecycle,
   ) {}
 
   @EventPattern(`${Subjects.es.prefix}.proposal.>`, {
@@ -49,6 +52,8 @@ export class StewardHandler {
 
   @MessagePattern(Subjects.steward.proposalsList)
   async list(@Payload() r: ProposalsListRequest) {
+    // Read your writes: what this process proposed or decided is in the list it answers.
+    await this.lifecycle.caughtUp(this.proposals.lastWritten);
     return { proposals: await this.readModel.list(r.guildId, r.status) };
   }
 

@@ -20,6 +20,10 @@ export const proposalProjection: Projection<ProposalEvent> = {
     }
     await em.flush();
   },
+  /** The event store was recreated: the proposals it held are gone with it. */
+  async reset(em: EntityManager) {
+    await em.nativeDelete(ProposalRow, {});
+  },
 };
 
 function upsert(
