@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
+import { startTracing } from '@dirigent/messaging';
 import { migrate } from '@dirigent/persistence';
 import { startPlayground, type Playground } from '@dirigent/playground';
 import {
@@ -38,10 +39,13 @@ async function main(): Promise<void> {
   const apps: INestApplication[] = [];
   let playground: Playground | null = null;
   let stopping = false;
+  // Spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (one provider for all five).
+  const tracing = await startTracing('dirigent');
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     for (const app of apps.reverse()) await app.close().catch(() => undefined);
+    await tracing?.shutdown().catch(() => undefined);
     await playground?.stop().catch(() => undefined);
     for (const dep of deps.reverse()) await dep.stop().catch(() => undefined);
     process.exit(code);

@@ -6,6 +6,7 @@ import { isPermanent, PermanentError, type Logger } from './errors';
 import { consumerLag, deadLetters, redeliveries } from './metrics';
 import { ensureDurable, type DurableSpec } from './provision';
 import { nextSpan, parseTraceparent, withTrace } from './trace';
+import { SpanKind, startSpan, tracingEnabled } from './tracing';
 
 /** How a durable event handler is consumed: the extras of `@EventPattern(subject, extras)`. */
 export interface DurableEventOptions extends DurableSpec {
@@ -255,7 +256,16 @@ async function handleOne(
   const labels = { stream: opts.stream, durable: opts.durable };
   consumerLag.set(labels, m.info.pending);
   if (m.info.deliveryCount > 1) redeliveries.inc(labels);
-  const trace = nextSpan(parseTraceparent(m.headers?.get('traceparent')));
+  const parent = parseTraceparent(m.headers?.get('traceparent'));
+  const span = tracingEnabled()
+    ? startSpan(`consume ${opts.durable}`, SpanKind.CONSUMER, parent, {
+        'messaging.system': 'nats',
+        'messaging.destination.name': m.subject,
+        'messaging.consumer.group.name': opts.durable,
+        'dirigent.service': source,
+      })
+    : undefined;
+  const trace = span ?? nextSpan(parent);
   try {
     let env: Envelope;
     try {
@@ -267,7 +277,9 @@ async function handleOne(
     }
     await withTrace(trace, () => handle(env, m));
     m.ack();
+    span?.end();
   } catch (e) {
+    span?.end(e);
     const message = (e as Error)?.message ?? String(e);
     if (isPermanent(e) || m.info.deliveryCount >= opts.maxDeliver) {
       await deadLetter(client, source, m, opts, message, log);

@@ -14,3 +14,4 @@ export * from './trace';
 export * from './nest/contract-validation.pipe';
 export * from './nest/reply-envelope.filter';
 export * from './nest/connect';
+export * from './tracing';

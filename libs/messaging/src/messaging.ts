@@ -20,7 +20,8 @@ import {
 } from './durable-consumer';
 import { PermanentError, type Logger } from './errors';
 import { answerRequest, type Responder } from './responder';
-import { currentTrace, formatTraceparent, nextSpan } from './trace';
+import { currentTrace, formatTraceparent, nextSpan, type TraceContext } from './trace';
+import { SpanKind, startSpan, tracingEnabled } from './tracing';
 
 export interface PublishOptions {
   /** Optimistic concurrency: the stream sequence of the last message on this subject (0: none). */
@@ -62,9 +63,9 @@ export class Messaging {
     private readonly log: Logger,
   ) {}
 
-  private traceHeaders(extra?: Record<string, string>): MsgHdrs {
+  private traceHeaders(extra?: Record<string, string>, span?: TraceContext): MsgHdrs {
     const h = natsHeaders();
-    h.set('traceparent', formatTraceparent(nextSpan(currentTrace())));
+    h.set('traceparent', formatTraceparent(span ?? nextSpan(currentTrace())));
     for (const [k, v] of Object.entries(extra ?? {})) h.set(k, v);
     return h;
   }
@@ -81,11 +82,30 @@ export class Messaging {
 
   /** Publishes an envelope to JetStream; its id becomes `Nats-Msg-Id`. */
   async publish<T>(subject: string, env: Envelope<T>, opts: PublishOptions = {}): Promise<PubAck> {
-    return this.client.publisher.publish(subject, JSON.stringify(env), {
+    const span = tracingEnabled()
+      ? startSpan(`publish ${subject}`, SpanKind.PRODUCER, currentTrace(), {
+          'messaging.system': 'nats',
+          'messaging.destination.name': subject,
+          'messaging.message.id': env.id,
+          'dirigent.service': this.source,
+        })
+      : undefined;
+    const published = this.client.publisher.publish(subject, JSON.stringify(env), {
       msgID: env.id,
       expectLastSubjectSequence: opts.expectLastSubjectSequence,
-      headers: this.traceHeaders(opts.headers),
+      headers: this.traceHeaders(opts.headers, span),
     });
+    if (!span) return published;
+    return published.then(
+      (ack) => {
+        span.end();
+        return ack;
+      },
+      (e: unknown) => {
+        span.end(e);
+        throw e;
+      },
+    );
   }
 
   /** Sends a request and returns the reply envelope (`UNAVAILABLE`/`TIMEOUT` when nobody answers). */
@@ -100,6 +120,7 @@ export class Messaging {
         return fail(ErrorCodes.TIMEOUT, `${subject} did not answer in ${timeoutMs} ms`);
       throw e;
     };
+    if (tracingEnabled()) return this.requestTraced<R>(subject, data, timeoutMs, failed);
     try {
       // Outside any trace there is nothing to propagate; the server starts its own, and the
       // request stays header-free (header parsing is most of a small request's cost).
@@ -111,6 +132,32 @@ export class Messaging {
         .then((msg) => msg.json<Reply<R>>(), failed);
     } catch (e) {
       return Promise.reject(e).catch(failed);
+    }
+  }
+
+  /** {@link request} in an exported client span (OTLP on). */
+  private async requestTraced<R>(
+    subject: string,
+    data: unknown,
+    timeoutMs: number,
+    failed: (e: unknown) => Reply<R>,
+  ): Promise<Reply<R>> {
+    const span = startSpan(`request ${subject}`, SpanKind.CLIENT, currentTrace(), {
+      'messaging.system': 'nats',
+      'messaging.destination.name': subject,
+      'dirigent.service': this.source,
+    });
+    try {
+      const msg = await this.client.nc.request(subject, JSON.stringify(data), {
+        timeout: timeoutMs,
+        headers: this.traceHeaders(undefined, span),
+      });
+      const reply = msg.json<Reply<R>>();
+      span.end(reply.ok ? undefined : reply.error.code);
+      return reply;
+    } catch (e) {
+      span.end(e);
+      return failed(e);
     }
   }
 

@@ -1,7 +1,8 @@
 import type { Msg } from '@nats-io/nats-core';
 import { DomainError, ErrorCodes, type Reply } from '@dirigent/contracts';
 import { failureReply, type Logger } from './errors';
-import { nextSpan, parseTraceparent, withTrace } from './trace';
+import { nextSpan, parseTraceparent, withTrace, type TraceContext } from './trace';
+import { SpanKind, startSpan, tracingEnabled } from './tracing';
 
 /** The body of a request: a JSON object (an empty body is `{}`), else a BAD_REQUEST error. */
 function requestBody(msg: Msg): object {
@@ -51,8 +52,9 @@ export function answerRequest(msg: Msg, responder: Responder): void {
   let reply: Reply<unknown> | Promise<Reply<unknown>>;
   try {
     const body = requestBody(msg);
-    const trace = nextSpan(parseTraceparent(msg.headers?.get('traceparent')));
-    reply = withTrace(trace, replyOf, responder, body, msg);
+    const parent = parseTraceparent(msg.headers?.get('traceparent'));
+    if (tracingEnabled()) return answerTraced(msg, responder, body, parent, startedAt);
+    reply = withTrace(nextSpan(parent), replyOf, responder, body, msg);
   } catch (e) {
     return send(msg, responder, failureReply(e, responder.log, responder.subject), startedAt);
   }
@@ -62,6 +64,32 @@ export function answerRequest(msg: Msg, responder: Responder): void {
     (e: unknown) =>
       send(msg, responder, failureReply(e, responder.log, responder.subject), startedAt),
   );
+}
+
+/** {@link answerRequest} with an exported span around the handler (OTLP on). */
+function answerTraced(
+  msg: Msg,
+  responder: Responder,
+  body: object,
+  parent: TraceContext | undefined,
+  startedAt: number,
+): void {
+  const span = startSpan(`rpc ${responder.subject}`, SpanKind.SERVER, parent, {
+    'messaging.system': 'nats',
+    'messaging.destination.name': msg.subject,
+  });
+  const done = (reply: Reply<unknown>) => {
+    span.end(reply.ok ? undefined : reply.error.code);
+    send(msg, responder, reply, startedAt);
+  };
+  const failed = (e: unknown) => done(failureReply(e, responder.log, responder.subject));
+  try {
+    const reply = withTrace(span, replyOf, responder, body, msg);
+    if (reply instanceof Promise) reply.then(done, failed);
+    else done(reply);
+  } catch (e) {
+    failed(e);
+  }
 }
 
 function send(msg: Msg, responder: Responder, reply: Reply<unknown>, startedAt: number): void {

@@ -10,7 +10,7 @@ import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { ConfigModule } from '@nestjs/config';
 import type { StreamSpec } from '@dirigent/contracts';
-import { metricsRegistry, type DurableEventOptions } from '@dirigent/messaging';
+import { metricsRegistry, startTracing, type DurableEventOptions } from '@dirigent/messaging';
 import type { Options } from '@mikro-orm/postgresql';
 import { ConfigError, loadConfig, type BaseConfig } from './config';
 import { CoreModule } from './core.module';
@@ -124,12 +124,18 @@ export async function startServiceApp<C extends BaseConfig>(
 export function runService<C extends BaseConfig>(def: ServiceDefinition<C>): void {
   // One service per process: its metrics carry its name (the dashboard's rows filter by it).
   metricsRegistry.setDefaultLabels({ service: def.name });
-  startServiceApp(def).catch((e: Error) => {
-    if (e instanceof ConfigError) {
-      console.error(`${def.name}: ${e.message}`);
-      process.exit(2);
-    }
-    console.error(`${def.name}: failed to start: ${e.message}`);
-    process.exit(1);
-  });
+  startTracing(def.name)
+    .then((tracing) => {
+      // What is still buffered is exported while the app closes (SIGTERM).
+      if (tracing) process.once('SIGTERM', () => void tracing.shutdown().catch(() => undefined));
+      return startServiceApp(def);
+    })
+    .catch((e: Error) => {
+      if (e instanceof ConfigError) {
+        console.error(`${def.name}: ${e.message}`);
+        process.exit(2);
+      }
+      console.error(`${def.name}: failed to start: ${e.message}`);
+      process.exit(1);
+    });
 }

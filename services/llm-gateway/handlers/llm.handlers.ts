@@ -8,7 +8,7 @@ import {
   Subjects,
   type ErrorCode,
 } from '@dirigent/contracts';
-import { NatsClient } from '@dirigent/messaging';
+import { NatsClient, withSpan } from '@dirigent/messaging';
 import {
   GatewayError,
   parseChatRequest,
@@ -80,7 +80,12 @@ export class LlmHandlers {
   async chat(@Payload() data: LlmChatRequest): Promise<unknown> {
     const to = data.streamSubject;
     try {
-      return await this.chatOrThrow(data);
+      // The model call (upstreams, fallbacks, streaming) as a span of the request's trace.
+      return await withSpan(
+        'model chat',
+        { 'dirigent.purpose': data.purpose ?? '', 'dirigent.guild_id': data.guildId ?? '' },
+        () => this.chatOrThrow(data),
+      );
     } catch (e) {
       // A stream listener learns of a failure before the first chunk too.
       if (to && data.request.stream === true) {
