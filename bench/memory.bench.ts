@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
+import { knex } from 'knex';
 import {
   subject,
   Subjects,
@@ -281,8 +282,11 @@ async function benchMemoryAt(total: number): Promise<BenchResult> {
       archive_index_ready_after_start_ms: Math.round(indexReadyMs),
     };
   } finally {
-    if (app) await forgetGuild(app, guildId);
     await app?.close();
+    // After the close: the service's background jobs no longer write to the guild.
+    await forgetGuild(databaseUrl, guildId).catch((e: Error) =>
+      process.stderr.write(`memory ${total}: the bench guild was not deleted: ${e.message}\n`),
+    );
     // The bench's channels would otherwise keep their (year-long) epoch timers in the
     // machine's NATS, and every later start of memory would load them.
     if (channelIds.size) {
@@ -297,14 +301,18 @@ async function benchMemoryAt(total: number): Promise<BenchResult> {
  * The bench guild's rows out of the machine's database: the next start of memory (every
  * later run) would otherwise load its 100,000 messages and vectors too.
  */
-async function forgetGuild(app: INestApplication, guildId: string): Promise<void> {
-  const connection = app.get(MikroORM).em.getConnection();
-  const tables = await connection.execute<{ table_name: string }[]>(
-    `select table_name from information_schema.columns where column_name = 'guild_id'
-     and table_schema = current_schema() and table_name like 'memory%'`,
-  );
-  for (const { table_name: table } of tables) {
-    await connection.execute(`delete from "${table}" where guild_id = ?`, [guildId]);
+async function forgetGuild(databaseUrl: string, guildId: string): Promise<void> {
+  const db = knex({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 1 } });
+  try {
+    const { rows } = await db.raw<{ rows: { table_name: string }[] }>(
+      `select table_name from information_schema.columns where column_name = 'guild_id'
+       and table_schema = current_schema() and table_name like 'memory%'`,
+    );
+    for (const { table_name: table } of rows) {
+      await db.raw(`delete from "${table}" where guild_id = ?`, [guildId]);
+    }
+  } finally {
+    await db.destroy();
   }
 }
 
