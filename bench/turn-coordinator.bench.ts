@@ -378,6 +378,12 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
       ...sideBySide('@1000/s', at1000!.samples),
       ...stalls('@1000/s', at1000!.stalls),
       ...cpuPerRequest(1000, '@1000/s', at1000!.cpu),
+      // Spans cost nothing while OTEL_EXPORTER_OTLP_ENDPOINT is unset (no SDK loaded): this
+      // run's check-turn/raw p50 is the OTLP-off figure, against the same anchor as before.
+      'OTLP tracing': process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? 'on' : 'off',
+      'check-turn/raw p50 @200/s, OTLP off': process.env.OTEL_EXPORTER_OTLP_ENDPOINT
+        ? 'n/a (OTLP on)'
+        : round(percentile(at200!.samples.check, 50) / percentile(at200!.samples.raw, 50), 2),
       'check-turn errors': at200!.errors + at1000!.errors,
       'grant after empty turn p50 ms': round(percentile(grantSample, 50)),
       'grant after empty turn p99 ms': round(percentile(grantSample, 99)),
