@@ -3,8 +3,10 @@ import {
   gate,
   isMentioned,
   preflight,
+  rollFollowup,
   route,
   sampleCandidate,
+  scoreDispositions,
   type AgentPersona,
 } from './index';
 
@@ -85,5 +87,25 @@ describe('route', () => {
       seed: 'q',
     });
     expect(d.dimensions.outputShape).toBe('react-only');
+  });
+});
+
+describe('the callback-later follow-up bias', () => {
+  it('is reached through a disposition’s follow-up hint and favours the callback hunt', () => {
+    // No canonical disposition carries it; one that does (an admin upsert or the router's
+    // configuration) schedules it, and its follow-up turn leans to calling back.
+    const hint = {
+      probability: 1,
+      bias: 'callback-later' as const,
+      windowMs: [600_000, 600_000] as [number, number],
+    };
+    const plan = rollFollowup(hint, { seed: 's', now: 0, trigger: 'reactive' });
+    expect(plan).toEqual({ bias: 'callback-later', dueAt: 600_000 });
+    const ctx = { trigger: 'self-followup' as const, agent: dit, mentioned: false, content: '' };
+    const score = (bias?: 'callback-later') =>
+      scoreDispositions(CANONICAL_DISPOSITIONS, { ...ctx, ...(bias ? { bias } : {}) }).find(
+        (c) => c.dispositionId === 'callback-from-memory',
+      )!.score;
+    expect(score('callback-later')).toBeGreaterThan(score());
   });
 });
