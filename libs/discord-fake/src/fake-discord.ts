@@ -23,6 +23,8 @@ export interface FakeDiscordOptions {
   port?: number;
   host?: string;
   heartbeatIntervalMs?: number;
+  /** The shard count `GET /gateway/bot` recommends (1). */
+  shards?: number;
 }
 
 /**
@@ -52,6 +54,7 @@ export class FakeDiscord extends FakeStore {
   constructor(opts: FakeDiscordOptions = {}) {
     super(opts.token ?? 'fake-discord-token', opts.botName ?? 'dirigent');
     if (opts.heartbeatIntervalMs) this.gateway.heartbeatIntervalMs = opts.heartbeatIntervalMs;
+    if (opts.shards) this.recommendedShards = opts.shards;
   }
 
   /** Creates and starts a fake on a free loopback port. */

@@ -26,6 +26,8 @@ interface Session {
   id: string;
   seq: number;
   intents: number;
+  /** `[shardId, shardCount]` from IDENTIFY (`[0, 1]` when absent). */
+  shard: [number, number];
   socket: WebSocket | null;
   /** Everything dispatched in this session, for replay on RESUME. */
   log: Dispatched[];
@@ -36,7 +38,11 @@ export interface GatewayHooks {
   url: () => string;
   botId: () => string;
   /** READY's payload minus session fields, and the GUILD_CREATEs that follow it. */
-  onIdentify: () => { ready: Record<string, unknown>; guildCreates: unknown[] };
+  /** READY's payload minus session fields, and the GUILD_CREATEs that follow it, of a shard. */
+  onIdentify: (inShard: (guildId: string) => boolean) => {
+    ready: Record<string, unknown>;
+    guildCreates: unknown[];
+  };
   onRequestMembers: (guildId: string) => unknown[];
 }
 
@@ -72,6 +78,19 @@ const NEEDS: Record<string, number> = {
   TYPING_START: Intents.GuildMessageTyping,
 };
 
+/** The shard of a guild, as Discord routes it: `(guildId >> 22) % shardCount`. */
+export function shardOf(guildId: string, shardCount: number): number {
+  return Number((BigInt(guildId) >> 22n) % BigInt(Math.max(shardCount, 1)));
+}
+
+const GUILD_ITSELF = new Set(['GUILD_CREATE', 'GUILD_UPDATE', 'GUILD_DELETE']);
+
+/** The guild a dispatch belongs to (none: a DM or a user event, sent on shard 0). */
+function guildOfDispatch(t: string, d: any): string | null {
+  if (GUILD_ITSELF.has(t)) return d?.id ?? null;
+  return typeof d?.guild_id === 'string' ? d.guild_id : null;
+}
+
 /** What a session is sent of a dispatch, given its intents (null: nothing). */
 export function forIntents(t: string, d: any, intents: number, botId: string): unknown {
   const needed = NEEDS[t];
@@ -81,6 +100,17 @@ export function forIntents(t: string, d: any, intents: number, botId: string): u
     if (d?.author?.id !== botId) return { ...d, content: '', embeds: [], attachments: [] };
   }
   return d;
+}
+
+/** `[shardId, shardCount]` of an IDENTIFY, or null when it is not a valid pair. */
+function readShard(v: unknown): [number, number] | null {
+  if (v === undefined || v === null) return [0, 1];
+  if (!Array.isArray(v) || v.length !== 2) return null;
+  const [id, count] = v.map(Number);
+  if (!Number.isInteger(id) || !Number.isInteger(count) || count < 1 || id < 0 || id >= count) {
+    return null;
+  }
+  return [id, count];
 }
 
 /**
@@ -143,22 +173,29 @@ export class FakeGateway {
             ws.close(4004, 'authentication failed');
             return;
           }
+          const shard = readShard(msg.d.shard);
+          if (!shard) {
+            ws.close(4010, 'invalid shard');
+            return;
+          }
           this.identifies++;
           session = {
             id: randomUUID().replace(/-/g, ''),
             seq: 0,
             intents: Number(msg.d.intents ?? 0),
+            shard,
             socket: ws,
             log: [],
           };
           this.sessions.set(session.id, session);
-          const { ready, guildCreates } = this.hooks.onIdentify();
+          const own = session;
+          const { ready, guildCreates } = this.hooks.onIdentify((g) => this.inShard(own, g));
           this.dispatchTo(session, 'READY', {
             ...ready,
             session_id: session.id,
             resume_gateway_url: this.hooks.url(),
             session_type: 'normal',
-            shard: msg.d.shard ?? [0, 1],
+            shard,
           });
           for (const g of guildCreates) this.dispatchTo(session, 'GUILD_CREATE', g);
           return;
@@ -217,9 +254,26 @@ export class FakeGateway {
       ws.send(JSON.stringify({ op: Op.Dispatch, ...entry }));
   }
 
-  /** Sends a dispatch to every session (live or waiting to resume) whose intents want it. */
+  private inShard(s: Session, guildId: string | null): boolean {
+    const [id, count] = s.shard;
+    return guildId === null ? id === 0 : shardOf(guildId, count) === id;
+  }
+
+  /** Identified sessions per shard id (live or waiting to resume). */
+  get shardSessions(): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const s of this.sessions.values()) out.set(s.shard[0], (out.get(s.shard[0]) ?? 0) + 1);
+    return out;
+  }
+
+  /**
+   * Sends a dispatch to every session (live or waiting to resume) of the guild's shard whose
+   * intents want it.
+   */
   dispatch(t: string, d: unknown): void {
+    const guildId = guildOfDispatch(t, d);
     for (const s of this.sessions.values()) {
+      if (!this.inShard(s, guildId)) continue;
       const shaped = forIntents(t, d, s.intents, this.hooks.botId());
       if (shaped !== null) this.dispatchTo(s, t, shaped);
     }

@@ -31,6 +31,8 @@ export abstract class FakeStore extends EventEmitter {
   readonly commands = new Map<string, FakeCommand>();
   readonly interactions = new Map<string, FakeInteraction>();
   readonly gateway: FakeGateway;
+  /** The shard count `GET /gateway/bot` recommends. */
+  recommendedShards = 1;
   /** Roles, member roles, overwrites and pins as the bot changes them. */
   readonly admin = new GuildAdmin(this);
 
@@ -44,11 +46,11 @@ export abstract class FakeStore extends EventEmitter {
       token: this.token,
       url: () => this.gatewayUrl,
       botId: () => this.bot.id,
-      onIdentify: () => ({
+      onIdentify: (inShard) => ({
         ready: {
           v: 10,
           user: { ...userJson(this.bot), verified: true, mfa_enabled: false },
-          guilds: [...this.guilds.keys()].map((id) => ({ id, unavailable: true })),
+          guilds: [...this.guilds.keys()].filter(inShard).map((id) => ({ id, unavailable: true })),
           application: { id: this.bot.id, flags: 0 },
           private_channels: [],
           relationships: [],
@@ -57,7 +59,9 @@ export abstract class FakeStore extends EventEmitter {
           guild_join_requests: [],
           geo_ordered_rtc_regions: [],
         },
-        guildCreates: [...this.guilds.values()].map((g) => this.guildCreateJson(g)),
+        guildCreates: [...this.guilds.values()]
+          .filter((g) => inShard(g.id))
+          .map((g) => this.guildCreateJson(g)),
       }),
       onRequestMembers: (guildId) => this.memberList(guildId),
     });

@@ -19,6 +19,26 @@ export const PARTIALS = [Partials.Message, Partials.Reaction, Partials.User];
 /** How often a command waiting for Discord tells JetStream it is still being worked on. */
 const WAIT_LAP_MS = 20_000;
 
+/**
+ * discord.js's sharding options from the config: every shard (`auto`: as many as Discord
+ * recommends), or this replica's share of a fixed count.
+ */
+export function shardOptions(
+  config: Pick<DiscordIngestConfig, 'DISCORD_SHARD_COUNT' | 'DISCORD_SHARD_IDS'>,
+): Pick<ClientOptions, 'shards' | 'shardCount'> {
+  const count = config.DISCORD_SHARD_COUNT === 'auto' ? null : Number(config.DISCORD_SHARD_COUNT);
+  if (!config.DISCORD_SHARD_IDS) return count ? { shardCount: count } : { shards: 'auto' };
+  if (!count) throw new Error('DISCORD_SHARD_IDS needs a numeric DISCORD_SHARD_COUNT');
+  const ids = [...new Set(config.DISCORD_SHARD_IDS.split(',').map(Number))].sort((a, b) => a - b);
+  const outside = ids.find((id) => id >= count);
+  if (outside !== undefined) {
+    throw new Error(
+      `DISCORD_SHARD_IDS: shard ${outside} is not below DISCORD_SHARD_COUNT ${count}`,
+    );
+  }
+  return { shards: ids, shardCount: count };
+}
+
 /** Owns the discord.js client: its options, login, readiness and teardown. */
 @Injectable()
 export class DiscordConnection {
@@ -41,6 +61,7 @@ export class DiscordConnection {
       // One quick retry inside discord.js REST; the command consumer owns the longer backoff.
       rest: { api: config.DISCORD_API_URL, version: '10', retries: 1 },
       waitGuildTimeout: 5000,
+      ...shardOptions(config),
     };
     this.client = config.DISCORD_TOKEN ? new Client(options) : null;
   }

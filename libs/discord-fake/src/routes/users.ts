@@ -10,8 +10,8 @@ export const userRoutes: Route[] = [
       200,
       {
         url: fake.gatewayUrl,
-        shards: 1,
-        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+        shards: fake.recommendedShards,
+        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 16 },
       },
     ],
   },
