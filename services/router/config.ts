@@ -131,6 +131,10 @@ export class RouterConfig extends BaseConfig implements DerivedConfig {
   @EnvInt({ min: 100 }) DIRIGENT_ROUTER_MODEL_TIMEOUT_MS = 60_000;
   /** Time allowed for memory, coordinator and budget queries. */
   @EnvInt({ min: 50 }) DIRIGENT_ROUTER_QUERY_TIMEOUT_MS = 3000;
+  /** Time a skill's Discord action or memory read gets (`skill.invoke`, a model's tool call). */
+  @EnvInt({ min: 100 }) DIRIGENT_ROUTER_SKILL_TIMEOUT_MS = 15_000;
+  /** Offer the skill catalog to the synthesizer as tools (at most 4 tool rounds a turn). */
+  @EnvBool() DIRIGENT_ROUTER_SKILLS = true;
   /** Break a tight top pair of speaking dispositions with purpose `router-classify` (live turns only). */
   @EnvBool() DIRIGENT_ROUTER_TIEBREAK = false;
   /** How long a burst waits for a beat's own message.created before it gives up. */

@@ -55,6 +55,7 @@ import { orchestratorEntities, OrchestratorModule } from './orchestrator/orchest
 import { RouterLifecycle } from './router.lifecycle';
 import { StewardUpkeep } from './steward/application/upkeep';
 import { stewardEntities, StewardModule } from './steward/steward.module';
+import { SkillsModule } from './skills/skills.module';
 
 export { RouterConfig } from './config';
 
@@ -101,6 +102,7 @@ class RouterReactorModule {}
   imports: [
     RouterReactorModule,
     StewardModule,
+    SkillsModule,
     OrchestratorModule.forRoot((c: RouterConfig) => ({
       orchestrator: c.file.orchestrator,
       workspace: c.DIRIGENT_WORKSPACE,

@@ -132,7 +132,7 @@ export function toAnthropicRequest(
   if (req.stop != null)
     params.stop_sequences = typeof req.stop === 'string' ? [req.stop] : req.stop;
   if (req.user) params.metadata = { user_id: req.user };
-  if (req.tools?.length && req.tool_choice !== 'none') {
+  if (req.tools?.length) {
     params.tools = req.tools.map((t) => ({
       name: t.function.name,
       ...(t.function.description ? { description: t.function.description } : {}),
@@ -143,7 +143,9 @@ export function toAnthropicRequest(
     }));
     const disable = req.parallel_tool_calls === false ? { disable_parallel_tool_use: true } : {};
     const choice = req.tool_choice;
-    if (choice === 'required') params.tool_choice = { type: 'any', ...disable };
+    // `none` keeps the tools defined: a conversation holding tool_use blocks needs them.
+    if (choice === 'none') params.tool_choice = { type: 'none' };
+    else if (choice === 'required') params.tool_choice = { type: 'any', ...disable };
     else if (typeof choice === 'object')
       params.tool_choice = { type: 'tool', name: choice.function.name, ...disable };
     else if (req.parallel_tool_calls === false) params.tool_choice = { type: 'auto', ...disable };

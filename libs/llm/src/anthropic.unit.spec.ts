@@ -98,9 +98,10 @@ describe('OpenAI → Anthropic request', () => {
     expect(
       toAnthropicRequest(req({ messages, tools, tool_choice: 'required' }), 'c', 1).tool_choice,
     ).toEqual({ type: 'any' });
-    expect(
-      toAnthropicRequest(req({ messages, tools, tool_choice: 'none' }), 'c', 1).tools,
-    ).toBeUndefined();
+    // The tools stay defined (a conversation with tool_use blocks needs them); none are called.
+    const none = toAnthropicRequest(req({ messages, tools, tool_choice: 'none' }), 'c', 1);
+    expect(none.tool_choice).toEqual({ type: 'none' });
+    expect(none.tools).toHaveLength(1);
     expect(toAnthropicRequest(req({ messages, tools }), 'c', 1).tool_choice).toBeUndefined();
     expect(toAnthropicRequest(req({ messages }), 'c', 1).messages[0].content).toEqual([
       { type: 'image', source: { type: 'url', url: 'https://x/y.png' } },

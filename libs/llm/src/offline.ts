@@ -5,6 +5,7 @@ import { NO_REPLY } from '@dirigent/contracts';
 import { hashedEmbedding } from '@dirigent/memory-domain';
 import { estimatePromptTokens, estimateEmbeddingTokens, estimateTextTokens } from './pricing';
 import { participantReply } from './offline-reply';
+import { offlineToolCall, toolResultReply } from './offline-tools';
 import type { ChatRequest, EmbeddingsRequest } from './request';
 
 /**
@@ -13,8 +14,12 @@ import type { ChatRequest, EmbeddingsRequest } from './request';
  * deterministic, so demos and tests replay.
  */
 export function offlineReply(req: ChatRequest, upstream: string): string {
-  return upstream === 'no-reply' ? NO_REPLY : participantReply(req);
+  if (upstream === 'no-reply') return NO_REPLY;
+  return toolResultReply(req) ?? participantReply(req);
 }
+
+const completionId = (req: ChatRequest) =>
+  `chatcmpl-offline-${createHash('sha256').update(JSON.stringify(req.messages)).digest('hex').slice(0, 16)}`;
 
 function completionTokens(text: string, cap: number): number {
   return Math.min(cap, estimateTextTokens(text));
@@ -27,11 +32,47 @@ export function offlineCompletion(
   cap: number,
   created: number,
 ): ChatCompletion {
-  const text = offlineReply(req, upstream);
   const prompt = estimatePromptTokens(req);
+  const call = upstream === 'no-reply' ? null : offlineToolCall(req);
+  if (call) {
+    const args = JSON.stringify(call.arguments);
+    const completion = completionTokens(args, cap);
+    const id = completionId(req);
+    return {
+      id,
+      object: 'chat.completion',
+      created,
+      model,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            refusal: null,
+            tool_calls: [
+              {
+                id: `call_${id.slice(-16)}`,
+                type: 'function',
+                function: { name: call.name, arguments: args },
+              },
+            ],
+          },
+          finish_reason: 'tool_calls',
+          logprobs: null,
+        },
+      ],
+      usage: {
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        total_tokens: prompt + completion,
+      },
+    };
+  }
+  const text = offlineReply(req, upstream);
   const completion = completionTokens(text, cap);
   return {
-    id: `chatcmpl-offline-${createHash('sha256').update(JSON.stringify(req.messages)).digest('hex').slice(0, 16)}`,
+    id: completionId(req),
     object: 'chat.completion',
     created,
     model,
@@ -60,9 +101,47 @@ export function offlineChunks(
   created: number,
 ): ChatCompletionChunk[] {
   const full = offlineCompletion(req, upstream, model, cap, created);
+  const base = { id: full.id, object: 'chat.completion.chunk' as const, created, model };
+  const end = (finish: 'stop' | 'tool_calls'): ChatCompletionChunk[] => [
+    { ...base, choices: [{ index: 0, delta: {}, finish_reason: finish, logprobs: null }] },
+    { ...base, choices: [], usage: full.usage },
+  ];
+  const call = full.choices[0].message.tool_calls?.[0];
+  if (call?.type === 'function') {
+    const { name, arguments: args } = call.function;
+    return [
+      {
+        ...base,
+        choices: [
+          {
+            index: 0,
+            delta: {
+              role: 'assistant' as const,
+              tool_calls: [
+                { index: 0, id: call.id, type: 'function', function: { name, arguments: '' } },
+              ],
+            },
+            finish_reason: null,
+            logprobs: null,
+          },
+        ],
+      },
+      {
+        ...base,
+        choices: [
+          {
+            index: 0,
+            delta: { tool_calls: [{ index: 0, function: { arguments: args } }] },
+            finish_reason: null,
+            logprobs: null,
+          },
+        ],
+      },
+      ...end('tool_calls'),
+    ];
+  }
   const text = full.choices[0].message.content ?? '';
   const words = text.match(/\S+\s*/g) ?? [''];
-  const base = { id: full.id, object: 'chat.completion.chunk' as const, created, model };
   return [
     ...words.map((w, i) => ({
       ...base,
@@ -75,8 +154,7 @@ export function offlineChunks(
         },
       ],
     })),
-    { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop', logprobs: null }] },
-    { ...base, choices: [], usage: full.usage },
+    ...end('stop'),
   ];
 }
 

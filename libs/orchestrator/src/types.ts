@@ -52,7 +52,8 @@ export interface ChatAnswer {
 }
 
 export interface ChatCall {
-  purpose: 'orchestrate' | 'subagent-research' | 'agent';
+  /** The gateway purpose (the synthesizer's tool rounds use `synth-*`). */
+  purpose: 'orchestrate' | 'subagent-research' | 'agent' | 'synth-low' | 'synth-mid' | 'synth-high';
   guildId: string;
   /** The OpenAI chat body (without `model`: the purpose routes). */
   body: Record<string, unknown>;

@@ -1,5 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { NO_REPLY } from '@dirigent/contracts';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { NO_REPLY, type RouterToolCall } from '@dirigent/contracts';
 import { runResearch } from '@dirigent/orchestrator';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
@@ -12,7 +12,9 @@ import {
   type FollowupBias,
   type ResearchPersona,
 } from '@dirigent/router-domain';
+import { runToolLoop, type LoopMessage } from '@dirigent/skills';
 import type { RouterConfig } from '../config';
+import { Skills } from '../skills/skills.module';
 import { Clock, MemoryLenses, ModelGateway, type SubagentRun } from './ports';
 
 export interface ComposeInput {
@@ -20,13 +22,23 @@ export interface ComposeInput {
   channelId: string;
   agent: AgentPersona;
   disposition: Disposition;
-  message?: { content: string; authorId: string; authorName?: string };
+  message?: {
+    content: string;
+    authorId: string;
+    authorName?: string;
+    messageId?: string;
+    replyToMessageId?: string;
+  };
+  /** The channel's message before this one (what "pin that" points at), when known. */
+  before?: { messageId: string; content: string; authorName?: string };
   bias?: FollowupBias;
   /** Beats withheld by an interruption, folded into this reply. */
   withheld?: string[];
   previous?: string;
   /** Recent authors and members: the filter of `contrasting` and the dossier lenses. */
   presentUserIds?: string[];
+  /** The turn's seed: a tool call's randomness (dice) and its side effects' ids derive from it. */
+  seed?: string;
 }
 
 export interface Composed {
@@ -34,6 +46,8 @@ export interface Composed {
   runs: SubagentRun[];
   models: string[];
   costUsd: number;
+  /** The skill tool calls the synthesizer made (none when skills are off). */
+  toolCalls: RouterToolCall[];
 }
 
 const PERSONA_PROMPTS: Record<ResearchPersona, string> = {
@@ -108,6 +122,7 @@ export class ComposeReply {
     private readonly models: ModelGateway,
     private readonly memory: MemoryLenses,
     private readonly clock: Clock,
+    @Optional() private readonly skills?: Skills,
   ) {}
 
   async run(i: ComposeInput): Promise<Composed> {
@@ -126,22 +141,60 @@ export class ComposeReply {
       .filter((r) => r.status === 'success' && r.output.trim())
       .map((r) => `### ${r.persona}\n${r.output.trim()}`)
       .join('\n\n');
-    const answer = await this.models.chat(
-      i.guildId,
-      synthPurpose(i.disposition.reasoningDepth),
-      [
-        { role: 'system', content: this.system(i) },
-        { role: 'user', content: this.user(i, context, material) },
-      ],
-      this.config.DIRIGENT_ROUTER_MODEL_TIMEOUT_MS,
-    );
+    const answer = await this.synthesize(i, [
+      { role: 'system', content: this.system(i) },
+      { role: 'user', content: this.user(i, context, material) },
+    ]);
     const used = runs.filter((r) => r.model);
     return {
       text: answer.text,
       runs,
-      models: [...new Set([...used.map((r) => r.model!), answer.model])],
+      models: [...new Set([...used.map((r) => r.model!), ...answer.models])],
       costUsd: answer.costUsd + used.reduce((s, r) => s + r.costUsd, 0),
+      toolCalls: answer.toolCalls,
     };
+  }
+
+  /**
+   * The synthesizer's call: with the skill catalog as tools (at most 4 tool rounds, each
+   * call run in the turn's guild and recorded), or a plain completion when skills are off.
+   */
+  private async synthesize(
+    i: ComposeInput,
+    messages: { role: 'system' | 'user'; content: string }[],
+  ): Promise<{ text: string; models: string[]; costUsd: number; toolCalls: RouterToolCall[] }> {
+    const purpose = synthPurpose(i.disposition.reasoningDepth);
+    const timeoutMs = this.config.DIRIGENT_ROUTER_MODEL_TIMEOUT_MS;
+    const skills = this.config.DIRIGENT_ROUTER_SKILLS ? this.skills : undefined;
+    if (!skills) {
+      const a = await this.models.chat(i.guildId, purpose, messages, timeoutMs);
+      return { text: a.text, models: [a.model], costUsd: a.costUsd, toolCalls: [] };
+    }
+    const tools = skills.tools();
+    const toolCalls: RouterToolCall[] = [];
+    const scope = {
+      guildId: i.guildId,
+      channelId: i.channelId,
+      agentId: i.agent.id,
+      seed: i.seed ?? `${i.channelId}:${i.message?.content ?? ''}`,
+      reason: i.message?.content.slice(0, 2000),
+    };
+    const out = await runToolLoop({
+      messages: messages as LoopMessage[],
+      chat: (msgs, final) =>
+        this.models.chatPort.chat({
+          purpose,
+          guildId: i.guildId,
+          timeoutMs,
+          body: { messages: msgs, max_tokens: 600, tools, tool_choice: final ? 'none' : 'auto' },
+        }),
+      execute: async (call) => {
+        const done = await skills.call(scope, call, toolCalls.length);
+        toolCalls.push(done.record);
+        return done.content;
+      },
+    });
+    return { text: out.answer.content, models: out.models, costUsd: out.costUsd, toolCalls };
   }
 
   /** Research runs end at the persona timeout; an error or timeout leaves the material out. */
@@ -212,6 +265,21 @@ export class ComposeReply {
       .join('\n');
   }
 
+  /** The ids a tool call needs (pin, thread on a message): this one, its parent, the one before. */
+  private messageIds(i: ComposeInput): string {
+    const m = i.message;
+    if (!m?.messageId) return '';
+    const lines = [`this message: ${m.messageId}`];
+    if (m.replyToMessageId) lines.push(`it replies to: ${m.replyToMessageId}`);
+    if (i.before) {
+      const who = i.before.authorName ? `${i.before.authorName}: ` : '';
+      lines.push(
+        `the message before it: ${i.before.messageId} (${who}${i.before.content.slice(0, 80)})`,
+      );
+    }
+    return lines.join('\n');
+  }
+
   private user(i: ComposeInput, context: string, material: string): string {
     const parts: string[] = [];
     if (context) parts.push(`## context\n${context}`);
@@ -223,6 +291,8 @@ export class ComposeReply {
         ? `## message${i.message.authorName ? ` from ${i.message.authorName}` : ''}\n${i.message.content}`
         : '## message\n(none: you speak up unprompted)',
     );
+    const ids = this.messageIds(i);
+    if (ids) parts.push(`## message ids\n${ids}`);
     if (material) parts.push(`## research material\n${material}`);
     return parts.join('\n\n');
   }

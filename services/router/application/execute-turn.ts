@@ -231,6 +231,7 @@ export class ExecuteTurn {
       ...(interrupted ? { interrupted } : {}),
       ...(r.lineage ? { lineage: r.lineage } : {}),
       ...(r.agent.personaVersion !== undefined ? { personaVersion: r.agent.personaVersion } : {}),
+      ...(composed?.toolCalls.length ? { toolCalls: composed.toolCalls } : {}),
       latencyMs: Math.round(this.clock.now() - started),
       timings,
       costUsd: (composed?.costUsd ?? 0) + (classified?.costUsd ?? 0),
@@ -319,6 +320,8 @@ export class ExecuteTurn {
         withheld: action === 'fold' ? r.interruption?.withheld : undefined,
         previous: r.previous,
         presentUserIds: o.presentUserIds,
+        seed: r.seed,
+        before: this.before(r),
       });
     } catch (e) {
       this.log.warn(
@@ -340,6 +343,15 @@ export class ExecuteTurn {
       return { ...none, composed };
     }
     return { ...none, beats: shapeBeats(d.outputShape, clean, o.maxBeats), composed };
+  }
+
+  /** The message the channel saw just before the inbound one (what "pin that" means). */
+  private before(r: TurnRequest): { messageId: string; content: string } | undefined {
+    if (!r.inbound) return undefined;
+    const recent = this.activity.get(r.channelId).recent;
+    const at = recent.findIndex((m) => m.messageId === r.inbound!.messageId);
+    const prior = at > 0 ? recent[at - 1] : at === -1 ? recent[recent.length - 1] : undefined;
+    return prior && { messageId: prior.messageId, content: prior.content };
   }
 
   /** Sends the beats in order; each after the previous one's own message.created. */

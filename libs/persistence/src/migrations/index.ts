@@ -17,6 +17,7 @@ import { Migration20261128021000_steward_proposals } from './Migration2026112802
 import { Migration20261128030000_memory_redaction_forgotten } from './Migration20261128030000_memory_redaction_forgotten';
 import { Migration20261128031000_personas } from './Migration20261128031000_personas';
 import { Migration20261128032000_router_inbound } from './Migration20261128032000_router_inbound';
+import { Migration20261128033000_decision_tool_calls } from './Migration20261128033000_decision_tool_calls';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -73,5 +74,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261128032000_router_inbound',
     class: Migration20261128032000_router_inbound,
+  },
+  {
+    name: 'Migration20261128033000_decision_tool_calls',
+    class: Migration20261128033000_decision_tool_calls,
   },
 ];

@@ -3,6 +3,7 @@ import type {
   RouterDecisionInputs,
   RouterDecisionLineage,
   RouterDecisionTimings,
+  RouterToolCall,
   RouterUndelivered,
 } from '@dirigent/contracts';
 import type { LensSwap } from '@dirigent/router-domain';
@@ -42,6 +43,8 @@ export class DecisionRow {
   @Property({ type: 'json', nullable: true }) undelivered: RouterUndelivered | null = null;
   /** Migration20261128031000_personas: the persona version the decision read. */
   @Property({ nullable: true }) personaVersion: number | null = null;
+  /** Migration20261128033000_decision_tool_calls: the skill tool calls of the turn. */
+  @Property({ type: 'json', nullable: true }) toolCalls: RouterToolCall[] | null = null;
   @Property() latencyMs: number;
   @Property({ type: 'json', nullable: true }) timings: RouterDecisionTimings | null = null;
   @Property({ type: 'double' }) costUsd = 0;

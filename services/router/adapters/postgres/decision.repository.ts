@@ -28,6 +28,7 @@ function toDecision(r: DecisionRow): RouterDecision {
     ...(r.lensSwap ? { lensSwap: r.lensSwap } : {}),
     ...(r.undelivered ? { undelivered: r.undelivered } : {}),
     ...(r.personaVersion !== null ? { personaVersion: r.personaVersion } : {}),
+    ...(r.toolCalls?.length ? { toolCalls: r.toolCalls } : {}),
     latencyMs: r.latencyMs,
     ...(r.timings ? { timings: r.timings } : {}),
     costUsd: r.costUsd,
@@ -58,6 +59,7 @@ export class PostgresDecisionLog extends DecisionLog {
       undelivered: d.undelivered ?? null,
       personaVersion: d.personaVersion ?? null,
       timings: d.timings ?? null,
+      toolCalls: d.toolCalls ?? null,
       dimensions: { ...d.dimensions },
       at: new Date(d.at),
     });

@@ -1,0 +1,110 @@
+import { offlineChunks, offlineCompletion } from './offline';
+import { offlineToolCall, pollOf, toolResultReply } from './offline-tools';
+import type { ChatRequest, ChatTool } from './request';
+
+const tools: ChatTool[] = ['dice', 'poll', 'create_thread', 'pin_moment'].map((name) => ({
+  type: 'function',
+  function: { name, parameters: { type: 'object' } },
+}));
+
+/** A request shaped like the router's synthesizer prompt. */
+const turn = (message: string, ids = ''): ChatRequest => ({
+  model: 'm',
+  tools,
+  tool_choice: 'auto',
+  messages: [
+    { role: 'system', content: 'You are Dit, a member of a Discord community.' },
+    {
+      role: 'user',
+      content: `## message from Ada\n<@123456789> ${message}${ids ? `\n\n## message ids\n${ids}` : ''}`,
+    },
+  ],
+});
+
+describe('offline tool calls', () => {
+  it('turns plain requests into the matching skill call', () => {
+    expect(offlineToolCall(turn('roll 2d6+1 for initiative'))).toEqual({
+      name: 'dice',
+      arguments: { notation: '2d6+1' },
+    });
+    expect(offlineToolCall(turn('can you roll a d20?'))?.arguments).toEqual({ notation: 'd20' });
+    expect(offlineToolCall(turn('open a poll: pizza or tacos?'))).toEqual({
+      name: 'poll',
+      arguments: { question: 'pizza or tacos?', options: ['pizza', 'tacos'] },
+    });
+    expect(offlineToolCall(turn('open a thread about the raid plan.'))).toEqual({
+      name: 'create_thread',
+      arguments: { name: 'the raid plan' },
+    });
+    const ids = 'this message: 30001\nit replies to: 30000\nthe message before it: 29999 (x)';
+    expect(offlineToolCall(turn('pin that', ids))).toEqual({
+      name: 'pin_moment',
+      arguments: { messageId: '30000' },
+    });
+    expect(
+      offlineToolCall(turn('pin that', 'this message: 30001\nthe message before it: 29999 (x)')),
+    ).toEqual({ name: 'pin_moment', arguments: { messageId: '29999' } });
+  });
+
+  it('calls nothing for other talk, without the tool, with tool_choice none or after a round', () => {
+    expect(offlineToolCall(turn('how was the weekend?'))).toBeNull();
+    expect(offlineToolCall({ ...turn('roll 2d6'), tools: tools.slice(1) })).toBeNull();
+    expect(offlineToolCall({ ...turn('roll 2d6'), tool_choice: 'none' })).toBeNull();
+    const after = turn('roll 2d6');
+    after.messages.push(
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'c1',
+            type: 'function',
+            function: { name: 'dice', arguments: '{"notation":"2d6"}' },
+          },
+        ],
+      },
+      {
+        role: 'tool',
+        tool_call_id: 'c1',
+        content: '{"status":"done","result":{"notation":"2d6","rolls":[3,5],"total":8}}',
+      },
+    );
+    expect(offlineToolCall(after)).toBeNull();
+    expect(toolResultReply(after)).toBe('🎲 2d6: 3, 5 → **8**');
+    expect(offlineCompletion(after, 'x', 'x', 100, 1).choices[0].message.content).toBe(
+      '🎲 2d6: 3, 5 → **8**',
+    );
+  });
+
+  it('reads polls in a few shapes', () => {
+    expect(pollOf('best editor? vim, emacs / nano')).toEqual({
+      question: 'best editor?',
+      options: ['vim', 'emacs', 'nano'],
+    });
+    expect(pollOf('lunch: pizza, sushi')).toEqual({
+      question: 'lunch?',
+      options: ['pizza', 'sushi'],
+    });
+    expect(pollOf('should we move the meetup')).toEqual({
+      question: 'should we move the meetup?',
+      options: ['Yes', 'No'],
+    });
+  });
+
+  it('answers and streams a tool call as OpenAI does', () => {
+    const full = offlineCompletion(turn('roll 2d6'), 'x', 'x', 100, 1);
+    expect(full.choices[0].finish_reason).toBe('tool_calls');
+    const call = full.choices[0].message.tool_calls![0];
+    expect(call).toEqual(
+      expect.objectContaining({
+        type: 'function',
+        function: { name: 'dice', arguments: '{"notation":"2d6"}' },
+      }),
+    );
+    const chunks = offlineChunks(turn('roll 2d6'), 'x', 'x', 100, 1);
+    const deltas = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+    expect(deltas[0]).toEqual(expect.objectContaining({ index: 0, id: call.id }));
+    expect(deltas.map((d) => d.function?.arguments ?? '').join('')).toBe('{"notation":"2d6"}');
+    expect(chunks[chunks.length - 2].choices[0].finish_reason).toBe('tool_calls');
+  });
+});

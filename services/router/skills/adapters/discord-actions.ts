@@ -1,0 +1,81 @@
+import {
+  EnvelopeTypes,
+  Subjects,
+  type CreateChannelResult,
+  type GuildsResult,
+  type Reply,
+  type SendMessageCommand,
+} from '@dirigent/contracts';
+import { Messaging } from '@dirigent/messaging';
+import { SkillError, type DiscordActions } from '@dirigent/skills';
+
+/**
+ * The skills' Discord: the ingest's RPCs over NATS (`dirigent.discord.rpc.*`), each in the
+ * guild of the call; the ingest's error codes (`FORBIDDEN`, `NOT_FOUND`, …) come back as
+ * {@link SkillError}s. Posts are JetStream commands deduplicated by their id.
+ */
+export class NatsDiscordActions implements DiscordActions {
+  private bot?: string;
+
+  constructor(
+    private readonly messaging: Messaging,
+    private readonly timeoutMs: number,
+  ) {}
+
+  private async rpc<T>(subject: string, data: unknown): Promise<T> {
+    const reply: Reply<T> = await this.messaging.request<T>(subject, data, this.timeoutMs);
+    if (!reply.ok) throw new SkillError(reply.error.code, reply.error.message);
+    return reply.data;
+  }
+
+  createPoll(r: Parameters<DiscordActions['createPoll']>[0]) {
+    return this.rpc<{ messageId: string }>(Subjects.discord.rpcCreatePoll, r);
+  }
+
+  createThread(r: Parameters<DiscordActions['createThread']>[0]) {
+    return this.rpc<{ threadId: string }>(Subjects.discord.rpcCreateThread, r);
+  }
+
+  async pinMessage(r: Parameters<DiscordActions['pinMessage']>[0]) {
+    await this.rpc(Subjects.discord.rpcPinMessage, r);
+  }
+
+  /** A channel of that name already there is adopted: an approval run again makes no second one. */
+  async createChannel(r: Parameters<DiscordActions['createChannel']>[0]) {
+    const listed = await this.rpc<GuildsResult>(Subjects.discord.queryGuilds, {
+      guildId: r.guildId,
+    });
+    const existing = listed.guilds
+      .find((g) => g.guildId === r.guildId)
+      ?.channels.find((c) => c.name === r.name);
+    if (existing) return { channelId: existing.channelId };
+    return this.rpc<CreateChannelResult>(Subjects.discord.rpcCreateChannel, r);
+  }
+
+  createRole(r: Parameters<DiscordActions['createRole']>[0]) {
+    return this.rpc<{ roleId: string }>(Subjects.discord.rpcCreateRole, r);
+  }
+
+  async assignRole(r: Parameters<DiscordActions['assignRole']>[0]) {
+    await this.rpc(Subjects.discord.rpcAssignRole, r);
+  }
+
+  async setChannelPermissions(r: Parameters<DiscordActions['setChannelPermissions']>[0]) {
+    await this.rpc(Subjects.discord.rpcSetChannelPermissions, r);
+  }
+
+  async post(guildId: string, channelId: string, content: string, id: string) {
+    const cmd: SendMessageCommand = { guildId, channelId, content, purpose: 'notice' };
+    await this.messaging.publishEvent(
+      Subjects.discord.cmdSendMessage,
+      EnvelopeTypes.sendMessage,
+      cmd,
+      { id },
+    );
+  }
+
+  async botUserId(): Promise<string> {
+    this.bot ??= (await this.rpc<{ userId: string }>(Subjects.discord.querySelf, {})).userId;
+    return this.bot;
+  }
+}

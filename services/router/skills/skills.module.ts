@@ -1,0 +1,43 @@
+import { Global, Module } from '@nestjs/common';
+import { Messaging } from '@dirigent/messaging';
+import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { SkillRunner } from '@dirigent/skills';
+import { Clock } from '../application/ports';
+import type { RouterConfig } from '../config';
+import { NatsDiscordActions } from './adapters/discord-actions';
+import { NatsSkillMemory } from './adapters/skill-memory';
+import { ProposalService } from '../steward/application/proposals';
+import { Skills } from './application/skills';
+import { SkillsHandler } from './handlers/skills.handler';
+
+export { Skills, type TurnScope } from './application/skills';
+
+/**
+ * The walled-garden skills (docs/architecture.md, "Skills"): `skills.list`, `skill.invoke`
+ * and the {@link Skills} the synthesizer and the orchestrator call tools through; a
+ * `confirm` call is proposed through the steward's {@link ProposalService}. Global,
+ * so the router's turns and the orchestrator inject the same catalog.
+ */
+@Global()
+@Module({
+  controllers: [SkillsHandler],
+  providers: [
+    {
+      // The steward executes approved proposals through this runner (ProposalActions).
+      provide: SkillRunner,
+      inject: [Messaging, SERVICE_CONFIG, ProposalService],
+      useFactory: (m: Messaging, c: RouterConfig, proposals: ProposalService) =>
+        new SkillRunner(
+          {
+            discord: new NatsDiscordActions(m, c.DIRIGENT_ROUTER_SKILL_TIMEOUT_MS),
+            memory: new NatsSkillMemory(m, c.DIRIGENT_ROUTER_SKILL_TIMEOUT_MS),
+          },
+          proposals,
+        ),
+    },
+    { provide: Clock, useValue: { now: () => Date.now() } },
+    Skills,
+  ],
+  exports: [Skills, SkillRunner],
+})
+export class SkillsModule {}
