@@ -169,6 +169,83 @@ describe('router skills (walled garden)', () => {
     expect(JSON.stringify(noGuild.error.details)).toContain('guildId');
   });
 
+  it('opens a native poll, a thread and pins a message in the local Discord', async () => {
+    const polled = await invoke('poll', { question: 'Lunch?', options: ['pizza', 'tacos'] });
+    expect(polled).toMatchObject({ ok: true, data: { status: 'done' } });
+    const pollMsg = h.discord
+      .channelMessages(channel.id)
+      .find((m) => m.id === polled.data.result.messageId);
+    expect(pollMsg?.poll).toEqual(
+      expect.objectContaining({ question: 'Lunch?', answers: ['pizza', 'tacos'] }),
+    );
+
+    const topic = h.discord.postMessage({
+      channelId: channel.id,
+      authorId: h.alice.id,
+      content: 'side plan',
+    });
+    const thread = await invoke('create_thread', { name: 'side plan', messageId: topic.id });
+    expect(thread).toMatchObject({ ok: true, data: { status: 'done' } });
+    const made = h.discord.channels.get(thread.data.result.threadId);
+    expect(made).toEqual(
+      expect.objectContaining({ name: 'side plan', parentId: channel.id, guildId: h.guild.id }),
+    );
+
+    const pinned = await invoke('pin_moment', { messageId: topic.id });
+    expect(pinned).toMatchObject({ ok: true, data: { status: 'done', result: { pinned: true } } });
+    expect(h.discord.channelMessages(channel.id).find((m) => m.id === topic.id)?.pinned).toBe(true);
+  });
+
+  it('acts only in the guild of the call', async () => {
+    const other = h.discord.createGuild({ name: 'elsewhere' });
+    h.discord.addMember(other.id, h.alice.id);
+    const theirs = h.discord.createChannel(other.id, { name: 'theirs' });
+    const msg = h.discord.postMessage({
+      channelId: theirs.id,
+      authorId: h.alice.id,
+      content: 'not yours',
+    });
+    const pin = await invoke('pin_moment', { channelId: theirs.id, messageId: msg.id });
+    expect(pin.ok).toBe(false);
+    expect(['NOT_FOUND', 'FORBIDDEN']).toContain(pin.error.code);
+    expect(h.discord.channelMessages(theirs.id)[0].pinned).toBeFalsy();
+    const thread = await invoke('create_thread', { channelId: theirs.id, name: 'sneaky' });
+    expect(thread.ok).toBe(false);
+    expect([...h.discord.channels.values()].some((c) => c.name === 'sneaky')).toBe(false);
+  });
+
+  it('turns a confirm-class call into a steward proposal, never an action', async () => {
+    const r = await invoke(
+      'manage_roles',
+      { action: 'create', roleName: 'regulars' },
+      { reason: 'asked' },
+    );
+    expect(r).toMatchObject({
+      ok: true,
+      data: { status: 'proposed', proposalId: expect.any(String) },
+    });
+    const listed = await waitFor(
+      async () => {
+        const l = await request(Subjects.steward.proposalsList, { guildId: h.guild.id });
+        return l.ok && l.data.proposals.find((p: any) => p.proposalId === r.data.proposalId);
+      },
+      30_000,
+      100,
+      'the proposal in the read model',
+    );
+    expect(listed).toEqual(
+      expect.objectContaining({
+        skillId: 'manage_roles',
+        tool: 'manage_roles',
+        status: 'pending',
+        requestedBy: { userId: h.alice.id },
+      }),
+    );
+    expect([...h.discord.guild(h.guild.id).roles.values()].some((x) => x.name === 'regulars')).toBe(
+      false,
+    );
+  });
+
   const mention = (content: string) =>
     h.discord.postMessage({ channelId: channel.id, authorId: h.alice.id, content });
   const decisionOf = (messageId: string) =>
