@@ -1,6 +1,6 @@
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ensurePostgres } from '.';
 
@@ -65,6 +65,20 @@ const root = process.getuid?.() === 0;
       ]);
     } finally {
       await again.stop();
+    }
+  });
+
+  it('comes up from a clone Postgres may enter, given a relative data directory', async () => {
+    // `npm start` passes `.dirigent`: the data stays in the clone, named from the cwd.
+    const open = mkdtempSync(join(tmpdir(), 'dirigent-r755-'));
+    chmodSync(open, 0o755);
+    const dataDir = relative(process.cwd(), join(open, '.dirigent'));
+    const pg = await ensurePostgres(undefined, dataDir, { port: port + 1, home });
+    try {
+      expect(pg.dataDir).toBe(join(open, '.dirigent', 'pg'));
+    } finally {
+      await pg.stop();
+      rmSync(open, { recursive: true, force: true });
     }
   });
 });

@@ -259,6 +259,9 @@ export async function ensurePostgres(
   options: EmbeddedPostgresOptions = {},
 ): Promise<Embedded & { dataDir?: string }> {
   if (databaseUrl) return { url: databaseUrl, embedded: false, stop: async () => undefined };
+  // Absolute: initdb and postgres run with the data's parent as their working directory, so
+  // a relative path (`npm start`'s `.dirigent`) would point inside itself.
+  dataDir = resolve(dataDir);
   const port = options.port ?? 54329;
   const bins = binaries(options.native);
   const runAs = process.getuid?.() === 0 ? postgresUser() : undefined;
