@@ -142,7 +142,12 @@ export class ReactToMessage implements OnApplicationBootstrap {
     seen: SeenMessage,
     resumed: boolean,
   ): Promise<void> {
-    if (resumed && (await this.decisions.decidedOn(m.messageId, agent.id))) return;
+    if (resumed && (await this.decisions.decidedOn(m.messageId, agent.id))) {
+      // Killed between the decision and the arming: arm again (one timer per agent and
+      // channel, so arming twice is harmless).
+      if (!m.authorIsBot) await this.speculative.arm(agent, m.guildId, m.channelId, seen.at);
+      return;
+    }
     const channel = await this.coordination.managed(m.channelId);
     if (channel.managed && channel.speakers.includes(agent.id)) return;
     const verdict = preflight(agent, seen, { managedChannel: channel.managed });
