@@ -1,12 +1,34 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+export interface FakeToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** The answer's tool calls, each with the id the fake gives it (`call_fakeN` / `toolu_fakeN`). */
+function callsOf(b: { toolCall?: FakeToolCall; toolCalls?: FakeToolCall[] }, prefix: string) {
+  return (b.toolCalls ?? (b.toolCall ? [b.toolCall] : [])).map((c, i) => ({
+    ...c,
+    id: `${prefix}${i + 1}`,
+    json: JSON.stringify(c.arguments),
+  }));
+}
+
+/** A JSON text cut in three, as a model streams a tool call's arguments. */
+function thirds(json: string): string[] {
+  const a = Math.floor(json.length / 3);
+  return [json.slice(0, a), json.slice(a, 2 * a), json.slice(2 * a)];
+}
+
 /** What a fake upstream does with one request. */
 export type Behavior =
   | {
       kind: 'ok';
       text?: string;
-      toolCall?: { name: string; arguments: Record<string, unknown> };
+      toolCall?: FakeToolCall;
+      /** Several calls in one answer (parallel tool calls); `toolCall` is the one-call form. */
+      toolCalls?: FakeToolCall[];
       usage?: { input: number; output: number };
     }
   | { kind: 'error'; status: number; headers?: Record<string, string>; message?: string }
@@ -158,7 +180,9 @@ export class FakeUpstream {
   }
 
   private openai(res: ServerResponse, body: any, b: Extract<Behavior, { kind: 'ok' }>): void {
-    const text = b.text ?? `upstream says hi to ${body.model}`;
+    const calls = callsOf(b, 'call_fake');
+    const text = b.text ?? (calls.length ? '' : `upstream says hi to ${body.model}`);
+    const finish_reason = calls.length ? 'tool_calls' : 'stop';
     const usage = { prompt_tokens: b.usage?.input ?? 10, completion_tokens: b.usage?.output ?? 5 };
     const full = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
     if (!body.stream) {
@@ -172,8 +196,20 @@ export class FakeUpstream {
           choices: [
             {
               index: 0,
-              message: { role: 'assistant', content: text },
-              finish_reason: 'stop',
+              message: {
+                role: 'assistant',
+                content: text || (calls.length ? null : ''),
+                ...(calls.length
+                  ? {
+                      tool_calls: calls.map((c) => ({
+                        id: c.id,
+                        type: 'function',
+                        function: { name: c.name, arguments: c.json },
+                      })),
+                    }
+                  : {}),
+              },
+              finish_reason,
               logprobs: null,
             },
           ],
@@ -189,14 +225,25 @@ export class FakeUpstream {
       created: 1,
       model: body.model,
     };
-    const words = text.split(/(?<= )/);
-    words.forEach((w, i) =>
+    const deltas: Record<string, unknown>[] = text
+      ? text.split(/(?<= )/).map((w) => ({ content: w }))
+      : [];
+    calls.forEach((c, index) => {
+      deltas.push({
+        tool_calls: [
+          { index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } },
+        ],
+      });
+      for (const part of thirds(c.json))
+        deltas.push({ tool_calls: [{ index, function: { arguments: part } }] });
+    });
+    deltas.forEach((d, i) =>
       res.write(
-        `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: i === 0 ? { role: 'assistant', content: w } : { content: w }, finish_reason: null }] })}\n\n`,
+        `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: i === 0 ? { role: 'assistant', ...d } : d, finish_reason: null }] })}\n\n`,
       ),
     );
     res.write(
-      `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
+      `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason }] })}\n\n`,
     );
     if (body.stream_options?.include_usage)
       res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: full })}\n\n`);
@@ -206,15 +253,11 @@ export class FakeUpstream {
   private anthropic(res: ServerResponse, body: any, b: Extract<Behavior, { kind: 'ok' }>): void {
     const text = b.text ?? `claude says hi to ${body.model}`;
     const usage = { input_tokens: b.usage?.input ?? 12, output_tokens: b.usage?.output ?? 7 };
+    const calls = callsOf(b, 'toolu_fake');
     const content: any[] = [{ type: 'text', text }];
-    if (b.toolCall)
-      content.push({
-        type: 'tool_use',
-        id: 'toolu_fake1',
-        name: b.toolCall.name,
-        input: b.toolCall.arguments,
-      });
-    const stop_reason = b.toolCall ? 'tool_use' : 'end_turn';
+    for (const c of calls)
+      content.push({ type: 'tool_use', id: c.id, name: c.name, input: c.arguments });
+    const stop_reason = calls.length ? 'tool_use' : 'end_turn';
     if (!body.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
@@ -259,22 +302,21 @@ export class FakeUpstream {
         delta: { type: 'text_delta', text: w },
       });
     send('content_block_stop', { type: 'content_block_stop', index: 0 });
-    if (b.toolCall) {
+    calls.forEach((c, i) => {
+      const index = i + 1;
       send('content_block_start', {
         type: 'content_block_start',
-        index: 1,
-        content_block: { type: 'tool_use', id: 'toolu_fake1', name: b.toolCall.name, input: {} },
+        index,
+        content_block: { type: 'tool_use', id: c.id, name: c.name, input: {} },
       });
-      const json = JSON.stringify(b.toolCall.arguments);
-      const half = Math.floor(json.length / 2);
-      for (const part of [json.slice(0, half), json.slice(half)])
+      for (const part of thirds(c.json))
         send('content_block_delta', {
           type: 'content_block_delta',
-          index: 1,
+          index,
           delta: { type: 'input_json_delta', partial_json: part },
         });
-      send('content_block_stop', { type: 'content_block_stop', index: 1 });
-    }
+      send('content_block_stop', { type: 'content_block_stop', index });
+    });
     send('message_delta', {
       type: 'message_delta',
       delta: { stop_reason, stop_sequence: null },
