@@ -106,6 +106,7 @@ class RouterReactorModule {}
     OrchestratorModule.forRoot((c: RouterConfig) => ({
       orchestrator: c.file.orchestrator,
       workspace: c.DIRIGENT_WORKSPACE,
+      skills: c.DIRIGENT_ROUTER_SKILLS,
     })),
   ],
   controllers: [RouterHandler, InputsHandler, PersonaHandler],

@@ -1,3 +1,5 @@
+import type { RouterToolCall } from '@dirigent/contracts';
+import { runSkillLoop, type LoopMessage, type TurnSkills } from '@dirigent/skills';
 import { aggregateResults } from './aggregate';
 import {
   runCodingAgent,
@@ -30,6 +32,10 @@ export interface OrchestrateInput {
   channelId?: string;
   text: string;
   sessionId?: string;
+  /** The agent answering (the actor of its skill calls). */
+  agentId?: string;
+  /** Seeds the skill calls (dice) and their side effects' ids: a redelivery repeats them. */
+  seed?: string;
   timeoutMs?: number;
   /** Aborting stops the running agents (the coding CLI is killed). */
   signal?: AbortSignal;
@@ -44,6 +50,8 @@ export interface Orchestration {
   decision: AgentRun;
   /** The delegated runs (empty for a direct answer). */
   runs: AgentRun[];
+  /** The skill tool calls the orchestrator model made, in order (what the decision records). */
+  toolCalls: RouterToolCall[];
   /** Wall time of the whole orchestration. */
   wallMs: number;
 }
@@ -59,6 +67,7 @@ export type OrchestrationPlan =
       decision: AgentRun;
       model: string;
       calls: Delegation[];
+      toolCalls: RouterToolCall[];
       context?: string;
       started: number;
     };
@@ -86,19 +95,30 @@ function parseCall(call: ToolCall, enabled: DelegateAgentType[]): Delegation {
   return { type, name, task };
 }
 
+const isDelegation = (c: ToolCall) => c.function.name.startsWith(TOOL_PREFIX);
+
 function toWire(run: AgentRun): OrchestrateResult['agentResults'][number] {
   const { costUsd: _cost, task: _task, ...wire } = run;
   return wire;
 }
 
+export interface OrchestratorOptions {
+  /** Time allowed to the orchestrator's own model calls. */
+  modelTimeoutMs?: number;
+  /** The skill catalog, offered as tools next to the delegations when a channel is known. */
+  skills?: TurnSkills;
+}
+
 /**
- * The Moltbot orchestrator: one model call (purpose `orchestrate`) that sees the enabled
- * agents as `delegate_to_<type>` tools. No tool call is a direct answer; tool calls run
- * in parallel (at most `maxParallelAgents` at once) and are aggregated as the seed's
- * `aggregateResults`, without a second model round.
+ * The Moltbot orchestrator: the model (purpose `orchestrate`) sees the enabled agents as
+ * `delegate_to_<type>` tools and, with `skills`, the skill catalog. Skill calls run in the
+ * request's guild and channel and their results go back to the model (at most 4 rounds,
+ * each call recorded); an answer without a delegation is the direct answer; delegations
+ * run in parallel (at most `maxParallelAgents` at once) and are aggregated as the seed's
+ * `aggregateResults`, without a further model round.
  *
  * @example
- * const o = new Orchestrator(settings, gatewayChat, memory);
+ * const o = new Orchestrator(settings, gatewayChat, memory, { skills });
  * const { result } = await o.run({ guildId, channelId, text: 'write a fizzbuzz in rust' });
  */
 export class Orchestrator {
@@ -106,8 +126,12 @@ export class Orchestrator {
     private readonly settings: OrchestratorSettings,
     private readonly chat: ChatPort,
     private readonly memory: MemoryPort,
-    private readonly modelTimeoutMs = DECISION_TIMEOUT_MS,
+    private readonly opts: OrchestratorOptions = {},
   ) {}
+
+  private get modelTimeoutMs(): number {
+    return this.opts.modelTimeoutMs ?? DECISION_TIMEOUT_MS;
+  }
 
   async run(input: OrchestrateInput): Promise<Orchestration> {
     const plan = await this.plan(input);
@@ -131,22 +155,26 @@ export class Orchestrator {
       : undefined;
     const decided = await this.decide(input, enabled, context);
     const model = decided.answer?.model ?? 'unknown';
-    if (
-      !decided.answer ||
-      decided.answer.toolCalls.length === 0 ||
-      decided.run.status !== 'success'
-    ) {
+    const { toolCalls } = decided;
+    const delegations = decided.answer?.toolCalls.filter(isDelegation) ?? [];
+    if (!decided.answer || delegations.length === 0 || decided.run.status !== 'success') {
       const run = decided.run;
       const result = aggregateResults([toWire(run)], model);
       // Nothing was delegated: `delegatedAgents` lists only coding, research and general.
       result.meta.delegatedAgents = [];
       return {
         kind: 'direct',
-        orchestration: { result, decision: run, runs: [], wallMs: Date.now() - started },
+        orchestration: {
+          result,
+          decision: run,
+          runs: [],
+          toolCalls,
+          wallMs: Date.now() - started,
+        },
       };
     }
-    const calls = decided.answer.toolCalls.map((c) => parseCall(c, enabled));
-    return { kind: 'delegate', decision: decided.run, model, calls, context, started };
+    const calls = delegations.map((c) => parseCall(c, enabled));
+    return { kind: 'delegate', decision: decided.run, model, calls, toolCalls, context, started };
   }
 
   /** The delegations' runs aggregated as the seed's `aggregateResults`, no second model round. */
@@ -155,6 +183,7 @@ export class Orchestrator {
       result: aggregateResults(runs.map(toWire), plan.model),
       decision: plan.decision,
       runs,
+      toolCalls: plan.toolCalls,
       wallMs: Date.now() - plan.started,
     };
   }
@@ -163,30 +192,61 @@ export class Orchestrator {
     input: OrchestrateInput,
     enabled: DelegateAgentType[],
     context: string | undefined,
-  ): Promise<{ answer?: ChatAnswer; run: AgentRun }> {
+  ): Promise<{ answer?: ChatAnswer; run: AgentRun; toolCalls: RouterToolCall[] }> {
     const started = Date.now();
     const base = { agentName: 'orchestrator', agentType: 'orchestrator' as const };
-    try {
-      const tools = delegationTools(enabled);
-      const answer = await this.chat.chat({
+    const skills = input.channelId ? this.opts.skills : undefined;
+    const tools = [...delegationTools(enabled), ...(skills?.tools() ?? [])];
+    const system = orchestratorSystemPrompt(enabled, Boolean(skills));
+    const messages: LoopMessage[] = [
+      {
+        role: 'system',
+        content: context
+          ? `${system}\n\n## Recent conversation in the channel\n${context}`
+          : system,
+      },
+      { role: 'user', content: input.text },
+    ];
+    const chat = (msgs: LoopMessage[], final: boolean) =>
+      this.chat.chat({
         purpose: 'orchestrate',
         guildId: input.guildId,
         timeoutMs: Math.min(this.modelTimeoutMs, input.timeoutMs ?? this.modelTimeoutMs),
         body: {
-          messages: [
-            {
-              role: 'system',
-              content: context
-                ? `${orchestratorSystemPrompt(enabled)}\n\n## Recent conversation in the channel\n${context}`
-                : orchestratorSystemPrompt(enabled),
-            },
-            { role: 'user', content: input.text },
-          ],
-          ...(tools.length ? { tools, tool_choice: 'auto', parallel_tool_calls: true } : {}),
+          messages: msgs,
+          ...(tools.length
+            ? { tools, tool_choice: final ? 'none' : 'auto', parallel_tool_calls: true }
+            : {}),
         },
       });
+    try {
+      let answer: ChatAnswer;
+      let costUsd: number | undefined;
+      let toolCalls: RouterToolCall[] = [];
+      if (skills) {
+        const out = await runSkillLoop({
+          skills,
+          turn: {
+            guildId: input.guildId,
+            channelId: input.channelId!,
+            agentId: input.agentId,
+            seed: input.seed ?? `orchestrate:${input.channelId}:${input.text}`,
+            reason: input.text.slice(0, 2000),
+          },
+          messages,
+          owns: (c) => !isDelegation(c),
+          chat,
+        });
+        answer = out.answer as ChatAnswer;
+        costUsd = out.costUsd;
+        toolCalls = out.toolCalls;
+      } else {
+        answer = await chat(messages, false);
+        costUsd = answer.costUsd;
+      }
       return {
         answer,
+        toolCalls,
         run: {
           ...base,
           status: 'success',
@@ -194,11 +254,12 @@ export class Orchestrator {
           durationMs: Date.now() - started,
           model: answer.model,
           ...(answer.tokenUsage ? { tokenUsage: answer.tokenUsage } : {}),
-          ...(answer.costUsd !== undefined ? { costUsd: answer.costUsd } : {}),
+          ...(costUsd !== undefined ? { costUsd } : {}),
         },
       };
     } catch (e) {
       return {
+        toolCalls: [],
         run: {
           ...base,
           status: 'error',

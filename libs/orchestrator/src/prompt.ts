@@ -45,7 +45,8 @@ export function delegationTools(types: DelegateAgentType[]): Record<string, unkn
   }));
 }
 
-export function orchestratorSystemPrompt(types: DelegateAgentType[]): string {
+/** The system prompt; `skills`: the community's skills are offered as tools too. */
+export function orchestratorSystemPrompt(types: DelegateAgentType[], skills = false): string {
   const agents = types.length
     ? types
         .map((t) => `- ${AGENTS[t].name} agent (tool ${TOOL_PREFIX}${t}): ${AGENTS[t].use}.`)
@@ -62,5 +63,10 @@ export function orchestratorSystemPrompt(types: DelegateAgentType[]): string {
     '2. Otherwise call the tool of the best agent with a complete, self-contained task.',
     '3. When a request has independent parts for different agents, call several tools at once: they run in parallel.',
     '4. Your own text is not shown when you delegate; the agents answer the user.',
+    ...(skills
+      ? [
+          `5. The other tools (not ${TOOL_PREFIX}*) are the community's skills: dice, polls, threads, pins, memory, channels. Call them yourself when asked; their results come back to you, then answer briefly. Channel and role changes only become proposals a moderator approves.`,
+        ]
+      : []),
   ].join('\n');
 }

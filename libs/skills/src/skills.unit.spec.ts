@@ -230,4 +230,26 @@ describe('runToolLoop', () => {
     expect(finals).toEqual([false, false, false, false, true]);
     expect(out.costUsd).toBeCloseTo(0.05);
   });
+
+  it('runs the calls it owns and hands an answer with any other call back to the caller', async () => {
+    const ran: string[] = [];
+    const script = [
+      answer([{ id: 'c1', function: { name: 'dice', arguments: '{}' } }]),
+      answer([
+        { id: 'c2', function: { name: 'pin_moment', arguments: '{}' } },
+        { id: 'c3', function: { name: 'delegate_to_general', arguments: '{"task":"t"}' } },
+      ]),
+      answer([], 'never asked'),
+    ];
+    const out = await runToolLoop({
+      messages: [{ role: 'user', content: 'mixed' }],
+      chat: async () => script.shift()!,
+      execute: async (c) => (ran.push(c.function.name), 'ok'),
+      owns: (c) => !c.function.name.startsWith('delegate_to_'),
+    });
+    expect(ran).toEqual(['dice', 'pin_moment']);
+    expect(out.rounds).toBe(2);
+    expect(out.answer.toolCalls.map((c) => c.id)).toEqual(['c2', 'c3']);
+    expect(script).toHaveLength(1);
+  });
 });

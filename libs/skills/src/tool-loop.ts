@@ -1,3 +1,6 @@
+import type { RouterToolCall } from '@dirigent/contracts';
+import type { OpenAiTool } from './registry';
+
 /** The most tool rounds a turn gets (the contract's limit). */
 export const MAX_TOOL_ROUNDS = 4;
 
@@ -28,6 +31,12 @@ export interface ToolLoopOptions {
   execute(call: ModelToolCall, round: number): Promise<string>;
   messages: LoopMessage[];
   maxRounds?: number;
+  /**
+   * The calls this loop runs (default: all). An answer with a call it does not own (the
+   * orchestrator's delegations) ends the loop once its owned calls have run: the caller
+   * handles the rest.
+   */
+  owns?: (call: ModelToolCall) => boolean;
 }
 
 export interface ToolLoopResult {
@@ -58,14 +67,15 @@ export async function runToolLoop(o: ToolLoopOptions): Promise<ToolLoopResult> {
     costUsd += a.costUsd ?? 0;
     return a;
   };
+  const owns = o.owns ?? (() => true);
   let answer = await ask(max === 0);
-  while (answer.toolCalls.length && rounds < max) {
+  while (answer.toolCalls.some(owns) && rounds < max) {
     messages.push({
       role: 'assistant',
       content: answer.content || null,
       tool_calls: answer.toolCalls,
     });
-    for (const call of answer.toolCalls) {
+    for (const call of answer.toolCalls.filter(owns)) {
       messages.push({
         role: 'tool',
         tool_call_id: call.id,
@@ -73,7 +83,54 @@ export async function runToolLoop(o: ToolLoopOptions): Promise<ToolLoopResult> {
       });
     }
     rounds += 1;
+    if (!answer.toolCalls.every(owns)) break;
     answer = await ask(rounds >= max);
   }
   return { answer, rounds, models: [...new Set(models)], costUsd };
+}
+
+/** Where a turn's tool calls run: its guild and channel, its agent, its seed. */
+export interface TurnScope {
+  guildId: string;
+  channelId: string;
+  /** The agent whose turn called the tool (absent for a request with no agent). */
+  agentId?: string;
+  /** Seeds the calls' randomness and the ids of their side effects. */
+  seed: string;
+  /** What the model was answering (a proposal's reason). */
+  reason?: string;
+}
+
+/** A turn's skills as the model sees them and runs them (the router's `Skills`). */
+export interface TurnSkills {
+  tools(): OpenAiTool[];
+  /** Runs (or refuses) one call in the turn's scope: what the model reads, and the record. */
+  call(
+    turn: TurnScope,
+    call: ModelToolCall,
+    index: number,
+  ): Promise<{ content: string; record: RouterToolCall }>;
+}
+
+/**
+ * {@link runToolLoop} with a turn's skills: every call runs in the turn's guild and channel
+ * and is recorded (`toolCalls`, what the decision keeps), in the order the model made them.
+ * The synthesizer and the orchestrator both talk to the model through it.
+ *
+ * @example
+ * const { answer, toolCalls } = await runSkillLoop({ skills, turn, messages, chat });
+ */
+export async function runSkillLoop(
+  o: Omit<ToolLoopOptions, 'execute'> & { skills: TurnSkills; turn: TurnScope },
+): Promise<ToolLoopResult & { toolCalls: RouterToolCall[] }> {
+  const toolCalls: RouterToolCall[] = [];
+  const out = await runToolLoop({
+    ...o,
+    execute: async (call) => {
+      const done = await o.skills.call(o.turn, call, toolCalls.length);
+      toolCalls.push(done.record);
+      return done.content;
+    },
+  });
+  return { ...out, toolCalls };
 }

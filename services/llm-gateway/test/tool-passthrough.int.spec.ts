@@ -31,7 +31,7 @@ describe('llm-gateway: tools and tool calls pass through, streamed or not', () =
     await Promise.all([primary?.close(), backup?.close(), anthropic?.close()]);
   });
 
-  const tools: OpenAI.ChatCompletionTool[] = [
+  const tools: OpenAI.ChatCompletionFunctionTool[] = [
     {
       type: 'function',
       function: {
@@ -261,7 +261,7 @@ describe('llm-gateway: tools and tool calls pass through, streamed or not', () =
         purpose,
         request: { messages: ask, tools, tool_choice: 'auto' },
       });
-      expect(reply.ok).toBe(true);
+      if (!reply.ok) throw new Error(reply.error.message);
       const message = reply.data.completion.choices[0].message;
       expect(
         message.tool_calls.map((c: any) => [

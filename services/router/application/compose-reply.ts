@@ -12,7 +12,7 @@ import {
   type FollowupBias,
   type ResearchPersona,
 } from '@dirigent/router-domain';
-import { runToolLoop, type LoopMessage } from '@dirigent/skills';
+import { runSkillLoop, type LoopMessage } from '@dirigent/skills';
 import type { RouterConfig } from '../config';
 import { Skills } from '../skills/skills.module';
 import { Clock, MemoryLenses, ModelGateway, type SubagentRun } from './ports';
@@ -171,15 +171,15 @@ export class ComposeReply {
       return { text: a.text, models: [a.model], costUsd: a.costUsd, toolCalls: [] };
     }
     const tools = skills.tools();
-    const toolCalls: RouterToolCall[] = [];
-    const scope = {
-      guildId: i.guildId,
-      channelId: i.channelId,
-      agentId: i.agent.id,
-      seed: i.seed ?? `${i.channelId}:${i.message?.content ?? ''}`,
-      reason: i.message?.content.slice(0, 2000),
-    };
-    const out = await runToolLoop({
+    const out = await runSkillLoop({
+      skills,
+      turn: {
+        guildId: i.guildId,
+        channelId: i.channelId,
+        agentId: i.agent.id,
+        seed: i.seed ?? `${i.channelId}:${i.message?.content ?? ''}`,
+        reason: i.message?.content.slice(0, 2000),
+      },
       messages: messages as LoopMessage[],
       chat: (msgs, final) =>
         this.models.chatPort.chat({
@@ -188,13 +188,13 @@ export class ComposeReply {
           timeoutMs,
           body: { messages: msgs, max_tokens: 600, tools, tool_choice: final ? 'none' : 'auto' },
         }),
-      execute: async (call) => {
-        const done = await skills.call(scope, call, toolCalls.length);
-        toolCalls.push(done.record);
-        return done.content;
-      },
     });
-    return { text: out.answer.content, models: out.models, costUsd: out.costUsd, toolCalls };
+    return {
+      text: out.answer.content,
+      models: out.models,
+      costUsd: out.costUsd,
+      toolCalls: out.toolCalls,
+    };
   }
 
   /** Research runs end at the persona timeout; an error or timeout leaves the material out. */

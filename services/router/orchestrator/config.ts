@@ -74,6 +74,8 @@ export interface OrchestratorModuleOptions {
   orchestrator?: OrchestratorConfig;
   /** `DIRIGENT_WORKSPACE` (default `.dirigent/workspace`). */
   workspace?: string;
+  /** Offer the skill catalog to the orchestrator model (`DIRIGENT_ROUTER_SKILLS`; default on). */
+  skills?: boolean;
 }
 
 export function orchestratorSettings(o: OrchestratorModuleOptions): OrchestratorSettings {

@@ -9,7 +9,8 @@ import { Orchestrate } from './application/orchestrate';
 import { OrchestrateInDiscord } from './application/orchestrate-in-discord';
 import { OrchestrationLog, TaskStore } from './application/ports';
 import { Tasks } from './application/tasks';
-import { CHAT_PORT, MEMORY_PORT, ORCHESTRATOR_SETTINGS } from './application/tokens';
+import { Skills } from '../skills/skills.module';
+import { CHAT_PORT, MEMORY_PORT, ORCHESTRATOR_SETTINGS, SKILLS_PORT } from './application/tokens';
 import { orchestratorSettings, type OrchestratorModuleOptions } from './config';
 import { OrchestrateHandler } from './handlers/orchestrate.handler';
 
@@ -43,6 +44,13 @@ export class OrchestratorModule {
           provide: ORCHESTRATOR_SETTINGS,
           inject: [SERVICE_CONFIG],
           useFactory: (c: C) => orchestratorSettings(select(c)),
+        },
+        {
+          // The router's global skills, unless the host turns them off.
+          provide: SKILLS_PORT,
+          inject: [SERVICE_CONFIG, { token: Skills, optional: true }],
+          useFactory: (c: C, skills?: Skills) =>
+            select(c).skills === false ? null : (skills ?? null),
         },
         {
           provide: CHAT_PORT,

@@ -18,6 +18,7 @@ import { Migration20261128030000_memory_redaction_forgotten } from './Migration2
 import { Migration20261128031000_personas } from './Migration20261128031000_personas';
 import { Migration20261128032000_router_inbound } from './Migration20261128032000_router_inbound';
 import { Migration20261128033000_decision_tool_calls } from './Migration20261128033000_decision_tool_calls';
+import { Migration20261128034000_orchestrator_tool_calls } from './Migration20261128034000_orchestrator_tool_calls';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -78,5 +79,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261128033000_decision_tool_calls',
     class: Migration20261128033000_decision_tool_calls,
+  },
+  {
+    name: 'Migration20261128034000_orchestrator_tool_calls',
+    class: Migration20261128034000_orchestrator_tool_calls,
   },
 ];

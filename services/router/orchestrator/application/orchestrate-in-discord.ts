@@ -108,6 +108,9 @@ export class OrchestrateInDiscord {
         channelId: message.channelId,
         sessionId: message.channelId,
         text: withoutMention(message.content, agent) || message.content,
+        agentId: agent.id,
+        // A redelivered message repeats its skill calls' ids (their posts are deduplicated).
+        seed: id,
         signal: abort.signal,
       };
       const source = {

@@ -21,7 +21,8 @@ import {
   type OrchestratorSettings,
 } from '@dirigent/orchestrator';
 import { OrchestrationLog, type OrchestrationRecord } from './ports';
-import { CHAT_PORT, MEMORY_PORT, ORCHESTRATOR_SETTINGS } from './tokens';
+import type { TurnSkills } from '@dirigent/skills';
+import { CHAT_PORT, MEMORY_PORT, ORCHESTRATOR_SETTINGS, SKILLS_PORT } from './tokens';
 
 /** The research and general agents' model call limit (the library's default). */
 const MODEL_AGENT_TIMEOUT_MS = 120_000;
@@ -54,8 +55,9 @@ export class Orchestrate implements OnModuleInit, OnModuleDestroy {
     @Inject(CHAT_PORT) chat: ChatPort,
     @Inject(MEMORY_PORT) memory: MemoryPort,
     private readonly runs: OrchestrationLog,
+    @Inject(SKILLS_PORT) skills: TurnSkills | null,
   ) {
-    this.orchestrator = new Orchestrator(settings, chat, memory);
+    this.orchestrator = new Orchestrator(settings, chat, memory, { skills: skills ?? undefined });
   }
 
   onModuleInit(): void {
@@ -78,7 +80,8 @@ export class Orchestrate implements OnModuleInit, OnModuleDestroy {
 
   /** `Subjects.router.orchestrate`. */
   async request(r: OrchestrateRequest): Promise<OrchestrateResult> {
-    const o = await this.run(r, { trigger: 'request' });
+    // Each request is its own: its skill calls get their own seed and side-effect ids.
+    const o = await this.run({ ...r, seed: randomUUID() }, { trigger: 'request' });
     return o.result;
   }
 
@@ -150,6 +153,7 @@ export class Orchestrate implements OnModuleInit, OnModuleDestroy {
         text: input.text,
         decision: o.decision,
         runs: o.runs,
+        toolCalls: o.toolCalls,
         wallMs: o.wallMs,
         payloads: o.result.payloads,
         cancelled: input.signal?.aborted ?? false,

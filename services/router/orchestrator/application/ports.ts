@@ -1,4 +1,4 @@
-import type { DelegateAgentType, TaskStatus } from '@dirigent/contracts';
+import type { DelegateAgentType, RouterToolCall, TaskStatus } from '@dirigent/contracts';
 import type { AgentRun } from '@dirigent/orchestrator';
 
 /** One orchestration as the decision log keeps it. */
@@ -15,6 +15,8 @@ export interface OrchestrationRecord {
   decision: AgentRun;
   /** Every delegated run. */
   runs: AgentRun[];
+  /** The skill tool calls of the orchestrator model, in order. */
+  toolCalls: RouterToolCall[];
   wallMs: number;
   cancelled: boolean;
   /** What was (or, when cancelled, would have been) answered. */

@@ -9,18 +9,17 @@ import {
   type SkillInvokeResult,
   type SkillsListResult,
 } from '@dirigent/contracts';
-import { SkillError, SkillRunner, type ModelToolCall, type OpenAiTool } from '@dirigent/skills';
+import {
+  SkillError,
+  SkillRunner,
+  type ModelToolCall,
+  type OpenAiTool,
+  type TurnScope,
+  type TurnSkills,
+} from '@dirigent/skills';
 import { Clock } from '../../application/ports';
 
-/** Where a turn's tool call runs: its guild and channel, its agent, its seed. */
-export interface TurnScope {
-  guildId: string;
-  channelId: string;
-  agentId: string;
-  seed: string;
-  /** What the model was answering (a proposal's reason). */
-  reason?: string;
-}
+export type { TurnScope };
 
 const KNOWN: ReadonlySet<string> = new Set(Object.values(ErrorCodes));
 
@@ -42,7 +41,7 @@ function parseArgs(raw: string): Record<string, unknown> | SkillError {
  * the model reads, a `BAD_REQUEST`/`NOT_FOUND` reply), never a crash.
  */
 @Injectable()
-export class Skills {
+export class Skills implements TurnSkills {
   private readonly log = new Logger('router:skills');
   constructor(
     readonly runner: SkillRunner,
@@ -119,7 +118,7 @@ export class Skills {
         skillId: skill.id,
         tool,
         args: parsed,
-        actor: { agentId: turn.agentId },
+        actor: turn.agentId ? { agentId: turn.agentId } : {},
         reason: turn.reason,
         seed: `${turn.seed}:tool:${index}`,
         callId: `tool-${key}`,

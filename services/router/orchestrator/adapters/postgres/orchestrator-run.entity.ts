@@ -1,4 +1,5 @@
 import { DecimalType, Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
+import type { RouterToolCall } from '@dirigent/contracts';
 
 /**
  * One run of an orchestration: the orchestrator model's decision (`agent_type`
@@ -74,4 +75,8 @@ export class OrchestratorRun {
 
   @Property({ type: 'boolean' })
   cancelled: boolean;
+
+  /** On the decision's row: the orchestrator model's skill tool calls (Migration20261128034000). */
+  @Property({ type: 'json', nullable: true })
+  toolCalls: RouterToolCall[] | null = null;
 }

@@ -53,7 +53,7 @@ export class PostgresOrchestrationLog extends OrchestrationLog {
         wallMs: r.wallMs,
         cancelled: r.cancelled,
       });
-    row(r.decision, r.text);
+    row(r.decision, r.text).toolCalls = r.toolCalls.length ? r.toolCalls : null;
     for (const run of r.runs) row(run, run.task ?? '');
     await em.flush();
     if (r.trigger === 'discord' && r.channelId && r.agentId) {
@@ -95,6 +95,7 @@ function asDecision(r: OrchestrationRecord, channelId: string, agentId: string):
       riskAppetite: ORCHESTRATOR,
     },
     subagents: r.runs.map((x) => x.agentType),
+    ...(r.toolCalls.length ? { toolCalls: r.toolCalls } : {}),
     beats: r.cancelled
       ? []
       : r.payloads.flatMap((p) => splitForDiscord(p.text)).map((text) => ({ text })),
