@@ -24,7 +24,8 @@ export interface LorePhrase {
 export const PHRASE_WORDS = 3;
 /** Distinct people who must have said a phrase before it is lore. */
 export const LORE_MIN_PEOPLE = 3;
-const MAX_OCCURRENCES = 16;
+/** Uses kept per phrase (each person's first use before repeats). */
+export const MAX_OCCURRENCES = 16;
 const MAX_SHINGLES = 40;
 
 /** A message's words for phrase matching: quotes, links and mentions left out, apostrophes dropped. */

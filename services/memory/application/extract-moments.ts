@@ -31,6 +31,7 @@ import type { Row } from '../adapters/postgres/sql';
 import type { MemoryConfig } from '../config';
 import { Indexer } from './indexer';
 import { CLOCK, SUMMARIZER, type Clock, type Summarizer } from './ports';
+import { RedactionQueue } from './redaction-queue';
 
 /** The trigger of a channel's moment batch when enough new messages arrived. */
 export const MOMENTS = timer({
@@ -49,6 +50,9 @@ const VERIFY = `Does this Discord message disclose something personal and lastin
 (where they live, work, family, history, a strong preference)? Answer with JSON only: {"disclosure": true|false}`;
 const SCORE = `Rate how memorable this Discord message is for the group that wrote it (a joke that
 landed, a hot take, a personal story, a callback): 0 (forgettable) to 10. Answer with JSON only: {"score": <0-10>}`;
+
+const phraseLoreId = (guildId: string, phrase: string) =>
+  `lore-phrase-${createHash('sha1').update(`${guildId}:${phrase}`).digest('hex').slice(0, 24)}`;
 
 const roomMessage = (r: Row): RoomMessage => ({
   messageId: r.message_id,
@@ -86,6 +90,7 @@ export class ExtractMoments {
     private readonly phrases: PhraseStore,
     private readonly indexer: Indexer,
     private readonly reactor: Reactor,
+    private readonly redactions: RedactionQueue,
     @Inject(SUMMARIZER) private readonly model: Summarizer,
     @Inject(CLOCK) private readonly now: Clock,
     @Inject(SERVICE_CONFIG) private readonly config: MemoryConfig,
@@ -154,7 +159,8 @@ export class ExtractMoments {
     const now = this.now();
     await this.extract(guildId, [...before.map(roomMessage), ...fresh], fresh, now, true);
     await this.recordPhrases(guildId, fresh);
-    await this.coalesce(guildId, now);
+    const sources = await this.coalesce(guildId, now);
+    await this.redactRaced(guildId, [...fresh.map((m) => m.messageId), ...sources], now);
     // The newest message is looked at again until the silence after it is known.
     const last = fresh[fresh.length - 1];
     const settled = now - last.at >= this.policy.silenceMs ? last : fresh[fresh.length - 2];
@@ -224,24 +230,45 @@ export class ExtractMoments {
     );
   }
 
-  /** Phrases said by at least three people become (or refresh) lore. */
-  private async coalesce(guildId: string, now: number): Promise<void> {
+  /**
+   * Phrases said by at least three people become (or refresh) lore, written in lore id
+   * order and linked in one statement (the lock order redactions use); returns the
+   * messages the lore was drawn on.
+   */
+  private async coalesce(guildId: string, now: number): Promise<string[]> {
     await this.phrases.prune(guildId, new Date(now - PHRASE_TTL_MS));
-    const found = coalescePhrases(await this.phrases.confirmed(guildId, LORE_MIN_PEOPLE));
-    const written: { refId: string; text: string }[] = [];
+    const found = coalescePhrases(await this.phrases.confirmed(guildId, LORE_MIN_PEOPLE))
+      .map((p) => ({ ...p, id: phraseLoreId(guildId, p.phrase), text: phraseLoreText(p) }))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     await this.em.transactional(async () => {
       for (const p of found) {
-        const id = `lore-phrase-${createHash('sha1').update(`${guildId}:${p.phrase}`).digest('hex').slice(0, 24)}`;
-        const text = phraseLoreText(p);
-        await this.lore.upsertPhrase(guildId, id, text, new Date(now), p.messageIds);
-        await this.phrases.linkLore(guildId, p.shingles, id);
-        written.push({ refId: id, text });
+        await this.lore.upsertPhrase(guildId, p.id, p.text, new Date(now), p.messageIds);
       }
+      await this.phrases.linkLore(
+        guildId,
+        found.map((p) => ({ phrases: p.shingles, loreId: p.id })),
+      );
     });
     await this.indexer.index(
       guildId,
-      written.map((w) => ({ layer: 'lore' as const, ...w })),
+      found.map((p) => ({ layer: 'lore' as const, refId: p.id, text: p.text })),
     );
+    return found.flatMap((p) => p.messageIds);
+  }
+
+  /**
+   * A message deleted (or forgotten) while the batch read it: its redaction may have run
+   * before the batch recorded its phrases or lore, so it is redacted again.
+   */
+  private async redactRaced(guildId: string, messageIds: string[], now: number): Promise<void> {
+    const deleted = await this.messages.tombstoned(guildId, [...new Set(messageIds)]);
+    if (!deleted.length) return;
+    await this.redactions.enqueue({
+      id: `moments:${guildId}:${now}:${createHash('sha1').update(deleted.sort().join(',')).digest('hex').slice(0, 16)}`,
+      guildId,
+      messageIds: deleted,
+      authorIds: [],
+    });
   }
 
   /** A JSON answer of the model (purpose `memory`), or null when there is none usable. */

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { RedactionDue } from '@dirigent/contracts';
-import { mentionsForgotten } from '@dirigent/memory-domain';
+import { mentionsForgotten, phraseWords } from '@dirigent/memory-domain';
 import { all, predicate, Reactor } from '@dirigent/reactor';
 import { DossierRepository } from '../adapters/postgres/dossier.repository';
 import { EpochRepository } from '../adapters/postgres/epoch.repository';
@@ -13,13 +13,17 @@ import { Indexer } from './indexer';
 import { REDACTION, RedactionQueue } from './redaction-queue';
 import { ReviseEpoch } from './revise-epoch';
 
+/** Names as they appear in phrases (lower case, apostrophes and punctuation dropped). */
+const phraseNames = (names: readonly string[]) =>
+  names.map((n) => phraseWords(n).join(' ')).filter((n) => n.length >= 3);
+
 /**
  * The reactor job `redaction`: a deletion or `forget` reaches the layers that were written
  * FROM the messages (the archive, highlights, facts and their vectors went in the deleting
  * transaction). Every epoch whose summary or topics drew on them, or that counts the
  * forgotten user as a participant, is written again from what remains (its event
- * republished); lore drawn on them is dropped (phrases the room repeats may come back from
- * the uses that remain); the dossier bodies written from them are written again without
+ * republished); lore drawn on them, or naming or quoting a forgotten user, is dropped (phrases the room
+ * repeats may come back from the uses that remain; phrases naming a forgotten user go); the dossier bodies written from them are written again without
  * them. Each step is idempotent — a step done leaves nothing for the next attempt — so a
  * job interrupted anywhere (SIGKILL included) is simply run again: its durable timer fires
  * until the job is marked done, and a start re-arms every pending job.
@@ -104,10 +108,20 @@ export class RedactMemory {
       }
     }
     for (const epoch of epochs) await this.reviseEpoch.run(guildId, epoch, forgotten);
+    // Lore of any kind that names or quotes a forgotten user (a phrase others repeat about
+    // them) goes too, and the phrases naming them, so that it is not coalesced again.
+    const names = forgotten ? phraseNames([...forgotten.names, forgotten.userId]) : [];
+    const seen = forgotten && { ...forgotten, names: [...forgotten.names, ...names] };
+    const naming = seen
+      ? (await this.lore.mentioning(guildId, [...seen.names, seen.userId]))
+          .filter((l) => mentionsForgotten(l.text, seen))
+          .map((l) => l.id as string)
+      : [];
+    // Lore rows before phrase rows, each in one ordered statement: the lock order of coalescing.
     await this.em.transactional(async () => {
-      const lore = await this.lore.removeDrawingOn(guildId, messageIds);
+      const lore = await this.lore.removeDrawingOn(guildId, messageIds, naming);
+      await this.phrases.forget(guildId, messageIds, userId, names);
       await this.indexer.remove(guildId, 'lore', lore);
-      await this.phrases.forget(guildId, messageIds, userId);
     });
     const authors = job.authorIds.filter((a) => a !== userId);
     for (const user of await this.dossiers.bodiesDrawingOn(guildId, messageIds, authors)) {

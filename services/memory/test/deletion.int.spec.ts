@@ -4,7 +4,9 @@ import {
   type MemoryEpoch,
   type MemorySearchResult,
 } from '@dirigent/contracts';
+import { EntityManager } from '@mikro-orm/postgresql';
 import { ArchiveIndex } from '../adapters/archive-index';
+import { sql } from '../adapters/postgres/sql';
 import { snowflake, waitFor } from '@dirigent/testing';
 import { MemoryHarness, type TestGuild } from './harness';
 import { dossiersHolding, layersHolding, startEchoModel, type EchoModel } from './echo-model';
@@ -202,6 +204,21 @@ describe('deletion and forget reach every layer', () => {
     expect(body).toContain('sourdough');
     expect(body).toContain('lunch with someone');
     expect(await summaries()).toContain('someone is moving to Tromsø');
+    // The finished job keeps neither their names nor the hashes of what they said.
+    const jobs = await waitFor(
+      async () => {
+        const rows = await sql(
+          h.app!.get(EntityManager).fork(),
+          `select names, quotes, done_at from memory_redaction where user_id = ?`,
+          [dora],
+        );
+        return rows.length && rows.every((r) => r.done_at) ? rows : null;
+      },
+      10_000,
+      100,
+      'the forget job done',
+    );
+    expect(jobs.map((r) => [r.names, r.quotes])).toEqual([[[], []]]);
   });
 });
 

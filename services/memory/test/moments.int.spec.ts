@@ -6,7 +6,9 @@ import {
   type MemoryHit,
   type MemorySearchResult,
 } from '@dirigent/contracts';
+import { EntityManager } from '@mikro-orm/postgresql';
 import { snowflake, waitFor } from '@dirigent/testing';
+import { sql } from '../adapters/postgres/sql';
 import { MemoryHarness } from './harness';
 
 jest.setTimeout(90_000);
@@ -68,6 +70,80 @@ describe('moments from the room, at the epoch close', () => {
       100,
       'the lore drawn on the deleted message to go',
     );
+  });
+
+  it('forget drops the lore of phrases they said and of phrases naming them, for good', async () => {
+    const g = h.guild();
+    const [general, random] = [snowflake(), snowflake()];
+    const [ann, ben, cat, dan] = [snowflake(), snowflake(), snowflake(), snowflake()];
+    const now = Date.now();
+    const at = (i: number, authorName: string) => ({
+      createdAt: new Date(now + 3000 + i * 10).toISOString(),
+      authorName,
+    });
+    await g.say(general, ann, 'well, the coffee machine strikes again', at(0, 'Ann'));
+    await g.say(general, ben, 'coffee machine strikes again, classic', at(1, 'Ben'));
+    await g.say(random, cat, 'the coffee machine strikes again!!', at(2, 'Catriona'));
+    await g.say(general, ann, 'Catriona broke the build again', at(3, 'Ann'));
+    await g.say(random, ben, 'lol catriona broke the build again', at(4, 'Ben'));
+    await g.say(random, dan, 'guess what: Catriona broke the build again', at(5, 'Dan'));
+    await h.waitForCount(g.guildId, dan, 1);
+    const phraseLore = async () =>
+      (await search(h, g.guildId, 'coffee machine strikes catriona broke build', ['lore'])).hits
+        .map((x) => x.text)
+        .sort();
+    await waitFor(
+      async () => (await phraseLore()).length === 2,
+      60_000,
+      100,
+      'both phrases to become lore',
+    );
+    expect((await phraseLore()).join(' ')).toContain('catriona broke the build again');
+
+    const started = Date.now();
+    await h.ok(Subjects.memory.forget, { guildId: g.guildId, userId: cat });
+    const phraseRows = () =>
+      sql(
+        h.app!.get(EntityManager).fork(),
+        `select phrase, occurrences from memory_phrase where guild_id = ?`,
+        [g.guildId],
+      );
+    await waitFor(
+      async () => (await phraseLore()).length === 0,
+      10_000,
+      100,
+      'the lore they said and the lore naming them to go',
+    );
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const left = JSON.stringify(await phraseRows());
+    expect(left).not.toContain(cat);
+    expect(left).not.toContain('catriona');
+    expect(left).toContain('coffee machine');
+
+    // A later batch (another epoch closing) coalesces what remains: neither comes back.
+    const epochs = async () =>
+      (await h.ok<{ epochs: MemoryEpoch[] }>(Subjects.memory.epochsList, { guildId: g.guildId }))
+        .epochs.length;
+    const before = await epochs();
+    await g.say(general, dan, 'the coffee machine strikes again, I give up', {
+      createdAt: new Date(Date.now() + 1000).toISOString(),
+    });
+    await waitFor(async () => (await epochs()) > before, 60_000, 100, 'a later epoch to close');
+    const coffee = await waitFor(
+      async () => {
+        const lore = await phraseLore();
+        return lore.length ? lore : null;
+      },
+      30_000,
+      100,
+      'the phrase three people still say to be lore again',
+    );
+    // What three others still say comes back; nothing names her.
+    expect(coffee).toEqual([
+      'Recurring phrase in the group: "broke the build again" (said by 3 people)',
+      'Recurring phrase in the group: "coffee machine strikes again" (said by 3 people)',
+    ]);
+    expect(JSON.stringify(await phraseRows())).not.toContain('catriona');
   });
 
   it('the batch keeps what the reply graph and the silence after a message say', async () => {

@@ -2,7 +2,7 @@ import { EntityRepository } from '@mikro-orm/postgresql';
 import type { EpochClosed, MemoryEpoch } from '@dirigent/contracts';
 import type { MemoryItem } from '@dirigent/memory-domain';
 import type { MemoryEpochRow } from './epoch.entity';
-import { fullTextIds, ms, rowsByIds, sql, type Row } from './sql';
+import { containsPatterns, fullTextIds, ms, rowsByIds, sql, type Row } from './sql';
 
 export function epochView(r: Row): MemoryEpoch {
   return {
@@ -79,7 +79,7 @@ export class EpochRepository extends EntityRepository<MemoryEpochRow> {
    * forgotten user may be named without having taken part.
    */
   async mentioning(guildId: string, needles: string[]): Promise<Row[]> {
-    const patterns = needles.filter(Boolean).map((n) => `%${n.replace(/[\\%_]/g, '\\$&')}%`);
+    const patterns = containsPatterns(needles);
     if (!patterns.length) return [];
     return sql(
       this.em,

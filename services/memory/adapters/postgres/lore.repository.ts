@@ -1,7 +1,7 @@
 import { EntityRepository } from '@mikro-orm/postgresql';
 import type { MemoryItem } from '@dirigent/memory-domain';
 import type { MemoryLore } from './lore.entity';
-import { fullTextIds, ms, rowsByIds, sql, type Row } from './sql';
+import { containsPatterns, fullTextIds, ms, rowsByIds, sql, type Row } from './sql';
 
 export function loreItem(r: Row): MemoryItem {
   return {
@@ -60,15 +60,37 @@ export class LoreRepository extends EntityRepository<MemoryLore> {
     return rows.map((r) => r.id as string);
   }
 
-  /** Removes every lore item drawn on one of the messages; returns the ids. */
-  async removeDrawingOn(guildId: string, messageIds: string[]): Promise<string[]> {
-    if (!messageIds.length) return [];
+  /** Lore whose text contains one of the needles (case-insensitive): id and text. */
+  mentioning(guildId: string, needles: string[]): Promise<Row[]> {
+    const patterns = containsPatterns(needles);
+    if (!patterns.length) return Promise.resolve([]);
+    return sql(
+      this.em,
+      `select id, text from memory_lore where guild_id = ?
+       and text ilike any (array(select jsonb_array_elements_text(?::jsonb)))`,
+      [guildId, JSON.stringify(patterns)],
+    );
+  }
+
+  /**
+   * Removes every lore item drawn on one of the messages, and the items `ids`, locked in id
+   * order (the order coalescing writes them in); returns the ids removed.
+   */
+  async removeDrawingOn(
+    guildId: string,
+    messageIds: string[],
+    ids: string[] = [],
+  ): Promise<string[]> {
+    if (!messageIds.length && !ids.length) return [];
     const rows = await sql(
       this.em,
-      `delete from memory_lore where guild_id = ?
-       and jsonb_exists_any(source_message_ids, array(select jsonb_array_elements_text(?::jsonb)))
+      `delete from memory_lore where guild_id = ? and id in (
+         select id from memory_lore where guild_id = ?
+         and (jsonb_exists_any(source_message_ids, array(select jsonb_array_elements_text(?::jsonb)))
+           or id in (select jsonb_array_elements_text(?::jsonb)))
+         order by id for update)
        returning id`,
-      [guildId, JSON.stringify(messageIds)],
+      [guildId, guildId, JSON.stringify(messageIds), JSON.stringify(ids)],
     );
     return rows.map((r) => r.id as string);
   }

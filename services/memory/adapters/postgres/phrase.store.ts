@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { mergeOccurrences, type PhraseOccurrence, type PhraseUses } from '@dirigent/memory-domain';
-import { sql } from './sql';
+import {
+  MAX_OCCURRENCES,
+  mergeOccurrences,
+  type PhraseOccurrence,
+  type PhraseUses,
+} from '@dirigent/memory-domain';
+import { containsPatterns, sql } from './sql';
 
 /**
  * Phrases repeated across a guild (`memory_phrase`: the messages and people that used each
@@ -11,7 +16,13 @@ import { sql } from './sql';
 export class PhraseStore {
   constructor(private readonly em: EntityManager) {}
 
-  /** Adds uses of phrases (one statement to read, one to write); returns the phrases touched. */
+  /**
+   * Adds uses of phrases in one statement: the merge of a phrase's occurrences (once per
+   * message, each person's first use first, at most `MAX_OCCURRENCES`) happens in the
+   * upsert, on the row as it is when locked, so concurrent batches lose no use; rows are
+   * written in phrase order, the order every writer of `memory_phrase` locks them in, so
+   * concurrent batches and redactions cannot deadlock.
+   */
   async record(
     guildId: string,
     uses: { phrase: string; occurrence: PhraseOccurrence; at: Date }[],
@@ -24,29 +35,27 @@ export class PhraseStore {
       if (u.at > cur.at) cur.at = u.at;
       byPhrase.set(u.phrase, cur);
     }
-    const phrases = [...byPhrase.keys()];
-    const existing = await sql(
-      this.em,
-      `select phrase, occurrences from memory_phrase where guild_id = ?
-       and phrase in (select jsonb_array_elements_text(?::jsonb)) for update`,
-      [guildId, JSON.stringify(phrases)],
-    );
-    const had = new Map(existing.map((r) => [r.phrase as string, r.occurrences]));
-    const rows = phrases.sort().map((phrase) => {
-      const { occ, at } = byPhrase.get(phrase)!;
-      return {
-        phrase,
-        occurrences: mergeOccurrences(had.get(phrase) ?? [], occ),
-        uses: occ.length,
-        last_at: at.toISOString(),
-      };
-    });
+    const rows = [...byPhrase].map(([phrase, { occ, at }]) => ({
+      phrase,
+      occurrences: mergeOccurrences([], occ),
+      uses: occ.length,
+      last_at: at.toISOString(),
+    }));
     await sql(
       this.em,
       `insert into memory_phrase (guild_id, phrase, occurrences, uses, last_at)
        select ?, x.phrase, x.occurrences, x.uses, x.last_at
        from jsonb_to_recordset(?::jsonb) as x(phrase varchar, occurrences jsonb, uses int, last_at timestamptz)
-       on conflict (guild_id, phrase) do update set occurrences = excluded.occurrences,
+       order by x.phrase
+       on conflict (guild_id, phrase) do update set
+         occurrences = (select coalesce(jsonb_agg(s.o order by s.is_first desc, s.ord), '[]'::jsonb)
+           from (select d.o, d.ord,
+                   row_number() over (partition by d.o->>'authorId' order by d.ord) = 1 as is_first
+                 from (select distinct on (e.o->>'messageId') e.o, e.ord
+                       from jsonb_array_elements(memory_phrase.occurrences || excluded.occurrences)
+                         with ordinality as e(o, ord)
+                       order by e.o->>'messageId', e.ord) d
+                 order by is_first desc, d.ord limit ${MAX_OCCURRENCES}) s),
          uses = memory_phrase.uses + excluded.uses,
          last_at = greatest(memory_phrase.last_at, excluded.last_at)`,
       [guildId, JSON.stringify(rows)],
@@ -67,55 +76,79 @@ export class PhraseStore {
     return rows.map((r) => ({ phrase: r.phrase, occurrences: r.occurrences, loreId: r.lore_id }));
   }
 
-  async linkLore(guildId: string, phrases: string[], loreId: string): Promise<void> {
+  /** Links phrases to the lore coalesced from them, in one statement (rows locked in phrase order). */
+  async linkLore(guildId: string, links: { phrases: string[]; loreId: string }[]): Promise<void> {
+    const pairs = links.flatMap((l) => l.phrases.map((phrase) => ({ phrase, lore_id: l.loreId })));
+    if (!pairs.length) return;
     await sql(
       this.em,
-      `update memory_phrase set lore_id = ? where guild_id = ?
-       and phrase in (select jsonb_array_elements_text(?::jsonb))`,
-      [loreId, guildId, JSON.stringify(phrases)],
+      `with x as (select * from jsonb_to_recordset(?::jsonb) as x(phrase varchar, lore_id varchar)),
+       locked as (select p.phrase from memory_phrase p where p.guild_id = ?
+         and p.phrase in (select phrase from x) order by p.phrase for update)
+       update memory_phrase p set lore_id = x.lore_id from x, locked
+       where p.guild_id = ? and p.phrase = x.phrase and locked.phrase = x.phrase`,
+      [JSON.stringify(pairs), guildId, guildId],
     );
   }
 
   /**
-   * Drops the uses by deleted messages (or by a forgotten user); a phrase nobody uses any
-   * more goes, and phrases whose lore was dropped may become lore again from what remains.
+   * Drops the uses by deleted messages (or by a forgotten user, and the phrases that name
+   * them: `names` as phrase words); a phrase nobody uses any more goes, and phrases whose
+   * lore was dropped may become lore again from what remains. The rows are locked in
+   * phrase order first, in one statement (see `record`).
    */
-  async forget(guildId: string, messageIds: string[], userId?: string): Promise<void> {
+  async forget(
+    guildId: string,
+    messageIds: string[],
+    userId?: string,
+    names: string[] = [],
+  ): Promise<void> {
+    const touched = await sql(
+      this.em,
+      `select phrase from memory_phrase p where p.guild_id = ? and (exists (
+         select 1 from jsonb_array_elements(p.occurrences) o
+         where o->>'messageId' in (select jsonb_array_elements_text(?::jsonb))
+           or o->>'authorId' = ?::text)
+         or p.phrase ilike any (array(select jsonb_array_elements_text(?::jsonb))))
+       order by phrase for update`,
+      [
+        guildId,
+        JSON.stringify(messageIds),
+        userId ?? null,
+        JSON.stringify(containsPatterns(names)),
+      ],
+    );
+    if (!touched.length) return;
+    const phrases = JSON.stringify(touched.map((r) => r.phrase as string));
     await sql(
       this.em,
-      `with changed as (
-         select p.phrase, coalesce((select jsonb_agg(o) from jsonb_array_elements(p.occurrences) o
-           where not (o->>'messageId' in (select jsonb_array_elements_text(?::jsonb)))
-             and (?::text is null or o->>'authorId' <> ?::text)), '[]') as occ
-         from memory_phrase p where p.guild_id = ? and exists (
-           select 1 from jsonb_array_elements(p.occurrences) o
-           where o->>'messageId' in (select jsonb_array_elements_text(?::jsonb))
-             or o->>'authorId' = ?::text))
-       update memory_phrase p set occurrences = changed.occ, lore_id = null
-       from changed where p.guild_id = ? and p.phrase = changed.phrase`,
-      [
-        JSON.stringify(messageIds),
-        userId ?? null,
-        userId ?? null,
-        guildId,
-        JSON.stringify(messageIds),
-        userId ?? null,
-        guildId,
-      ],
+      `update memory_phrase p set lore_id = null, occurrences = coalesce((
+         select jsonb_agg(o order by ord) from jsonb_array_elements(p.occurrences) with ordinality as e(o, ord)
+         where not (o->>'messageId' in (select jsonb_array_elements_text(?::jsonb)))
+           and (?::text is null or o->>'authorId' <> ?::text)), '[]'::jsonb)
+       where p.guild_id = ? and p.phrase in (select jsonb_array_elements_text(?::jsonb))`,
+      [JSON.stringify(messageIds), userId ?? null, userId ?? null, guildId, phrases],
     );
     await sql(
       this.em,
-      `delete from memory_phrase where guild_id = ? and occurrences = '[]'::jsonb`,
-      [guildId],
+      `delete from memory_phrase where guild_id = ?
+       and phrase in (select jsonb_array_elements_text(?::jsonb))
+       and (occurrences = '[]'::jsonb or phrase ilike any (array(select jsonb_array_elements_text(?::jsonb))))`,
+      [guildId, phrases, JSON.stringify(containsPatterns(names))],
     );
   }
 
-  /** Forgets phrases not used since `before` that did not become lore (the table stays small). */
+  /**
+   * Forgets phrases not used since `before` that did not become lore (the table stays
+   * small); rows another transaction holds are left for the next prune.
+   */
   async prune(guildId: string, before: Date): Promise<void> {
     await sql(
       this.em,
-      `delete from memory_phrase where guild_id = ? and lore_id is null and last_at < ?`,
-      [guildId, before],
+      `delete from memory_phrase where guild_id = ? and phrase in (
+         select phrase from memory_phrase where guild_id = ? and lore_id is null and last_at < ?
+         order by phrase for update skip locked)`,
+      [guildId, guildId, before],
     );
   }
 

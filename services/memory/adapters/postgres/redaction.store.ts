@@ -32,7 +32,8 @@ const jobFromRow = (r: Row): RedactionJob => ({
 
 /**
  * The durable redaction jobs (table `memory_redaction`): written in the transaction that
- * deletes the messages, marked done once every layer was revisited; a job left pending by
+ * deletes the messages, marked done once every layer was revisited (a `forget`'s names
+ * and quote hashes are then cleared); a job left pending by
  * a crash is taken up again at start.
  */
 @Injectable()
@@ -77,8 +78,14 @@ export class RedactionStore {
     return rows.map(jobFromRow);
   }
 
+  /** Marks the job done; a `forget`'s names and quote hashes are not kept past it. */
   async done(id: string): Promise<void> {
-    await sql(this.em, `update memory_redaction set done_at = now() where id = ?`, [id]);
+    await sql(
+      this.em,
+      `update memory_redaction set done_at = now(), names = '[]'::jsonb, quotes = '[]'::jsonb
+       where id = ?`,
+      [id],
+    );
   }
 
   async failed(id: string, error: string): Promise<void> {

@@ -130,3 +130,7 @@ export async function rowsByIds(
     [guildId, JSON.stringify(ids)],
   );
 }
+
+/** `ilike` patterns matching text that contains any of the needles (empty ones left out). */
+export const containsPatterns = (needles: readonly string[]): string[] =>
+  needles.filter(Boolean).map((n) => `%${n.replace(/[\\%_]/g, '\\$&')}%`);
