@@ -30,7 +30,8 @@ const STOP = new Set(
     'to too up us was we were what when where which who why will with would you your yours about all ' +
     'any also some than very really like get got okay ok yes yeah one out over more most much should ' +
     "may might let lets let's i'm it's that's don't dont im youre you're we're ever think " +
-    'today finally know want going still maybe thing things something anyone everyone please'
+    'today finally know want going still maybe thing things something anyone everyone please ' +
+    'yet nobody said say much here sure hmm good fair point interesting hear others'
   ).split(' '),
 );
 
@@ -109,30 +110,55 @@ function contentWords(text: string): string[] {
   );
 }
 
-/** The longest run of consecutive content words (the later on a tie), as written, at most `max`. */
+/** Short words a phrase keeps inside it ("a trip to Lisbon"), never at its ends. */
+const JOINERS = new Set('a an the to of in for on at with my our his her'.split(' '));
+
+/**
+ * The longest phrase of content words (joined by short words like "a" or "to"), as written,
+ * with at most `max` content words; the later on a tie.
+ */
 function topic(text: string, max = 3): string {
   const words = withoutMentions(text).match(/[A-Za-z0-9][A-Za-z0-9'-]*/g) ?? [];
+  const content = (w: string) => w.length > 2 && !STOP.has(w.toLowerCase());
   let best: string[] = [];
+  let bestCount = 0;
   let run: string[] = [];
-  for (const w of [...words, '']) {
-    if (w.length > 2 && !STOP.has(w.toLowerCase())) {
+  let count = 0;
+  const close = () => {
+    while (run.length && !content(run[run.length - 1])) run.pop();
+    if (count && count >= bestCount) [best, bestCount] = [run, count];
+    [run, count] = [[], 0];
+  };
+  for (const w of words) {
+    if (content(w) && count < max) {
       run.push(w);
-      continue;
+      count++;
+    } else if (count && count < max && JOINERS.has(w.toLowerCase())) run.push(w);
+    else {
+      close();
+      if (content(w)) [run, count] = [[w], 1];
     }
-    if (run.length && run.length >= best.length) best = run;
-    run = [];
   }
-  return best.slice(0, max).join(' ');
+  close();
+  return best.join(' ');
 }
 
-/** The memory line sharing the most words with the message (ties: the latest); null if none. */
+/** "I said", "I told you", "my …": the asker asks about their own words. */
+const OWN_WORDS = /\b(i (said|told|mentioned|wrote|asked)|my)\b/i;
+
+/**
+ * The memory line sharing the most words with the message (ties: the latest); null if none.
+ * A question about the asker's own words ("where I said …") looks at the asker's lines first.
+ */
 function bestHit(p: ReadPrompt, anyWillDo: boolean): Recalled | null {
   const asked = new Set(contentWords(p.message));
+  const own = OWN_WORDS.test(p.message) && p.author;
   let best: Recalled | null = null;
   let bestScore = 0;
   for (const r of p.memory) {
     if (r.who && p.speaker && r.who === p.speaker) continue;
-    const score = contentWords(r.text).filter((w) => asked.has(w)).length;
+    const overlap = contentWords(r.text).filter((w) => asked.has(w)).length;
+    const score = overlap + (own && r.who === p.author ? 2 : 0);
     if (score >= bestScore && (score > 0 || anyWillDo) && topic(r.text)) {
       best = r;
       bestScore = score;
@@ -190,7 +216,12 @@ export function participantReply(req: ChatRequest): string {
   }
   const memoryAsk = MEMORY_ASK.test(p.message);
   const hit = bestHit(p, memoryAsk || !p.message);
-  const recall = hit ? `${hit.who ? `${hit.who} brought up` : 'we had'} ${topic(hit.text, 4)}` : '';
+  const who = !hit?.who
+    ? 'we had'
+    : hit.who === p.author
+      ? 'you brought up'
+      : `${hit.who} brought up`;
+  const recall = hit ? `${who} ${topic(hit.text, 4)}` : '';
   if (!p.message) return recall ? pick([`Thinking back: ${recall}.`], seed) : NO_REPLY;
   if (GREETING.test(p.message) && !QUESTION.test(p.message.replace(GREETING, ''))) {
     return pick(

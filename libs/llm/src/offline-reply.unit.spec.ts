@@ -53,7 +53,8 @@ describe('the offline participant model', () => {
 
   it('answers a memory question from the best memory hit, without quoting it or the prompt', () => {
     const text = participantReply(ditPrompt('do you remember what we were deciding about?'));
-    expect(text).toMatch(/Sam brought up release freeze date/);
+    // Sam asks, and Sam said it: the reply speaks to Sam.
+    expect(text).toMatch(/you brought up release freeze date/);
     expect(text).not.toMatch(SCAFFOLDING);
     expect(text).not.toContain('we were deciding about the release freeze date');
     expect(text.length).toBeLessThan(200);
@@ -97,6 +98,23 @@ describe('the offline participant model', () => {
       ),
     );
     expect(text).not.toMatch(/gardening|offline|NO_REPLY/);
+  });
+
+  it("answers a question about the asker's own words from the asker's lines, as a phrase", () => {
+    const text = participantReply(
+      chat(
+        'You are Dit.',
+        [
+          '## message from Sam',
+          'do you remember where I said I am travelling?',
+          '## memory',
+          '[#1] Sam: Hello everyone! I am planning a trip to Lisbon in May, any tips?',
+          '[#1] Basil: Not sure about tips yet; nobody has said much on it here.',
+        ].join('\n'),
+      ),
+    );
+    expect(text).toMatch(/you brought up planning a trip to Lisbon\.$/);
+    expect(text).not.toMatch(/Basil|nobody/);
   });
 
   it('stays quiet on an unprompted turn with nothing in memory', () => {
