@@ -31,7 +31,7 @@ export class MemoryConfig extends BaseConfig {
   /** Silence after a message that makes it the last word of its conversation (a moment signal). */
   @EnvInt({ min: 1 }) DIRIGENT_MEMORY_SILENCE_MS = 1_200_000;
   /**
-   * `dirigent.memory.search` asks the model (purpose `rerank`) to reorder its best hits;
+   * `Subjects.memory.search` asks the model (purpose `rerank`) to reorder its best hits;
    * on a timeout or an answer without an order the cheap ranking stands.
    */
   @EnvBool() DIRIGENT_MEMORY_RERANK = false;

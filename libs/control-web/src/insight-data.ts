@@ -147,7 +147,7 @@ export class InsightData {
     }
   }
 
-  /** `dirigent.admin.persona.rollback`, its refusal kept as a reply failure (status and fields). */
+  /** `Subjects.admin.personaRollback`, its refusal kept as a reply failure (status and fields). */
   async rollbackPersona(agentId: string, version: unknown): Promise<PersonaView> {
     const reply: Reply<PersonaView> = await this.messaging.request<PersonaView>(
       Subjects.admin.personaRollback,

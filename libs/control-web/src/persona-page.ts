@@ -3,7 +3,7 @@ import { esc } from './html';
 import { layout, pageHeader, tabsNav } from './page';
 import { weightsChartSvg } from './persona-chart';
 
-/** A built-in agent's active persona as `dirigent.admin.persona.list` gives it. */
+/** A built-in agent's active persona as `Subjects.admin.personaList` gives it. */
 export interface PersonaView {
   agentId: string;
   version: number;

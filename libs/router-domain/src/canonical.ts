@@ -6,7 +6,7 @@ const MIN = 60_000;
  * The ten canonical dispositions: their one definition. The router migration
  * (libs/persistence/src/migrations/Migration20261123160000_router.ts) seeds them into
  * `dispositions` through `insertDispositionsSql`; the router reads that table, where
- * `dirigent.admin.disposition.*` edits them. One added here later also needs a migration
+ * `Subjects.admin.disposition*` edits them. One added here later also needs a migration
  * that seeds it (the same helper), for databases migrated before it.
  */
 export const CANONICAL_DISPOSITIONS: readonly Disposition[] = [

@@ -69,7 +69,7 @@ export class SearchMemory {
   ) {}
 
   /**
-   * `dirigent.memory.search`: the hybrid search, its first hits reordered by the model
+   * `Subjects.memory.search`: the hybrid search, its first hits reordered by the model
    * when reranking is on (`RerankHits`).
    */
   async run(r: MemorySearchRequest): Promise<{ hits: MemoryHit[] }> {

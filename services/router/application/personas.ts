@@ -38,7 +38,7 @@ const view = (r: PersonaRecord): Persona & { cause: string; at: string } => ({
 /**
  * The built-in agents' personas (docs/architecture.md, "Persona"): seeded from the YAML on
  * first start only, read by every turn (the active version), edited, listed and rolled back
- * by `dirigent.admin.persona.*`; every new version announces `persona.changed`.
+ * by `Subjects.admin.persona*`; every new version announces `persona.changed`.
  */
 @Injectable()
 export class Personas {

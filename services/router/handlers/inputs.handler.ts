@@ -55,7 +55,7 @@ export class InputsHandler {
     const tokens = ctx.subject.split('.');
     const kind = tokens.slice(DISCORD_EVT_TOKENS + 2).join('.');
     if (tokens[DISCORD_EVT_TOKENS + 1] === 'guild' && kind === 'joined') {
-      // `dirigent.discord.evt.<g>.guild.joined`: the guild id is the subject's.
+      // `subject.guildJoined(g)`: the guild id is the subject's.
       const guildId = tokens[DISCORD_EVT_TOKENS];
       if (!SNOWFLAKE_PATTERN.test(guildId)) throw new PermanentError(`bad guild id ${guildId}`);
       await this.modChannels.ensure(guildId);

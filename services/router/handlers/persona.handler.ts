@@ -10,7 +10,7 @@ import {
 } from '@dirigent/contracts';
 import { Personas } from '../application/personas';
 
-/** `dirigent.admin.persona.*`: read, edit, list versions of and roll back a built-in agent's persona. */
+/** `Subjects.admin.persona*`: read, edit, list versions of and roll back a built-in agent's persona. */
 @Controller()
 export class PersonaHandler {
   constructor(private readonly personas: Personas) {}

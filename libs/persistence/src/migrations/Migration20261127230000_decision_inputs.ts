@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * A decision keeps what its scores read (`inputs`), the lens it swapped to and a beat not
  * delivered; the disposition sets those scores read are kept by content address, so
- * `dirigent.router.replay` recomputes a decision exactly. Additive: older rows have none.
+ * `Subjects.router.replay` recomputes a decision exactly. Additive: older rows have none.
  */
 export class Migration20261127230000_decision_inputs extends Migration {
   override async up(): Promise<void> {

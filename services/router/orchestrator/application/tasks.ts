@@ -55,7 +55,7 @@ const summaryOf = (run: AgentRun) =>
 
 /**
  * Delegated orchestrator jobs as tasks: each is a `router_tasks` row owned by this process
- * (its lease: a Postgres advisory lock), announced on `dirigent.router.evt.<g>.<c>.task`
+ * (its lease: a Postgres advisory lock), announced on `subject.routerEvent(g, c, 'task')`
  * when it starts and when it ends, with a deadline on the reactor's durable timer. At
  * start, tasks whose owner died are reported `failed` in their channel.
  */

@@ -10,7 +10,7 @@ import { Messaging } from '@dirigent/messaging';
 import { SkillError, type DiscordActions } from '@dirigent/skills';
 
 /**
- * The skills' Discord: the ingest's RPCs over NATS (`dirigent.discord.rpc.*`), each in the
+ * The skills' Discord: the ingest's RPCs over NATS (`Subjects.discord.rpc*`), each in the
  * guild of the call; the ingest's error codes (`FORBIDDEN`, `NOT_FOUND`, …) come back as
  * {@link SkillError}s. Posts are JetStream commands deduplicated by their id.
  */

@@ -57,7 +57,7 @@ export class Skills implements TurnSkills {
     return this.runner.openAiTools();
   }
 
-  /** `dirigent.router.skill.invoke`. */
+  /** `Subjects.router.skillInvoke`. */
   async invoke(r: SkillInvokeRequest): Promise<SkillInvokeResult> {
     const id = randomUUID();
     try {

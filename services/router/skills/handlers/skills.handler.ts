@@ -3,7 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { SkillInvokeRequest, Subjects } from '@dirigent/contracts';
 import { Skills } from '../application/skills';
 
-/** `dirigent.router.skills.list` and `dirigent.router.skill.invoke`. */
+/** `Subjects.router.skillsList` and `Subjects.router.skillInvoke`. */
 @Controller()
 export class SkillsHandler {
   constructor(private readonly skills: Skills) {}

@@ -11,7 +11,7 @@ import {
 import { Messaging } from '@dirigent/messaging';
 import { StewardDiscord } from '../application/ports';
 
-/** `dirigent.discord.query.member-permissions`'s answer. */
+/** `Subjects.discord.queryMemberPermissions`'s answer. */
 interface MemberPermissionsResult {
   permissions: string[];
 }

@@ -20,7 +20,7 @@ const LOOKUP_STEP_MS = 250;
 
 /**
  * Decisions on proposals: a ✅ or ❌ on a proposal's post in the mod channel by a member who
- * has ManageGuild (asked of the ingest), or `dirigent.admin.steward.decide` under the same
+ * has ManageGuild (asked of the ingest), or `Subjects.admin.stewardDecide` under the same
  * rule. Any other reaction or reactor is ignored. Also recognises the steward's own post of
  * a proposal (its `message.created`) and records where it is.
  */
@@ -80,7 +80,7 @@ export class DecideProposal {
     });
   }
 
-  /** `dirigent.admin.steward.decide`: the proposal after the decision (unchanged if settled). */
+  /** `Subjects.admin.stewardDecide`: the proposal after the decision (unchanged if settled). */
   async decide(r: StewardDecideRequest): Promise<ProposalView> {
     const current = await this.proposals.current(r.proposalId);
     if (!current) throw new DomainError(ErrorCodes.NOT_FOUND, `no proposal ${r.proposalId}`);
