@@ -14,6 +14,30 @@ interface Mention {
   answeredAt?: number;
 }
 
+/** A message of a chain, as the soak saw it posted. */
+interface ChainLink {
+  who: string;
+  messageId: string;
+  at: number;
+  text: string;
+  replyTo?: string;
+}
+
+/** What a decision says about the message it produced (found by channel and text). */
+interface DecisionNote {
+  decisionId: string;
+  trigger: string;
+  inbound?: string;
+  mentioned: boolean;
+  botRunSeen?: number;
+  chosen: string;
+  beats: number;
+  at: string;
+}
+
+/** Decisions remembered for explaining a long chain. */
+const NOTES_KEPT = 20_000;
+
 interface Followup {
   scheduled?: RouterFollowupEvent;
   fired: number;
@@ -27,9 +51,13 @@ export class CommunityLedger {
   humanMessages = 0;
   botMessages = 0;
   private readonly mentions: Mention[] = [];
-  private readonly botRun = new Map<string, number>();
+  private readonly chains = new Map<string, ChainLink[]>();
   longestBotRun = 0;
   private readonly longRuns: string[] = [];
+  /** Each chain over 3 bot messages, with the decisions behind its messages and the kills near it. */
+  private readonly longChainsByStart = new Map<string, string>();
+  private readonly notes = new Map<string, DecisionNote>();
+  private readonly kills: number[] = [];
   private readonly followups = new Map<string, Followup>();
   private readonly modelFreeMs: number[] = [];
   private readonly allMs: number[] = [];
@@ -38,38 +66,105 @@ export class CommunityLedger {
   private readonly gatherMs: number[] = [];
   decisions = 0;
   burstsStopped = 0;
+  /** Turns whose messages the bots' run cut short (`held-back` events). */
+  heldBack = 0;
 
   /** A human message; `agents` are the agents it mentions explicitly. */
-  human(channelId: string, messageId: string, agents: string[], at: number): void {
+  human(
+    channelId: string,
+    messageId: string,
+    agents: string[],
+    at: number,
+    link?: { who: string; text: string },
+  ): void {
     this.messages++;
     this.humanMessages++;
-    this.botRun.set(channelId, 0);
+    this.chains.set(channelId, [
+      { who: link?.who ?? 'human', messageId, at, text: link?.text ?? '' },
+    ]);
     for (const agent of agents) this.mentions.push({ channelId, messageId, agent, at });
   }
 
   /** A message of an agent (its webhook's name). */
-  bot(channelId: string, agent: string, at: number): void {
+  bot(
+    channelId: string,
+    agent: string,
+    at: number,
+    link?: { messageId: string; text: string; replyTo?: string },
+  ): void {
     this.messages++;
     this.botMessages++;
-    const run = (this.botRun.get(channelId) ?? 0) + 1;
-    this.botRun.set(channelId, run);
+    const chain = this.chains.get(channelId) ?? [];
+    this.chains.set(channelId, chain);
+    chain.push({
+      who: agent,
+      messageId: link?.messageId ?? '?',
+      at,
+      text: link?.text ?? '',
+      replyTo: link?.replyTo,
+    });
+    const run = chain.filter((l) => l.who !== 'human' && !l.who.startsWith('human:')).length;
     if (run > this.longestBotRun) this.longestBotRun = run;
     if (run > 3 && this.longRuns.length < 5) this.longRuns.push(`${channelId}:${agent}:${run}`);
+    if (run > 3) this.longChainsByStart.set(chain[0].messageId, this.explain(channelId, chain));
     for (const m of this.mentions) {
       if (m.answeredAt === undefined && m.channelId === channelId && m.agent === agent)
         m.answeredAt = at;
     }
   }
 
+  get longChains(): string[] {
+    return [...this.longChainsByStart.values()];
+  }
+
+  /** An agent reacted to a message (at its decision, or held back by the bots' run). */
+  reacted(messageId: string, agent: string): void {
+    const m = this.mentions.find((x) => x.messageId === messageId && x.agent === agent);
+    if (m && m.answeredAt === undefined) m.answeredAt = Date.now();
+  }
+
+  /** The router was SIGKILLed at `at`. */
+  kill(at: number): void {
+    this.kills.push(at);
+  }
+
+  /** A chain of messages with, for each bot message, the decision that planned it. */
+  private explain(channelId: string, chain: ChainLink[]): string {
+    const t0 = chain[0].at;
+    const iso = (ms: number) => new Date(ms).toISOString().slice(11, 23);
+    const lines = chain.map((l) => {
+      const n = this.notes.get(`${channelId}\u0000${l.who}\u0000${l.text.trim()}`);
+      const why = n
+        ? ` <- decision ${n.decisionId.slice(0, 8)} ${n.trigger} on ${n.inbound ?? '-'} mentioned=${n.mentioned} botRunSeen=${n.botRunSeen ?? '?'} ${n.chosen} beats=${n.beats} at ${n.at.slice(11, 23)}`
+        : l.replyTo
+          ? ` <- the orchestrator's answer to ${l.replyTo}`
+          : '';
+      return `  ${iso(l.at)} +${l.at - t0}ms ${l.who} ${l.messageId} "${l.text.slice(0, 40)}"${why}`;
+    });
+    const near = this.kills.filter((k) => k >= t0 - 15_000 && k <= chain[chain.length - 1].at);
+    const kills = near.length ? `  router SIGKILLed at ${near.map(iso).join(', ')}` : '';
+    return [`channel ${channelId}, ${chain.length - 1} bot messages:`, ...lines, kills]
+      .filter(Boolean)
+      .join('\n');
+  }
+
   /** A decision; a reaction to a mention answers it too (not silent, no message). */
   decision(d: RouterDecision): void {
-    if (d.reaction && d.inboundMessageId) {
-      const m = this.mentions.find(
-        (x) => x.messageId === d.inboundMessageId && x.agent === d.agentId,
-      );
-      if (m && m.answeredAt === undefined) m.answeredAt = Date.now();
-    }
+    if (d.reaction && d.inboundMessageId) this.reacted(d.inboundMessageId, d.agentId);
     this.decisions++;
+    for (const b of d.beats) {
+      this.notes.set(`${d.channelId}\u0000${d.agentId}\u0000${b.text.trim()}`, {
+        decisionId: d.decisionId,
+        trigger: d.trigger,
+        inbound: d.inboundMessageId,
+        mentioned: d.inputs?.mentioned ?? false,
+        botRunSeen: d.inputs?.room?.botRun,
+        chosen: `${d.agentId}/${d.chosen}`,
+        beats: d.beats.length,
+        at: d.at ?? '',
+      });
+      if (this.notes.size > NOTES_KEPT) this.notes.delete(this.notes.keys().next().value!);
+    }
     this.allMs.push(d.latencyMs);
     if (!d.models.length) this.modelFreeMs.push(d.latencyMs);
     if (d.timings) {
@@ -144,6 +239,7 @@ export class CommunityLedger {
       followupsLost: lost,
       followupsDoubled: doubled,
       burstsStopped: this.burstsStopped,
+      heldBack: this.heldBack,
     };
   }
 }

@@ -87,7 +87,11 @@ export async function benchCommunitySoak(): Promise<BenchResult> {
         discord.webhooks.get(m.webhookId)?.name ??
         ''
       ).toLowerCase();
-      ledger.bot(m.channelId, agentByName.get(name) ?? name, Date.now());
+      ledger.bot(m.channelId, agentByName.get(name) ?? name, Date.now(), {
+        messageId: m.id,
+        text: m.content,
+        replyTo: m.replyToMessageId,
+      });
     });
     nc.subscribe(Subjects.router.evtAll, {
       callback: (_e, msg) => {
@@ -95,6 +99,11 @@ export async function benchCommunitySoak(): Promise<BenchResult> {
         if (msg.subject.endsWith('.decision')) ledger.decision(env.data);
         else if (msg.subject.endsWith('.followup')) ledger.followupEvent(env.data);
         else if (msg.subject.endsWith('.burst-stopped')) ledger.burstsStopped++;
+        else if (msg.subject.endsWith('.held-back')) {
+          ledger.heldBack++;
+          if (env.data.reaction && env.data.inboundMessageId)
+            ledger.reacted(env.data.inboundMessageId, env.data.agentId);
+        }
       },
     });
     const sampler = (async () => {
@@ -123,11 +132,12 @@ export async function benchCommunitySoak(): Promise<BenchResult> {
       const { text, mentions } = line(i);
       const at = Date.now();
       const m = discord.postMessage({ channelId, authorId: world.humanIds[i % 3], content: text });
-      ledger.human(channelId, m.id, mentions, at);
+      ledger.human(channelId, m.id, mentions, at, { who: 'human', text });
       await sleep(intervalMs);
       if (Date.now() >= nextKill) {
         nextKill = Infinity;
         restarting = (async () => {
+          ledger.kill(Date.now());
           await router.kill('SIGKILL');
           await router.start();
           restarts++;
@@ -142,6 +152,7 @@ export async function benchCommunitySoak(): Promise<BenchResult> {
     await sleep(GRACE_MS);
     running = false;
     await sampler;
+    for (const chain of ledger.longChains) soakLog(`bot chain over 3:\n${chain}`);
     const dead = await jsm.streams.info(Streams.deadLetter).catch(() => null);
     const minutes = (stoppedAt - started) / 60_000;
     return {
