@@ -27,6 +27,7 @@ import { FireFollowup } from './application/fire-followup';
 import { ListDecisions } from './application/list-decisions';
 import { OnGrant } from './application/on-grant';
 import { PersonaLearning } from './application/persona-learning';
+import { HoldBack } from './application/hold-back';
 import { Personas } from './application/personas';
 import {
   ChannelHistory,
@@ -137,6 +138,7 @@ class RouterReactorModule {}
     { provide: Clock, useValue: { now: () => Date.now() } },
     Agents,
     Personas,
+    HoldBack,
     PersonaLearning,
     ChannelActivity,
     ComposeReply,

@@ -56,6 +56,7 @@ export const RouterEventTypes = {
   decision: 'router.decision',
   followup: 'router.followup',
   burstStopped: 'router.burst-stopped',
+  heldBack: 'router.held-back',
   followupDue: 'router.followup-due',
   speculativeDue: 'router.speculative-due',
   /** A delegated orchestrator job's status (`RouterTaskEvent`). */
@@ -249,6 +250,21 @@ export interface RouterBurstStoppedEvent extends RouterUndelivered {
   decisionId: string;
   agentId: string;
   reason: 'not-delivered';
+}
+
+/**
+ * `dirigent.router.evt.<g>.<c>.held-back`: the channel's bots reached their run of
+ * messages without a human one (`MAX_BOT_RUN`) when an agent was about to post: `sent`
+ * messages went out, `withheld` did not; a mention not answered by a message was answered
+ * with `reaction` on it instead.
+ */
+export interface RouterHeldBackEvent {
+  decisionId: string;
+  agentId: string;
+  inboundMessageId?: string;
+  sent: number;
+  withheld: number;
+  reaction?: string;
 }
 
 /** `dirigent.router.replay`: recomputes a stored decision from its inputs and seed. */

@@ -219,7 +219,7 @@ export const subject = {
   routerEvent: (
     guildId: string,
     channelId: string,
-    kind: 'decision' | 'followup' | 'burst-stopped' | 'task',
+    kind: 'decision' | 'followup' | 'burst-stopped' | 'held-back' | 'task',
   ) => `${Subjects.router.evtPrefix}.${guildId}.${channelId}.${kind}`,
   stewardProposal: (guildId: string) => `${Subjects.steward.evtPrefix}.${guildId}.proposal`,
   deadLetter: (stream: string, durable: string) =>

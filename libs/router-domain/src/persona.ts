@@ -1,5 +1,6 @@
 import type { AgentPersona } from './agent';
 import type { Voice } from './dimensions';
+import { enforceBannedPhrases } from './output';
 
 /** A closed range `[lo, hi]`. */
 export type Range = [number, number];
@@ -266,3 +267,25 @@ export const neverDoText = (rule: string) => {
   const m = /^\/(.+)\/[a-z]*$/s.exec(rule.trim());
   return m ? `never write anything matching ${m[1]}` : rule.trim();
 };
+
+/** What the persona's output gates make of a reply: the text to send, or why nothing is sent. */
+export type GatedReply = { text: string } | { suppressed: 'never-do' | 'empty'; rule?: string };
+
+/**
+ * A reply through the persona's output gates, whoever wrote it (the synthesizer or the
+ * orchestrator): banned phrases are cut out and the rest is sent; a reply that breaks a
+ * never-do pattern, or has nothing left once they are cut, is suppressed.
+ *
+ * @example
+ * gateReply('As an AI I think pizza wins.', { bannedPhrases: ['as an AI'] }) // { text: 'I think pizza wins.' }
+ */
+export function gateReply(
+  text: string,
+  persona: Pick<AgentPersona, 'bannedPhrases' | 'neverDo'>,
+): GatedReply {
+  const clean = enforceBannedPhrases(text, persona.bannedPhrases).text;
+  const rule = neverDoBroken(clean, persona.neverDo);
+  if (rule) return { suppressed: 'never-do', rule };
+  if (!/[\p{L}\p{N}]/u.test(clean)) return { suppressed: 'empty' };
+  return { text: clean };
+}

@@ -100,6 +100,8 @@ function apply(
       messageId,
       authorId,
       authorIsBot: d.authorIsBot === true,
+      content: str(d.content) ?? '',
+      ...(str(d.webhookId) ? { webhookId: str(d.webhookId) } : {}),
       at,
       ...(str(d.replyToMessageId) ? { replyToMessageId: str(d.replyToMessageId) } : {}),
       ...(Array.isArray(d.mentions)

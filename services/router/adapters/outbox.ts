@@ -7,6 +7,7 @@ import {
   type PersonaChangedEvent,
   type PersonaWeightsAdjustedEvent,
   type RouterBurstStoppedEvent,
+  type RouterHeldBackEvent,
   type RouterDecision,
   type RouterFollowupEvent,
 } from '@dirigent/contracts';
@@ -71,6 +72,15 @@ export class JetStreamOutbox extends RouterOutbox {
       RouterEventTypes.followup,
       e,
       { id: `followup-${e.followupId}-${e.status}` },
+    );
+  }
+
+  async heldBack(guildId: string, channelId: string, e: RouterHeldBackEvent) {
+    await this.messaging.publishEvent(
+      subject.routerEvent(guildId, channelId, 'held-back'),
+      RouterEventTypes.heldBack,
+      e,
+      { id: `held-back-${e.decisionId}-${e.sent}` },
     );
   }
 

@@ -34,6 +34,19 @@ interface Channel {
 const KEEP = 100;
 const norm = (s: string) => s.trim();
 
+/** Discord's order within a channel: snowflakes compared as numbers. */
+const older = (a: string, b: string) => (a.length !== b.length ? a.length < b.length : a < b);
+
+/** Inserts `m` in Discord's order (almost always at the end); false when already there. */
+function insertInOrder(recent: SeenMessage[], m: SeenMessage): boolean {
+  let i = recent.length;
+  while (i > 0 && older(m.messageId, recent[i - 1].messageId)) i--;
+  if (i > 0 && recent[i - 1].messageId === m.messageId) return false;
+  recent.splice(i, 0, m);
+  if (recent.length > KEEP) recent.shift();
+  return true;
+}
+
 /**
  * What the router knows of each channel it has seen since it started: recent messages,
  * its own deliveries, who is typing and whether a burst is running. Guild-wide awareness
@@ -58,8 +71,7 @@ export class ChannelActivity {
    */
   observe(m: SeenMessage, ownUserIds: ReadonlySet<string>): 'own' | 'interrupt' | 'new' {
     const c = this.channel(m.guildId, m.channelId);
-    c.recent.push(m);
-    if (c.recent.length > KEEP) c.recent.shift();
+    insertInOrder(c.recent, m);
     c.lastMessageAt = Math.max(c.lastMessageAt ?? 0, m.at);
     const content = norm(m.content);
     // The ingest speaks for an agent through a webhook, the agent's own account, or (with
@@ -88,6 +100,20 @@ export class ChannelActivity {
     return 'new';
   }
 
+  /**
+   * Adds what the durable history holds of the channel (read once after a start: the
+   * messages before it, which this process never observed), in Discord's order. The bots'
+   * run and the room's signals then count them as if it had been running all along.
+   */
+  merge(guildId: string, channelId: string, messages: readonly SeenMessage[]): void {
+    const c = this.channel(guildId, channelId);
+    for (const m of messages) {
+      if (insertInOrder(c.recent, m) && !m.authorIsBot)
+        c.lastHumanAt = Math.max(c.lastHumanAt ?? 0, m.at);
+      c.lastMessageAt = Math.max(c.lastMessageAt ?? 0, m.at);
+    }
+  }
+
   typing(
     guildId: string,
     channelId: string,
@@ -97,6 +123,20 @@ export class ChannelActivity {
   ) {
     if (ownUserIds.has(userId)) return;
     this.channel(guildId, channelId).othersTypingAt = at;
+  }
+
+  /**
+   * A place in the channel's run of bot messages for a message about to be sent, or null
+   * when the bots' messages since the last human one (delivered or on their way) already
+   * number `max`. Checked and taken in one step, so two agents (a lane's turn, the
+   * orchestrator's answer) cannot both take the last place. The place is the message's
+   * delivery wait: it counts until its message.created is seen, or lapses after `lapseMs`.
+   */
+  claim(guildId: string, channelId: string, content: string, max: number, lapseMs: number) {
+    if (this.botRun(channelId) >= max) return null;
+    const wait = this.expectDelivery(guildId, channelId, content);
+    setTimeout(wait.cancel, lapseMs).unref();
+    return wait;
   }
 
   /** Resolves with the message id once the beat's own message.created is seen. */

@@ -11,10 +11,9 @@ import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
   beatAllowance,
   classifyInterruption,
-  enforceBannedPhrases,
+  gateReply,
   isMentioned,
   MAX_BOT_RUN,
-  neverDoBroken,
   reactionFor,
   rollFollowup,
   routeFromInputs,
@@ -27,10 +26,12 @@ import {
   type Disposition,
   type FollowupBias,
   type InterruptionAction,
+  type Voice,
 } from '@dirigent/router-domain';
 import type { RouterConfig } from '../config';
 import { ChannelActivity, type SeenMessage } from './channel-activity';
 import { ComposeReply, saysNothing, type Composed } from './compose-reply';
+import { HoldBack } from './hold-back';
 import { PersonaLearning } from './persona-learning';
 import { Personas } from './personas';
 import { Clock, DecisionLog, ModelGateway, RouterOutbox } from './ports';
@@ -117,6 +118,7 @@ export class ExecuteTurn {
     private readonly clock: Clock,
     private readonly personas: Personas,
     private readonly learning: PersonaLearning,
+    private readonly holdBacks: HoldBack,
   ) {}
 
   /** `onDecided` runs once the decision is stored and published, before anything is sent. */
@@ -331,18 +333,19 @@ export class ExecuteTurn {
       return none;
     }
     if (saysNothing(composed.text)) return { ...none, composed };
-    // Banned phrases are cut out (the rest is sent); a reply that breaks a never-do
-    // pattern, or has nothing left once they are cut, is suppressed.
-    const clean = enforceBannedPhrases(composed.text, r.agent.bannedPhrases).text;
-    const broken = neverDoBroken(clean, r.agent.neverDo);
-    if (broken || saysNothing(clean) || !/[\p{L}\p{N}]/u.test(clean)) {
+    const gated = gateReply(composed.text, r.agent);
+    if ('suppressed' in gated || saysNothing(gated.text)) {
       this.log.warn(
-        { channelId: r.channelId, agentId: r.agent.id, neverDo: broken ?? undefined },
+        {
+          channelId: r.channelId,
+          agentId: r.agent.id,
+          neverDo: 'rule' in gated ? gated.rule : undefined,
+        },
         'reply suppressed by the persona',
       );
       return { ...none, composed };
     }
-    return { ...none, beats: shapeBeats(d.outputShape, clean, o.maxBeats), composed };
+    return { ...none, beats: shapeBeats(d.outputShape, gated.text, o.maxBeats), composed };
   }
 
   /** The message the channel saw just before the inbound one (what "pin that" means). */
@@ -372,14 +375,16 @@ export class ExecuteTurn {
           const interrupter = burst?.interrupted();
           if (interrupter) return { ...out, interrupter };
         }
-        // The room as it is now (another agent may have spoken since the decision): never
-        // more than MAX_BOT_RUN bot messages without a human one; a mention gets its first.
-        if ((i > 0 || !mentioned) && this.activity.botRun(channelId) >= MAX_BOT_RUN) {
-          await this.holdBack(decision, i);
+        // The room as it is at post time (another agent, the orchestrator among them, may
+        // have spoken since the decision): never more than MAX_BOT_RUN bot messages without
+        // a human one, a mention included (it is answered with a reaction instead).
+        const waitedMs = this.config.DIRIGENT_ROUTER_BEAT_TIMEOUT_MS;
+        const wait = this.activity.claim(guildId, channelId, beats[i].text, MAX_BOT_RUN, waitedMs);
+        if (!wait) {
+          await this.holdBack(decision, i, mentioned && i === 0 ? d.voice : undefined);
           break;
         }
         if (i > 0) await this.outbox.typing(guildId, channelId);
-        const wait = this.activity.expectDelivery(guildId, channelId, beats[i].text);
         await this.outbox.sendMessage(
           guildId,
           channelId,
@@ -388,7 +393,6 @@ export class ExecuteTurn {
           `beat-${decision.decisionId}-${i}`,
         );
         out.atBeat = i + 1;
-        const waitedMs = this.config.DIRIGENT_ROUTER_BEAT_TIMEOUT_MS;
         const id = await Promise.race([
           wait.delivered,
           new Promise<null>((res) => setTimeout(() => res(null), waitedMs).unref()),
@@ -419,15 +423,31 @@ export class ExecuteTurn {
     }
   }
 
-  /** The bots' run reached its bound before beat `at`: the rest is not sent, the decision says so. */
-  private async holdBack(decision: RouterDecision, at: number): Promise<void> {
-    const { decisionId, channelId } = decision;
-    this.log.log(
-      { decisionId, channelId, sent: at },
-      'bot run at its bound: the rest is held back',
-    );
+  /**
+   * The bots' run reached its bound before beat `at`: the decision keeps the beats sent and
+   * a mention that got no message yet (`voice` given) is answered with a reaction.
+   */
+  private async holdBack(decision: RouterDecision, at: number, voice?: Voice): Promise<void> {
+    const { decisionId, guildId, channelId, agentId, inboundMessageId } = decision;
+    const withheld = decision.beats.length - at;
     decision.beats = decision.beats.slice(0, at);
-    await this.decisions.update(decisionId, { beats: decision.beats });
+    const reaction =
+      voice && inboundMessageId && !decision.reaction
+        ? reactionFor(voice, seededRandom(decision.seed, 'reaction')())
+        : undefined;
+    if (reaction) decision.reaction = reaction;
+    await this.decisions.update(decisionId, {
+      beats: decision.beats,
+      ...(reaction ? { reaction } : {}),
+    });
+    await this.holdBacks.run(guildId, channelId, {
+      decisionId,
+      agentId,
+      ...(inboundMessageId ? { inboundMessageId } : {}),
+      sent: at,
+      withheld,
+      ...(reaction ? { reaction } : {}),
+    });
   }
 
   /**

@@ -6,6 +6,7 @@ import type {
   PersonaWeightsAdjustedEvent,
   MessageCreated,
   RouterBurstStoppedEvent,
+  RouterHeldBackEvent,
   RouterDecision,
   RouterFollowupEvent,
   RouterTrigger,
@@ -50,7 +51,9 @@ export abstract class DecisionLog {
   /** Records what happened after the decision (beats sent, interruption, follow-up). */
   abstract update(
     decisionId: string,
-    patch: Partial<Pick<RouterDecision, 'interrupted' | 'followup' | 'beats' | 'undelivered'>>,
+    patch: Partial<
+      Pick<RouterDecision, 'interrupted' | 'followup' | 'beats' | 'undelivered' | 'reaction'>
+    >,
   ): Promise<void>;
   abstract get(decisionId: string): Promise<RouterDecision | null>;
   /** Whether the agent decided on the message (a resumed message's turn ran before a restart). */
@@ -171,6 +174,7 @@ export abstract class RouterOutbox {
   abstract typing(guildId: string, channelId: string): Promise<void>;
   abstract decision(d: RouterDecision): Promise<void>;
   abstract followup(guildId: string, channelId: string, e: RouterFollowupEvent): Promise<void>;
+  abstract heldBack(guildId: string, channelId: string, e: RouterHeldBackEvent): Promise<void>;
   abstract burstStopped(
     guildId: string,
     channelId: string,
@@ -209,6 +213,8 @@ export interface HistoryMessage {
   messageId: string;
   authorId: string;
   authorIsBot: boolean;
+  content: string;
+  webhookId?: string;
   /** Epoch ms. */
   at: number;
   replyToMessageId?: string;

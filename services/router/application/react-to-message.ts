@@ -1,11 +1,21 @@
-import { Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
 import type { MessageCreated, TypingStarted } from '@dirigent/contracts';
 import { KeyedQueue } from '@dirigent/messaging';
-import { isMentioned, preflight, type AgentPersona } from '@dirigent/router-domain';
+import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import {
+  gateReply,
+  isMentioned,
+  MAX_BOT_RUN,
+  preflight,
+  type AgentPersona,
+} from '@dirigent/router-domain';
+import type { RouterConfig } from '../config';
 import { OrchestrateInDiscord } from '../orchestrator/orchestrator.module';
 import { Agents } from './agents';
 import { ChannelActivity, type SeenMessage } from './channel-activity';
 import { ExecuteTurn } from './execute-turn';
+import { HoldBack } from './hold-back';
+import { Personas } from './personas';
 import { Clock, DecisionLog, InboundStore, TurnCoordination } from './ports';
 import { SpeculativeTurns } from './speculative';
 
@@ -13,6 +23,8 @@ import { SpeculativeTurns } from './speculative';
 const RESUMED_AT_START = 500;
 /** An open message older than this at start is settled without turns. */
 const RESUME_WITHIN_MS = 10 * 60_000;
+/** The orchestrator's answer to a mention when the channel's bot run has no place for it. */
+const HELD_BACK_REACTION = '👀';
 /** Message ids remembered as claimed by this process. */
 const REMEMBERED = 5000;
 
@@ -48,6 +60,7 @@ export class ReactToMessage implements OnApplicationBootstrap {
   private readonly claimed = new Set<string>();
 
   constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
     private readonly agents: Agents,
     private readonly inbox: InboundStore,
     private readonly decisions: DecisionLog,
@@ -57,6 +70,8 @@ export class ReactToMessage implements OnApplicationBootstrap {
     private readonly execute: ExecuteTurn,
     private readonly coordination: TurnCoordination,
     private readonly speculative: SpeculativeTurns,
+    private readonly personas: Personas,
+    private readonly holdBack: HoldBack,
     @Optional() private readonly orchestrator?: OrchestrateInDiscord,
   ) {}
 
@@ -133,7 +148,26 @@ export class ReactToMessage implements OnApplicationBootstrap {
     // reported failed at start; it is not asked again.
     if (resumed && (await this.decisions.decidedOn(m.messageId, agent.id))) return;
     if (resumed && this.orchestrator && (await this.orchestrator.started(m.messageId))) return;
-    await this.orchestrator?.run(agent, m);
+    if (!this.orchestrator) return;
+    // Its answers pass the persona gates and take places in the channel's bot run as the
+    // disposition router's do.
+    const persona = await this.personas.forTurn(agent);
+    const lapseMs = this.config.DIRIGENT_ROUTER_BEAT_TIMEOUT_MS;
+    await this.orchestrator.run(agent, m, {
+      version: persona.personaVersion,
+      gate: (text) => gateReply(text, persona),
+      claim: (content) =>
+        this.activity.claim(m.guildId, m.channelId, content, MAX_BOT_RUN, lapseMs) !== null,
+      heldBack: (decisionId, sent, withheld) =>
+        this.holdBack.run(m.guildId, m.channelId, {
+          decisionId,
+          agentId: agent.id,
+          inboundMessageId: m.messageId,
+          sent,
+          withheld,
+          ...(sent === 0 ? { reaction: HELD_BACK_REACTION } : {}),
+        }),
+    });
   }
 
   private async decide(

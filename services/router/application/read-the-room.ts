@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
   agentInput,
@@ -18,7 +18,14 @@ import {
 import type { RouterConfig } from '../config';
 import { Agents } from './agents';
 import { ChannelActivity, type SeenMessage } from './channel-activity';
-import { ChannelMembers, Clock, DispositionStore, MemoryLenses, ModelGateway } from './ports';
+import {
+  ChannelHistory,
+  ChannelMembers,
+  Clock,
+  DispositionStore,
+  MemoryLenses,
+  ModelGateway,
+} from './ports';
 
 export interface RoomQuestion {
   guildId: string;
@@ -43,6 +50,10 @@ const MEMORY_PROBE_K = 3;
  */
 @Injectable()
 export class ReadTheRoom {
+  private readonly log = new Logger('router:room');
+  /** Channels whose durable history this process has read (once, at first need). */
+  private readonly loaded = new Map<string, Promise<void>>();
+
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
     private readonly agents: Agents,
@@ -52,7 +63,34 @@ export class ReadTheRoom {
     private readonly models: ModelGateway,
     private readonly dispositions: DispositionStore,
     private readonly clock: Clock,
+    private readonly history: ChannelHistory,
   ) {}
+
+  /**
+   * The channel's recent messages from the durable Discord events, read once per process:
+   * after a restart the bots' run and the room's signals count what was said before it,
+   * not only what this process observed. A failed read is retried at the next turn.
+   */
+  load(guildId: string, channelId: string): Promise<void> {
+    let p = this.loaded.get(channelId);
+    if (!p) {
+      const from = this.clock.now() - HUMANS_WINDOW_MS;
+      p = this.history.since(guildId, channelId, from).then(
+        ({ messages }) =>
+          this.activity.merge(
+            guildId,
+            channelId,
+            messages.map((m) => ({ ...m, guildId, channelId })),
+          ),
+        (e) => {
+          this.loaded.delete(channelId);
+          this.log.warn({ err: (e as Error).message, channelId }, 'channel history not read');
+        },
+      );
+      this.loaded.set(channelId, p);
+    }
+    return p;
+  }
 
   async gather(q: RoomQuestion): Promise<{ inputs: DecisionInputs; dispositions: Disposition[] }> {
     const m = q.inbound;
@@ -72,6 +110,7 @@ export class ReadTheRoom {
             .hits(q.guildId, m.content, MEMORY_PROBE_K, this.config.DIRIGENT_ROUTER_MEMORY_PROBE_MS)
             .catch(() => undefined)
         : undefined,
+      this.load(q.guildId, q.channelId),
     ]);
     const now = this.clock.now();
     const recent = this.activity.get(q.channelId).recent;

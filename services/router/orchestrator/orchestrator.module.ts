@@ -16,7 +16,11 @@ import { OrchestrateHandler } from './handlers/orchestrate.handler';
 
 export { orchestratorEntities } from './adapters/postgres/entities';
 export { Tasks } from './application/tasks';
-export { OrchestrateInDiscord, type OrchestratorAgent } from './application/orchestrate-in-discord';
+export {
+  OrchestrateInDiscord,
+  type AnswerPolicy,
+  type OrchestratorAgent,
+} from './application/orchestrate-in-discord';
 export { Orchestrate } from './application/orchestrate';
 export { OrchestratorConfig, type OrchestratorModuleOptions } from './config';
 

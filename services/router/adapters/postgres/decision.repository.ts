@@ -80,7 +80,9 @@ export class PostgresDecisionLog extends DecisionLog {
 
   async update(
     decisionId: string,
-    patch: Partial<Pick<RouterDecision, 'interrupted' | 'followup' | 'beats' | 'undelivered'>>,
+    patch: Partial<
+      Pick<RouterDecision, 'interrupted' | 'followup' | 'beats' | 'undelivered' | 'reaction'>
+    >,
   ): Promise<void> {
     await this.em.fork().nativeUpdate(DecisionRow, { decisionId }, patch as Partial<DecisionRow>);
   }

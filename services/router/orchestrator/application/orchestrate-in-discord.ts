@@ -16,7 +16,7 @@ import {
   type Orchestration,
   type OrchestrationPlan,
 } from '@dirigent/orchestrator';
-import { withoutMention, type AgentPersona } from '@dirigent/router-domain';
+import { withoutMention, type AgentPersona, type GatedReply } from '@dirigent/router-domain';
 import { Orchestrate } from './orchestrate';
 import { Tasks } from './tasks';
 
@@ -26,6 +26,19 @@ const TYPING_EVERY_MS = 8000;
 const REMEMBERED_CANCELS = 1000;
 
 export type OrchestratorAgent = Pick<AgentPersona, 'id' | 'name' | 'discordUserId'>;
+
+/**
+ * What the host asks of the agent's answers (read once per run): its persona's output gates
+ * (banned phrases, never-do) and the version the decision records, and the channel's run of
+ * bot messages: `claim` takes a place for a message about to be sent (false: the run is at
+ * its bound), `heldBack` says the rest of the answer was not sent.
+ */
+export interface AnswerPolicy {
+  version?: number;
+  gate(text: string): GatedReply;
+  claim(content: string): boolean;
+  heldBack(decisionId: string, sent: number, withheld: number): Promise<void>;
+}
 
 /**
  * The orchestrator in Discord, for a message that mentions a built-in agent with
@@ -93,7 +106,11 @@ export class OrchestrateInDiscord {
    * caller does not hold it), whose result is posted as soon as it ends. Resolves when all
    * of them have ended and the orchestration is recorded.
    */
-  async run(agent: OrchestratorAgent, message: MessageCreated): Promise<void> {
+  async run(
+    agent: OrchestratorAgent,
+    message: MessageCreated,
+    policy?: AnswerPolicy,
+  ): Promise<void> {
     const id = message.messageId;
     if (this.running.has(id) || this.cancelled.delete(id)) return;
     const abort = new AbortController();
@@ -118,18 +135,24 @@ export class OrchestrateInDiscord {
         trigger: 'discord' as const,
         agentId: agent.id,
         inboundMessageId: id,
+        ...(policy?.version !== undefined ? { personaVersion: policy.version } : {}),
       };
       const plan = await this.orchestrate.plan(input);
+      const to = { agent, m: message, decisionId: source.id, policy };
+      const answered: string[] = [];
       const o =
         plan.kind === 'direct'
           ? plan.orchestration
-          : await this.delegateAll(agent, message, plan, input, source.id);
-      await this.orchestrate.record(input, source, o);
+          : await this.delegateAll(to, plan, input, answered);
       if (abort.signal.aborted) {
         this.log.log(`message ${id} was deleted: the answer is dropped`);
       } else if (plan.kind === 'direct') {
-        await this.answer(agent, message, o.result.payloads, 'reply');
+        const payloads = this.gated(agent, o.result.payloads, policy);
+        answered.push(...(await this.answer(to, payloads, 'reply')));
       }
+      // The record keeps what was answered (through the persona's gates and the bots' run).
+      const payloads = answered.map((text) => ({ text }));
+      await this.orchestrate.record(input, source, { ...o, result: { ...o.result, payloads } });
     } finally {
       clearInterval(timer);
       this.running.delete(id);
@@ -137,15 +160,14 @@ export class OrchestrateInDiscord {
   }
 
   private async delegateAll(
-    agent: OrchestratorAgent,
-    m: MessageCreated,
+    to: Answering,
     plan: Extract<OrchestrationPlan, { kind: 'delegate' }>,
     input: OrchestrateInput,
-    decisionId: string,
+    answered: string[],
   ): Promise<Orchestration> {
+    const { agent, m } = to;
     void this.notice(
-      agent,
-      m,
+      to,
       plan.calls.flatMap((c) => (c.type ? [c.type] : [])),
     );
     const several = plan.calls.length > 1;
@@ -157,7 +179,7 @@ export class OrchestrateInDiscord {
         agentId: agent.id,
         agentType: type,
         inboundMessageId: m.messageId,
-        decisionId,
+        decisionId: to.decisionId,
         timeoutMs: this.orchestrate.timeoutOf(type),
       };
       const run = await this.tasks.run(spec, input.signal!, (signal) =>
@@ -167,30 +189,58 @@ export class OrchestrateInDiscord {
         const [payload] = aggregateResults([run], plan.model).payloads;
         const text =
           several && !payload.isError ? `**${run.agentName}:**\n${payload.text}` : payload.text;
-        await this.answer(agent, m, [{ text }], `task-${i}`);
+        const payloads = this.gated(agent, [{ text }], to.policy);
+        answered.push(...(await this.answer(to, payloads, `task-${i}`)));
       }
       return run;
     });
     return this.orchestrate.finish(plan, runs);
   }
 
-  /** Posts payloads as the agent, split at 2,000 characters. */
-  private async answer(
+  /** Payloads through the persona's output gates: cut, or left out with a warning. */
+  private gated<P extends { text: string }>(
     agent: OrchestratorAgent,
-    m: MessageCreated,
-    payloads: { text: string }[],
-    part: string,
-  ): Promise<void> {
-    const parts = payloads.flatMap((p) => splitForDiscord(p.text));
-    for (const [i, content] of parts.entries()) {
-      const suffix = part === 'reply' ? `reply-${i}` : `${part}-reply-${i}`;
-      await this.send(agent, m, content, `orch-${m.messageId}-${suffix}`, 'agent-reply');
-    }
+    payloads: P[],
+    policy?: AnswerPolicy,
+  ): P[] {
+    if (!policy) return payloads;
+    return payloads.flatMap((p) => {
+      const g = policy.gate(p.text);
+      if ('text' in g) return [{ ...p, text: g.text }];
+      this.log.warn(
+        { agentId: agent.id, reason: g.suppressed, neverDo: g.rule },
+        'answer suppressed by the persona',
+      );
+      return [];
+    });
   }
 
-  private async notice(agent: OrchestratorAgent, m: MessageCreated, types: DelegateAgentType[]) {
+  /**
+   * Posts payloads as the agent, split at 2,000 characters, each in a place of the
+   * channel's bot run; the rest is held back once the run is at its bound. Returns what
+   * was posted.
+   */
+  private async answer(to: Answering, payloads: { text: string }[], part: string) {
+    const parts = payloads.flatMap((p) => splitForDiscord(p.text));
+    const sent: string[] = [];
+    for (const [i, content] of parts.entries()) {
+      if (to.policy && !to.policy.claim(content)) {
+        await to.policy.heldBack(to.decisionId, sent.length, parts.length - i);
+        break;
+      }
+      const suffix = part === 'reply' ? `reply-${i}` : `${part}-reply-${i}`;
+      await this.send(to, content, `orch-${to.m.messageId}-${suffix}`, 'agent-reply');
+      sent.push(content);
+    }
+    return sent;
+  }
+
+  /** "Working on it": left out when the channel's bot run has no place for it. */
+  private async notice(to: Answering, types: DelegateAgentType[]) {
     const who = [...new Set(types)].join(', ') || 'the agents';
-    await this.send(agent, m, `Working on it (${who})…`, `orch-${m.messageId}-notice`, 'notice');
+    const content = `Working on it (${who})…`;
+    if (to.policy && !to.policy.claim(content)) return;
+    await this.send(to, content, `orch-${to.m.messageId}-notice`, 'notice');
   }
 
   private async typing(m: MessageCreated, id: string): Promise<void> {
@@ -207,8 +257,7 @@ export class OrchestrateInDiscord {
   }
 
   private async send(
-    agent: OrchestratorAgent,
-    m: MessageCreated,
+    { agent, m }: Answering,
     content: string,
     id: string,
     purpose: 'agent-reply' | 'notice',
@@ -228,6 +277,14 @@ export class OrchestrateInDiscord {
       { id },
     );
   }
+}
+
+/** Who answers which message, under which decision and policy. */
+interface Answering {
+  agent: OrchestratorAgent;
+  m: MessageCreated;
+  decisionId: string;
+  policy?: AnswerPolicy;
 }
 
 /** Kept where it was first exported; the parser is router-domain's, next to `isMentioned`. */

@@ -35,6 +35,8 @@ export interface OrchestrationSource {
   trigger: OrchestrationRecord['trigger'];
   agentId?: string;
   inboundMessageId?: string;
+  /** The orchestrating agent's persona version its answers passed. */
+  personaVersion?: number;
 }
 
 /**

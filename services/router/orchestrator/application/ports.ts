@@ -10,6 +10,8 @@ export interface OrchestrationRecord {
   trigger: 'request' | 'discord';
   agentId?: string;
   inboundMessageId?: string;
+  /** The orchestrating agent's persona version (its answers passed its gates). */
+  personaVersion?: number;
   text: string;
   /** The orchestrator model's own call. */
   decision: AgentRun;

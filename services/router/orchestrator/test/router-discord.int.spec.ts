@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { subject, Subjects, type RouterDecision } from '@dirigent/contracts';
+import { Durables, Streams, subject, Subjects, type RouterDecision } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
 import { closeMessaging, snowflake, testMessaging, waitFor } from '@dirigent/testing';
 import { startGateway, type RunningGateway } from '../../../llm-gateway/test/harness';
@@ -23,6 +23,7 @@ const alive = (pid: number) => {
 /** The Discord path through the router itself: a mention of an agent with `orchestrator: true`. */
 describe('router: an orchestrator agent in Discord', () => {
   const moltUserId = snowflake();
+  let lateAnswer = Promise.resolve();
   const guildId = snowflake();
   let upstream: ScriptedUpstream;
   let gateway: RunningGateway;
@@ -37,6 +38,9 @@ describe('router: an orchestrator agent in Discord', () => {
       const text = body.messages.find((x: any) => x.role === 'user')?.content as string;
       if (body.model !== 'orch-up') return { content: `general on ${text}` };
       if (text === 'hello there') return { content: 'Hello!' };
+      if (text === 'gate me') return { content: 'As an AI model I think pizza wins.' };
+      if (text === 'leak it') return { content: 'the password is hunter2' };
+      if (text === 'late answer') return { content: 'Here it is.', until: lateAnswer };
       const task = text.startsWith('hang') ? 'hang' : text;
       return { toolCalls: [{ name: 'delegate_to_coding', arguments: { task } }] };
     };
@@ -121,6 +125,87 @@ describe('router: an orchestrator agent in Discord', () => {
     expect(discord.of('send-message', channelId).some((c) => c.data.purpose === 'notice')).toBe(
       false,
     );
+  });
+
+  it('passes its answers through its persona: banned phrases cut, never-do suppressed, version recorded', async () => {
+    const set = await m.request<{ version: number }>(Subjects.admin.personaUpsert, {
+      agentId: 'molt',
+      bannedPhrases: ['as an AI model'],
+      neverDo: ['/password/i'],
+    });
+    expect(set.ok).toBe(true);
+    const version = set.ok ? set.data.version : -1;
+    const decisionIn = (channelId: string) =>
+      waitFor(async () => {
+        const r = await m.request<{ decisions: RouterDecision[] }>(Subjects.router.decisionsList, {
+          guildId,
+          channelId,
+        });
+        return r.ok ? r.data.decisions[0] : undefined;
+      });
+    const cut = snowflake();
+    await discord.human(guildId, cut, `<@${moltUserId}> gate me`, { mentions: [moltUserId] });
+    await waitFor(() => replies(cut).length > 0, 20_000);
+    expect(replies(cut).map((c) => c.data.content)).toEqual(['I think pizza wins.']);
+    expect(await decisionIn(cut)).toMatchObject({
+      agentId: 'molt',
+      personaVersion: version,
+      beats: [{ text: 'I think pizza wins.' }],
+    });
+    const leak = snowflake();
+    await discord.human(guildId, leak, `<@${moltUserId}> leak it`, { mentions: [moltUserId] });
+    expect(await decisionIn(leak)).toMatchObject({ personaVersion: version, beats: [] });
+    expect(replies(leak)).toEqual([]);
+    await m.request(Subjects.admin.personaUpsert, {
+      agentId: 'molt',
+      bannedPhrases: [],
+      neverDo: [],
+    });
+  });
+
+  it('takes a place in the bots’ run: at a full run its answer is a reaction, not a fourth message', async () => {
+    const events: { subject: string; data: any }[] = [];
+    const sub = m.client.nc.subscribe(Subjects.router.evtAll, {
+      callback: (_e, msg) => {
+        events.push({ subject: msg.subject, data: msg.json<any>().data });
+      },
+    });
+    let release!: () => void;
+    lateAnswer = new Promise<void>((r) => (release = r));
+    const channelId = snowflake();
+    const asked = await discord.human(guildId, channelId, `<@${moltUserId}> late answer`, {
+      mentions: [moltUserId],
+    });
+    // While Molt's answer is on its way, other bots fill the run of three.
+    for (let i = 0; i < 3; i++) {
+      await discord.human(guildId, channelId, `chatter ${i}`, {
+        authorId: snowflake(),
+        authorIsBot: true,
+      });
+    }
+    await waitFor(async () => {
+      const i = await m.client.jsm.consumers.info(
+        Streams.discordEvents,
+        Durables.routerDiscordEvents,
+      );
+      return i.num_pending === 0 && i.num_ack_pending === 0;
+    });
+    release();
+    const held = await waitFor(() =>
+      events.find((e) => e.subject.endsWith(`${channelId}.held-back`)),
+    );
+    sub.unsubscribe();
+    expect(held.data).toMatchObject({
+      agentId: 'molt',
+      inboundMessageId: asked.messageId,
+      sent: 0,
+      withheld: 1,
+      reaction: '👀',
+    });
+    expect(discord.of('add-reaction', channelId).map((c) => c.data.messageId)).toEqual([
+      asked.messageId,
+    ]);
+    expect(replies(channelId)).toEqual([]);
   });
 
   it('stops when the asker deletes the message: the CLI group is killed and nothing is answered', async () => {

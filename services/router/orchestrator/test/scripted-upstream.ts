@@ -5,6 +5,8 @@ export interface ScriptedAnswer {
   content?: string;
   toolCalls?: { name: string; arguments: Record<string, unknown> | string }[];
   delayMs?: number;
+  /** The answer waits for this first. */
+  until?: Promise<void>;
   status?: number;
 }
 
@@ -26,7 +28,7 @@ export class ScriptedUpstream {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
         u.seen.push({ model: body.model, body });
         const a = u.script(body);
-        setTimeout(() => {
+        const answer = () => {
           if (a.status && a.status !== 200) {
             res.writeHead(a.status, { 'content-type': 'application/json' });
             res.end(
@@ -67,7 +69,8 @@ export class ScriptedUpstream {
               usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
             }),
           );
-        }, a.delayMs ?? 0);
+        };
+        void Promise.resolve(a.until).then(() => setTimeout(answer, a.delayMs ?? 0));
       });
     });
     await new Promise<void>((r) => u.server.listen(0, '127.0.0.1', r));

@@ -99,6 +99,7 @@ function asDecision(r: OrchestrationRecord, channelId: string, agentId: string):
     beats: r.cancelled
       ? []
       : r.payloads.flatMap((p) => splitForDiscord(p.text)).map((text) => ({ text })),
+    ...(r.personaVersion !== undefined ? { personaVersion: r.personaVersion } : {}),
     latencyMs: r.wallMs,
     costUsd: all.reduce((sum, x) => sum + (x.costUsd ?? 0), 0),
     models: [...new Set(all.flatMap((x) => (x.model ? [x.model] : [])))],
