@@ -15,7 +15,8 @@ import { snowflake, testDatabaseUrl, testNatsUrl, waitFor } from '@dirigent/test
 import { MemoryService } from '../../services/memory/memory.module';
 import { msSince, percentile, round, type BenchResult } from '../stats';
 import { OkapiBm25, recallAt } from './okapi';
-import { recallCorpus, SHAPES } from './recall-corpus';
+import { heldoutCorpora } from './heldout-corpus';
+import { recallCorpus, SHAPES, type RecallCorpus } from './recall-corpus';
 
 /**
  * Corpora asked in one run, so that no one draw or shape decides: three guilds of a dozen
@@ -26,13 +27,19 @@ const RUNS = [
   ...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((seed) => ({ seed, shape: 'pair' as const })),
 ];
 
+/** A corpus as the bench asks it: one guild's messages and its questions with evidence. */
+type Corpus = Omit<RecallCorpus, 'questions'> & {
+  questions: { text: string; evidence: string[]; kind: string }[];
+};
+
 /**
- * Recall on the generated corpus of `recall-corpus.ts`: each seed's conversations go
- * through JetStream into a fresh guild as Discord `message.created` events (speaker as
- * `authorName`, the sessions' dates as `createdAt`), then every question is asked of
- * `dirigent.memory.search` (`k: 10`, all layers) and of plain Okapi BM25 over the same
- * messages prefixed with their speakers' names. Prints recall@5/@10 of both, their ratio,
- * recall@10 by shape and by kind of question, and the search latency while it runs.
+ * Recall on two corpora in one run: the generated one of `recall-corpus.ts` (`recall_*`)
+ * and the hand-written held-out conversations of `heldout-corpus.ts` (`heldout_*`). Each
+ * corpus goes through JetStream into a fresh guild as Discord `message.created` events
+ * (speaker as `authorName`, the sessions' dates as `createdAt`), then every question is
+ * asked of `dirigent.memory.search` (`k: 10`, all layers) and of plain Okapi BM25 over the
+ * same messages prefixed with their speakers' names. Prints recall@5/@10 of both, their
+ * ratio, recall@10 by shape and by kind of question, and the search latency while it runs.
  */
 export async function benchRecall(messaging: Messaging): Promise<BenchResult> {
   const embedder = process.env.DIRIGENT_MEMORY_EMBEDDER ?? 'local';
@@ -45,65 +52,84 @@ export async function benchRecall(messaging: Messaging): Promise<BenchResult> {
     LOG_LEVEL: 'error',
     DIRIGENT_MEMORY_EMBEDDER: embedder,
   });
+  try {
+    const now = Date.now();
+    const generated = RUNS.map(({ seed, shape }) => ({
+      shape,
+      corpus: recallCorpus(seed, now, SHAPES[shape]) as Corpus,
+    }));
+    const heldout = heldoutCorpora().map((corpus) => ({ shape: 'pair', corpus }));
+    // DIRIGENT_BENCH_RECALL=heldout (or generated) asks one corpus only.
+    const only = process.env.DIRIGENT_BENCH_RECALL;
+    return {
+      ...(only === 'heldout' ? {} : await recallOn(app, messaging, 'recall', generated)),
+      ...(only === 'generated' ? {} : await recallOn(app, messaging, 'heldout', heldout)),
+    };
+  } finally {
+    await app.close();
+  }
+}
+
+/** Recall of Dirigent and BM25 over corpora, each in its own guild; keys start with `prefix`. */
+async function recallOn(
+  app: INestApplication,
+  messaging: Messaging,
+  prefix: string,
+  corpora: { shape: string; corpus: Corpus }[],
+): Promise<BenchResult> {
   const ours: string[][] = [];
   const anchor: string[][] = [];
   const evidence: string[][] = [];
   const kinds = new Map<string, { n: number; ours: number; bm25: number }>();
   const latencies: number[] = [];
   let messages = 0;
-  try {
-    for (const { seed, shape } of RUNS) {
-      const now = Date.now();
-      const c = recallCorpus(seed, now, SHAPES[shape]);
-      // Discord ids of this guild's messages: distinct from every other run's.
-      const base = BigInt(now) * 1_000_000n;
-      const ids = new Map(c.messages.map((m) => [m.messageId, String(base + BigInt(m.messageId))]));
-      const guildId = await ingest(app, messaging, c, ids);
-      messages += c.messages.length;
-      const bm25 = new OkapiBm25(
-        c.messages.map((m) => ({ id: m.messageId, speaker: c.people[m.author], text: m.content })),
+  for (const { shape, corpus: c } of corpora) {
+    // Discord ids of this guild's messages: distinct from every other run's.
+    const base = BigInt(Date.now()) * 1_000_000n;
+    const ids = new Map(c.messages.map((m) => [m.messageId, String(base + BigInt(m.messageId))]));
+    const guildId = await ingest(app, messaging, c, ids);
+    messages += c.messages.length;
+    const bm25 = new OkapiBm25(
+      c.messages.map((m) => ({ id: m.messageId, speaker: c.people[m.author], text: m.content })),
+    );
+    for (const q of c.questions) {
+      const t = process.hrtime.bigint();
+      const r = await messaging.request<MemorySearchResult>(
+        Subjects.memory.search,
+        { guildId, query: q.text, k: 10 },
+        10_000,
       );
-      for (const q of c.questions) {
-        const t = process.hrtime.bigint();
-        const r = await messaging.request<MemorySearchResult>(
-          Subjects.memory.search,
-          { guildId, query: q.text, k: 10 },
-          10_000,
-        );
-        latencies.push(msSince(t));
-        if (!r.ok) throw new Error(`search failed: ${r.error.message}`);
-        const got = r.data.hits.flatMap((h) => (h.messageId ? [h.messageId] : []));
-        const base = bm25.search(q.text, 10).map((id) => ids.get(id)!);
-        const ev = q.evidence.map((id) => ids.get(id)!);
-        ours.push(got);
-        anchor.push(base);
-        evidence.push(ev);
-        for (const kind of [q.kind, shape]) {
-          const k = kinds.get(kind) ?? { n: 0, ours: 0, bm25: 0 };
-          k.n++;
-          if (got.some((id) => ev.includes(id))) k.ours++;
-          if (base.some((id) => ev.includes(id))) k.bm25++;
-          kinds.set(kind, k);
-        }
+      latencies.push(msSince(t));
+      if (!r.ok) throw new Error(`search failed: ${r.error.message}`);
+      const got = r.data.hits.flatMap((h) => (h.messageId ? [h.messageId] : []));
+      const base = bm25.search(q.text, 10).map((id) => ids.get(id)!);
+      const ev = q.evidence.map((id) => ids.get(id)!);
+      ours.push(got);
+      anchor.push(base);
+      evidence.push(ev);
+      for (const kind of [q.kind, shape]) {
+        const k = kinds.get(kind) ?? { n: 0, ours: 0, bm25: 0 };
+        k.n++;
+        if (got.some((id) => ev.includes(id))) k.ours++;
+        if (base.some((id) => ev.includes(id))) k.bm25++;
+        kinds.set(kind, k);
       }
     }
-  } finally {
-    await app.close();
   }
   const at = (lists: string[][], k: number) => round(recallAt(lists, evidence, k), 3);
   const result: BenchResult = {
-    recall_corpus: `${RUNS.length} guilds, ${messages} messages, ${evidence.length} questions`,
-    recall_at_5_dirigent: at(ours, 5),
-    recall_at_5_bm25: at(anchor, 5),
-    recall_at_5_ratio: round(at(ours, 5) / at(anchor, 5), 2),
-    recall_at_10_dirigent: at(ours, 10),
-    recall_at_10_bm25: at(anchor, 10),
-    recall_at_10_ratio: round(at(ours, 10) / at(anchor, 10), 2),
-    recall_search_p50_ms: round(percentile(latencies, 50), 1),
-    recall_search_p95_ms: round(percentile(latencies, 95), 1),
+    [`${prefix}_corpus`]: `${corpora.length} guilds, ${messages} messages, ${evidence.length} questions`,
+    [`${prefix}_at_5_dirigent`]: at(ours, 5),
+    [`${prefix}_at_5_bm25`]: at(anchor, 5),
+    [`${prefix}_at_5_ratio`]: round(at(ours, 5) / at(anchor, 5), 2),
+    [`${prefix}_at_10_dirigent`]: at(ours, 10),
+    [`${prefix}_at_10_bm25`]: at(anchor, 10),
+    [`${prefix}_at_10_ratio`]: round(at(ours, 10) / at(anchor, 10), 2),
+    [`${prefix}_search_p50_ms`]: round(percentile(latencies, 50), 1),
+    [`${prefix}_search_p95_ms`]: round(percentile(latencies, 95), 1),
   };
   for (const [kind, k] of kinds) {
-    result[`recall_at_10_${kind.replace(/-/g, '_')}`] =
+    result[`${prefix}_at_10_${kind.replace(/-/g, '_')}`] =
       `${round(k.ours / k.n, 2)} vs BM25 ${round(k.bm25 / k.n, 2)} (${k.n} questions)`;
   }
   return result;
@@ -113,7 +139,7 @@ export async function benchRecall(messaging: Messaging): Promise<BenchResult> {
 async function ingest(
   app: INestApplication,
   messaging: Messaging,
-  c: ReturnType<typeof recallCorpus>,
+  c: Corpus,
   ids: Map<string, string>,
 ): Promise<string> {
   const guildId = snowflake();
