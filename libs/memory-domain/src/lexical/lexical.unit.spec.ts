@@ -230,4 +230,12 @@ describe('typos', () => {
     expect(withinEdits('kuberneti', 'kubernet', 1)).toBe(true);
     expect(withinEdits('sourdough', 'kubernet', 2)).toBe(false);
   });
+
+  it('takes a short word nobody used for itself, not for its near spellings', () => {
+    const index = new LexicalIndex();
+    index.add({ id: '1', text: 'I want a new boat', at: NOW, channelId: 'c', authorId: 'u' });
+    index.add({ id: '2', text: 'sent you the photos', at: NOW, channelId: 'c', authorId: 'u' });
+    expect(readQuestion(index, 'what went wrong', NOW).terms).toEqual(['went', 'wrong']);
+    expect(rankMessages(index, 'what went wrong', { now: NOW, limit: 5 })).toEqual([]);
+  });
 });

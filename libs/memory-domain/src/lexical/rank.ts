@@ -60,9 +60,11 @@ export function readQuestion(index: LexicalIndex, question: string, now: number)
   const window = timeWindow(question, now);
   const text = window ? question.replace(new RegExp(escape(window.text), 'i'), ' ') : question;
   const asked = terms(text);
-  // A word no message holds is likely misspelt: its near spellings stand in for it.
+  // A longer word no message holds is likely misspelt: its near spellings stand in for it.
+  // A short one is more often a word nobody used ("went", "sold") than a typo, and its
+  // near spellings ("want", "cold") are other words.
   const spelled = asked.flatMap((t) =>
-    t.length >= 4 && !index.idf(t) ? index.similarTerms(t, t.length >= 8 ? 2 : 1) : [],
+    t.length >= 5 && !index.idf(t) ? index.similarTerms(t, t.length >= 8 ? 2 : 1) : [],
   );
   const own = [...asked, ...spelled];
   return {
