@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startServiceApp } from '@dirigent/service-kit';
 import { testDatabaseUrl, testNatsUrl, waitFor } from '@dirigent/testing';
 import { Playground, startPlayground } from '../../libs/playground/src';
+import { LlmGatewayService } from '../../services/llm-gateway/llm-gateway.module';
 import { RouterService } from '../../services/router/router.module';
 import { ProposalService } from '../../services/router/steward/application/proposals';
 import {
@@ -16,11 +17,13 @@ import {
 } from './support';
 
 /**
- * The steward in the playground, in Chromium: the guild's `dit-mod` channel is there, a
- * proposal shows up in it with ✅ Approve / ❌ Reject, and the playground's human (the guild
- * owner, so ManageGuild) approves it by clicking; the action runs and its outcome is said.
+ * The skills and the steward in the playground, in Chromium, with the offline model: Dit,
+ * asked by name, rolls dice, opens a native poll and a thread and pins a message; the guild's
+ * `dit-mod` channel is there, a proposal (one made directly, one asked of Dit) shows up in it
+ * with ✅ Approve / ❌ Reject, and the playground's human (the guild owner, so ManageGuild)
+ * approves it by clicking; the action runs and its outcome is said.
  */
-describe('playground: a steward proposal approved by the human, in Chromium', () => {
+describe('playground: Dit acts by skills; steward proposals approved by the human, in Chromium', () => {
   let playground: Playground;
   let apps: INestApplication[] = [];
   let router: INestApplication;
@@ -38,12 +41,20 @@ describe('playground: a steward proposal approved by the human, in Chromium', ()
       log: () => undefined,
     });
     const env = { ...playground.env };
+    const gateway = await startServiceApp(LlmGatewayService, {
+      ...baseEnv(),
+      ...env,
+      LLM_GATEWAY_PORT: '0',
+    });
+    apps.push(gateway.app);
     apps.push((await startCoordinator(env)).app);
     apps.push(await startIngest(playground.discord, env));
     ({ app: router } = await startServiceApp(RouterService, {
       ...baseEnv(),
       ...env,
       ROUTER_PORT: '0',
+      // No memory service here: its queries give up quickly.
+      DIRIGENT_ROUTER_QUERY_TIMEOUT_MS: '500',
     }));
     apps.push(router);
     await playground.startAgents();
@@ -92,4 +103,122 @@ describe('playground: a steward proposal approved by the human, in Chromium', ()
     expect(playground.discord.channelMessages(made[0].id)[0].content).toContain('what we build');
     await page.screenshot({ path: artifact('playground-approved-1280x800.png'), fullPage: true });
   });
+
+  const dit = '#messages li[data-kind="agent"][data-author="Dit"]';
+  /** Asks Dit in the chat channel; resolves with Dit's reply that matches `said`. */
+  const askDit = async (text: string, said: string) => {
+    await page.click(`#channels button[data-channel="${playground.chatChannelId}"]`);
+    await page.fill('#content', text);
+    await page.press('#content', 'Enter');
+    try {
+      return await page.waitForSelector(`${dit}:has-text("${said}")`, { timeout: 90_000 });
+    } catch (e) {
+      // Say what Dit did say, and what the router chose for it.
+      const texts = await page.$$eval(dit, (xs) => xs.map((x) => x.textContent));
+      const chosen = await page.$$eval('#decisions li', (xs) => xs.map((x) => x.textContent));
+      throw new Error(
+        `${(e as Error).message}\nDit said: ${JSON.stringify(texts)}\ndecisions: ${JSON.stringify(chosen)}`,
+      );
+    }
+  };
+
+  /** A few turns of the whole guild (the demo agents answer too) on a shared machine. */
+  const SLOW = 300_000;
+
+  it(
+    'Dit, asked by name, rolls the dice',
+    async () => {
+      await page.goto(playground.url);
+      await page.waitForSelector('#live:has-text("live")');
+      const rolled = await askDit('Dit, roll 2d6+1 for me', '🎲 2d6+1:');
+      expect(await rolled.textContent()).toMatch(/🎲 2d6\+1: \d, \d → \*\*\d{1,2}\*\*/);
+    },
+    SLOW,
+  );
+
+  it(
+    'Dit, asked by name, pins the message before',
+    async () => {
+      await page.goto(playground.url);
+      await page.waitForSelector('#live:has-text("live")');
+      await page.fill('#content', 'we ship the beta on friday');
+      await page.press('#content', 'Enter');
+      await page.waitForSelector('#messages li[data-kind="human"]:has-text("on friday")');
+      await askDit('Dit, pin that', 'Pinned it.');
+      const pinned = await page.waitForSelector('#messages li:has(.pinned)');
+      const pinnedId = (await pinned.getAttribute('id'))!.slice('m-'.length);
+      const chat = playground.chatChannelId;
+      expect(
+        playground.discord
+          .channelMessages(chat)
+          .filter((m) => m.pinned)
+          .map((m) => m.id),
+      ).toEqual([pinnedId]);
+    },
+    SLOW,
+  );
+
+  it(
+    'Dit, asked by name, opens a native poll and a thread',
+    async () => {
+      const chat = playground.chatChannelId;
+      await askDit('Dit, open a poll: pizza or tacos?', "Poll's up: pizza or tacos?");
+      const poll = await page.waitForSelector(
+        '#messages li .poll[data-question="pizza or tacos?"]',
+      );
+      expect(await poll.$$eval('.answer', (xs) => xs.map((x) => x.textContent))).toEqual([
+        'pizza',
+        'tacos',
+      ]);
+      const native = playground.discord.channelMessages(chat).filter((m) => m.poll);
+      expect(native.map((m) => m.poll!.answers)).toEqual([['pizza', 'tacos']]);
+
+      await askDit('Dit, open a thread about the road trip', 'Opened a thread: #the road trip');
+      const threads = [...playground.discord.channels.values()].filter(
+        (c) => c.parentId === chat && c.name === 'the road trip',
+      );
+      expect(threads).toHaveLength(1);
+      await page.screenshot({ path: artifact('playground-skills-1280x800.png'), fullPage: true });
+    },
+    SLOW,
+  );
+
+  it(
+    'a restructure asked of Dit is a proposal in #dit-mod; the human approves it there',
+    async () => {
+      await askDit(
+        'Dit, please restructure the server: merge #memes into #general, archive #old-news',
+        'asked the moderators',
+      );
+      await page.click('#channels button:has-text("dit-mod")');
+      await page.waitForSelector('#channel-title:has-text("#dit-mod")');
+      const post = '#messages li[data-kind="moderator"]:has-text("propose_restructure")';
+      await page.waitForSelector(`${post} .reaction[data-emoji="✅"]`, { timeout: 60_000 });
+      const text = (await page.textContent(post))!;
+      expect(text).toContain('merge #memes into #general');
+      expect(text).toMatch(/from dit\S* in #agents-chat/);
+      const proposalId = /Proposal `([^`]+)`/.exec(text)![1];
+      await page.screenshot({
+        path: artifact('playground-restructure-1280x800.png'),
+        fullPage: true,
+      });
+
+      await page.click(`${post} button[data-emoji="✅"]`);
+      await page.waitForSelector(
+        `#messages li[data-kind="moderator"]:has-text("${proposalId}\` approved and done")`,
+        { timeout: 60_000 },
+      );
+      await page.click(`#channels button[data-channel="${playground.chatChannelId}"]`);
+      await page.waitForSelector(
+        '#messages li[data-kind="moderator"]:has-text("Approved restructure:")',
+        { timeout: 60_000 },
+      );
+      const announced = playground.discord
+        .channelMessages(playground.chatChannelId)
+        .filter((m) => m.content.startsWith('Approved restructure:'));
+      expect(announced).toHaveLength(1);
+      expect(announced[0].content).toContain('2. archive #old-news');
+    },
+    SLOW,
+  );
 });

@@ -121,6 +121,7 @@ export class GuildAdmin {
     m.pinned = pinned;
     c.lastPinAt = pinned ? new Date().toISOString() : (c.lastPinAt ?? null);
     this.store.gateway.dispatch('MESSAGE_UPDATE', this.store.messageOut(m));
+    this.store.emit('messageUpdated', m);
     this.store.gateway.dispatch('CHANNEL_PINS_UPDATE', {
       guild_id: c.guildId,
       channel_id: c.id,

@@ -231,6 +231,7 @@ export abstract class FakeStore extends EventEmitter {
       ...threadJson(thread),
       newly_created: true,
     });
+    if (start) this.emit('messageUpdated', start);
     return thread;
   }
 

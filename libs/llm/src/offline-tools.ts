@@ -13,6 +13,8 @@ const POLL =
 const THREAD =
   /\b(?:open|start|make|create|spin up)\s+(?:us\s+)?(?:a\s+)?thread\b[\s:,-]*(?:(?:about|on|for|called|named)\b\s*)?(.*)$/i;
 const PIN = /\bpin\s+(?:that|this|it)\b/i;
+const RESTRUCTURE =
+  /\b(?:restructure|reorgani[sz]e)\b(?:\s+(?:the|our|this)\s+(?:server|guild|channels))?[\s:,-]*(.*)$/i;
 
 const clip = (s: string, max: number) => s.trim().slice(0, max).trim();
 
@@ -42,6 +44,19 @@ export function pollOf(text: string): { question: string; options: string[] } {
   return { question: clip(question, 300) || 'Quick poll?', options: options.slice(0, 10) };
 }
 
+/** `restructure the server: merge #a into #b, archive #c` → a summary and its steps. */
+export function restructureOf(message: string, rest: string): { summary: string; steps: string[] } {
+  const steps = rest
+    .split(/[;,\n]|\s+and\s+then\s+|\s+then\s+/i)
+    .map((x) => clip(x.replace(/[.!]+$/, ''), 300))
+    .filter(Boolean)
+    .slice(0, 15);
+  return {
+    summary: clip(message, 1000),
+    steps: steps.length ? steps : [clip(message, 300)],
+  };
+}
+
 /** The ids the router's prompt lists under `## message ids`. */
 function messageIds(req: ChatRequest): { replyTo?: string; before?: string } {
   const lastUser = [...req.messages].reverse().find((m) => m.role === 'user');
@@ -54,7 +69,8 @@ function messageIds(req: ChatRequest): { replyTo?: string; before?: string } {
 
 /**
  * The offline model's one honest tool use: with no model configured, a plain request in the
- * message (`roll 2d6`, `open a poll …`, `open a thread …`, `pin that`) becomes the matching
+ * message (`roll 2d6`, `open a poll …`, `open a thread …`, `pin that`, `restructure the
+ * server: …`, which becomes a proposal the moderators approve) becomes the matching
  * skill's call when the request offers that tool. Null when nothing matches, when tools are
  * off (`tool_choice: 'none'`), or when this turn has already called a tool.
  */
@@ -79,6 +95,9 @@ export function offlineToolCall(req: ChatRequest): OfflineToolCall | null {
     const messageId = ids.replyTo ?? ids.before;
     if (messageId) return { name: 'pin_moment', arguments: { messageId } };
   }
+  const restructure = RESTRUCTURE.exec(message);
+  if (restructure && offered.has('propose_restructure'))
+    return { name: 'propose_restructure', arguments: restructureOf(message, restructure[1]) };
   return null;
 }
 

@@ -2,7 +2,13 @@ import { offlineChunks, offlineCompletion } from './offline';
 import { offlineToolCall, pollOf, toolResultReply } from './offline-tools';
 import type { ChatRequest, ChatTool } from './request';
 
-const tools: ChatTool[] = ['dice', 'poll', 'create_thread', 'pin_moment'].map((name) => ({
+const tools: ChatTool[] = [
+  'dice',
+  'poll',
+  'create_thread',
+  'pin_moment',
+  'propose_restructure',
+].map((name) => ({
   type: 'function',
   function: { name, parameters: { type: 'object' } },
 }));
@@ -22,6 +28,21 @@ const turn = (message: string, ids = ''): ChatRequest => ({
 });
 
 describe('offline tool calls', () => {
+  it('turns a restructure request into a proposal call with its steps', () => {
+    expect(
+      offlineToolCall(turn('restructure the server: merge #memes into #general, archive #old')),
+    ).toEqual({
+      name: 'propose_restructure',
+      arguments: {
+        summary: 'restructure the server: merge #memes into #general, archive #old',
+        steps: ['merge #memes into #general', 'archive #old'],
+      },
+    });
+    const bare = offlineToolCall(turn('could you reorganize things a bit?'));
+    expect(bare?.name).toBe('propose_restructure');
+    expect(bare?.arguments.steps).toEqual(['things a bit?']);
+  });
+
   it('turns plain requests into the matching skill call', () => {
     expect(offlineToolCall(turn('roll 2d6+1 for initiative'))).toEqual({
       name: 'dice',

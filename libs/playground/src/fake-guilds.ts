@@ -49,8 +49,16 @@ export function messageJson(discord: FakeDiscord, m: FakeMessage) {
     author: m.webhookUsername ?? author?.globalName ?? author?.username ?? m.authorId,
     // Dit and Molt speak through webhooks the moderator bot made.
     kind: m.webhookId ? 'agent' : isModerator ? 'moderator' : author?.bot ? 'agent' : 'human',
-    content: m.content,
+    // `<#id>` as Discord shows it: the channel's (or thread's) name.
+    content: m.content.replace(/<#(\d{1,20})>/g, (all, id: string) =>
+      discord.channels.get(id) ? `#${discord.channels.get(id)!.name}` : all,
+    ),
     at: m.createdAt,
+    pinned: m.pinned ?? false,
+    ...(m.poll ? { poll: { question: m.poll.question, answers: [...m.poll.answers] } } : {}),
+    ...(m.threadId && discord.channels.get(m.threadId)
+      ? { thread: discord.channels.get(m.threadId)!.name }
+      : {}),
     reactions: m.reactions.map((r) => ({
       emoji: r.emoji,
       count: r.userIds.length,

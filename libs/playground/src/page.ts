@@ -20,6 +20,9 @@ ul.channels button[aria-current="true"]{background:#e0e7ff;font-weight:600}
 .messages .moderator{color:#6b7280;font-style:italic}
 .messages .content{white-space:pre-wrap}
 .reactions{display:inline-flex;gap:.25rem;margin-left:.4rem}
+.poll{margin:.25rem 0 .1rem;display:flex;flex-wrap:wrap;gap:.3rem;align-items:center}
+.poll .answer{border:1px solid #c7d2fe;border-radius:4px;padding:0 .4rem;font-size:.85rem}
+.pinned,.thread{font-size:.8rem;margin-left:.4rem;color:#92400e}
 .reaction{font-size:.8rem;border:1px solid #e5e7eb;border-radius:999px;padding:0 .35rem;font-style:normal;color:#111827}
 .messages button.react{font-size:.8rem;padding:0 .4rem;margin-left:.4rem;font-style:normal}
 form{display:flex;flex-direction:column;gap:.4rem}
@@ -132,6 +135,15 @@ export const PLAYGROUND_CLIENT_JS = String.raw`'use strict';
     li.appendChild(el('span', { class: 'author' }, m.author));
     if (m.kind !== 'human') li.appendChild(el('span', { class: 'tag' }, m.kind === 'moderator' ? 'DIRIGENT' : 'BOT'));
     li.appendChild(el('span', { class: 'content' }, m.content));
+    // What the skills did to a message: a native poll, a pin, a thread started from it.
+    if (m.poll) {
+      var poll = el('div', { class: 'poll', 'data-question': m.poll.question });
+      poll.appendChild(el('b', {}, '\ud83d\udcca ' + m.poll.question));
+      m.poll.answers.forEach(function (a) { poll.appendChild(el('span', { class: 'answer' }, a)); });
+      li.appendChild(poll);
+    }
+    if (m.pinned) li.appendChild(el('span', { class: 'pinned', title: 'pinned' }, '\ud83d\udccc pinned'));
+    if (m.thread) li.appendChild(el('span', { class: 'thread' }, '\ud83e\uddf5 ' + m.thread));
     var rs = el('span', { class: 'reactions' });
     (m.reactions || []).forEach(function (r) { rs.appendChild(el('span', { class: 'reaction', 'data-emoji': r.emoji }, r.emoji + ' ' + r.count)); });
     li.appendChild(rs);

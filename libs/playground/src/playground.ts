@@ -157,9 +157,11 @@ export class Playground {
     this.discord.on('channelCreated', (c: { id: string; guildId: string }) => {
       if (c.guildId === this.guildId) this.send('channels-changed', { channelId: c.id });
     });
-    this.discord.on('reactionChanged', (m: FakeMessage) =>
-      this.send('message-updated', messageJson(this.discord, m)),
-    );
+    // Reactions, a pin, a thread started from a message: the page redraws the message.
+    for (const event of ['reactionChanged', 'messageUpdated'])
+      this.discord.on(event, (m: FakeMessage) =>
+        this.send('message-updated', messageJson(this.discord, m)),
+      );
     this.discord.on('messageDeleted', (m: FakeMessage) =>
       this.send('message-deleted', { channelId: m.channelId, id: m.id }),
     );

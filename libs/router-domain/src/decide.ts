@@ -1,5 +1,5 @@
 import type { Dimensions, Disposition } from './dimensions';
-import { dimensionsOf } from './dimensions';
+import { dimensionsOf, isModelFree } from './dimensions';
 import { chooseLens, type LensSwap } from './lens-choice';
 import { gate, scoreDispositions, type Candidate, type RouteContext } from './scoring';
 import { seededRandom } from './seeded';
@@ -55,13 +55,14 @@ export function sampleCandidate(
 function fallback(dispositions: readonly Disposition[], ctx: RouteContext): Disposition | null {
   const relaxed = dispositions.filter((d) => {
     const reason = gate(d, ctx);
-    return reason === 'voice' || reason === 'budget';
+    return reason === 'voice' || reason === 'budget' || reason === 'asked-to-act';
   });
   const speaking = relaxed.filter((d) => d.outputShape !== 'silent');
   if (ctx.mentioned && speaking.length) {
-    return [...speaking].sort(
-      (a, b) => Number(a.reasoningDepth !== 'low') - Number(b.reasoningDepth !== 'low'),
-    )[0];
+    // Posting first (an emoji is the last resort of a request to act), then the cheapest.
+    const rank = (d: Disposition) =>
+      Number(isModelFree(d)) * 2 + Number(d.reasoningDepth !== 'low');
+    return [...speaking].sort((a, b) => rank(a) - rank(b))[0];
   }
   return ctx.mentioned ? null : (dispositions.find((d) => d.outputShape === 'silent') ?? null);
 }

@@ -88,6 +88,38 @@ describe('route', () => {
     });
     expect(d.dimensions.outputShape).toBe('react-only');
   });
+
+  it('a mention asking for a skill (dice, poll, thread, pin, restructure) never lands on an emoji', () => {
+    // The room favours the react-only disposition as much as it can.
+    const agent = { ...dit, weights: { vibing: 50 } };
+    const asks = [
+      'dit, roll 2d6+1',
+      'Dit can you open a poll: pizza or tacos?',
+      'dit, start a thread about the trip',
+      'dit pin that',
+      'dit, please restructure the server: merge #memes into #general',
+    ];
+    for (const content of asks) {
+      for (let i = 0; i < 40; i++) {
+        const d = route(CANONICAL_DISPOSITIONS, {
+          ...base,
+          agent,
+          content,
+          mentioned: true,
+          seed: `a${i}`,
+        });
+        expect([content, d.dimensions.outputShape]).not.toEqual([content, 'react-only']);
+        expect(d.chosen).not.toBe('silent-listen');
+      }
+    }
+    const vibing = CANONICAL_DISPOSITIONS.find((d) => d.id === 'vibing')!;
+    const ctx = { ...base, agent, content: 'dit, roll 2d6', mentioned: true };
+    expect(gate(vibing, ctx)).toBe('asked-to-act');
+    // Not mentioned, a plain chat, or no budget left to act with: the emoji stays possible.
+    expect(gate(vibing, { ...ctx, mentioned: false })).toBeNull();
+    expect(gate(vibing, { ...ctx, content: 'dit, nice one' })).toBeNull();
+    expect(gate(vibing, { ...ctx, budgetFraction: 0 })).toBeNull();
+  });
 });
 
 describe('the callback-later follow-up bias', () => {

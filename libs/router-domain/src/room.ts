@@ -18,6 +18,12 @@ export interface MessageFeatures {
   authorIsBot: boolean;
   /** It names someone else (a mention or a reply) and not this agent. */
   addressedToOther: boolean;
+  /**
+   * It asks for something a skill does (roll dice, a poll, a thread, a pin, a channel or a
+   * role, a restructure): a mention of it must be answered by acting, never by an emoji.
+   * Absent in decisions recorded before it existed (read as false).
+   */
+  asksAction?: boolean;
 }
 
 /** The channel's activity when the decision is made. */
@@ -45,6 +51,8 @@ const QUESTION =
 const DEBATE =
   /\b(disagree|wrong|actually|versus|vs\.?|better than|worse than|no way|debate|argue)\b/i;
 const CALLBACK = /\b(remember|last time|back when|used to|again|before|that time)\b/i;
+const ACTION =
+  /\b(?:roll\s+(?:(?:a|me|us|the)\s+)?(?:\d*d\d+|dice|a\s+die)|(?:open|start|make|create|run|spin\s+up|add)\s+(?:us\s+)?(?:a\s+|an\s+)?(?:poll|thread|channel|role|archive)|pin\s+(?:that|this|it)|restructure|reorgani[sz]e)/i;
 const BANTER = /\b(lol|lmao|haha|roast|cope|skill issue|ratio)\b|😂|🤣/i;
 
 /**
@@ -66,6 +74,7 @@ export function messageFeatures(
     banter: BANTER.test(content),
     authorIsBot: o.authorIsBot ?? false,
     addressedToOther: o.addressedToOther ?? false,
+    asksAction: ACTION.test(content),
   };
 }
 

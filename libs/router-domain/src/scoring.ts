@@ -59,6 +59,10 @@ export function gate(d: Disposition, ctx: RouteContext): string | null {
   if (!(weight > 0)) return 'weight';
   const silent = d.outputShape === 'silent';
   if (silent && ctx.mentioned) return 'mentioned';
+  // Asked by name to roll, poll, thread, pin or restructure: only a turn that can call the
+  // skills answers (an emoji cannot act), unless the budget leaves no model to act with.
+  const spent = ctx.budgetFraction !== undefined && ctx.budgetFraction < BUDGET_EXHAUSTED;
+  if (ctx.mentioned && !posts(d) && !spent && featuresOf(ctx).asksAction) return 'asked-to-act';
   if (ctx.interruption?.action === 'fold' && !posts(d)) return 'fold';
   if (!ctx.mentioned && posts(d)) {
     if (ctx.features?.addressedToOther) return 'addressed-to-other';

@@ -65,6 +65,13 @@ export class ChannelActivity {
     return c;
   }
 
+  /** A deleted message leaves the channel's recent messages. */
+  forget(channelId: string, messageId: string): void {
+    const c = this.channels.get(channelId);
+    const i = c ? c.recent.findIndex((m) => m.messageId === messageId) : -1;
+    if (i >= 0) c!.recent.splice(i, 1);
+  }
+
   /**
    * Records a message. Returns `own` when it is the delivery of a beat this router sent,
    * `interrupt` when it is a human message claimed by a running burst, else `new`.

@@ -36,6 +36,17 @@ describe('ChannelActivity', () => {
     expect(a.get('2').lastBotTurnAt).toBeDefined();
   });
 
+  it('forgets a deleted message (it is no longer the one before a request)', () => {
+    const a = new ChannelActivity();
+    const kept = msg({ content: 'we ship on friday' });
+    const notice = msg({ content: 'your turn', authorIsBot: true });
+    a.observe(kept, own);
+    a.observe(notice, own);
+    a.forget('2', notice.messageId);
+    a.forget('2', 'never-seen');
+    expect(a.get('2').recent.map((m) => m.messageId)).toEqual([kept.messageId]);
+  });
+
   it('a human message during a burst is claimed by it, once the burst ends it is new again', () => {
     const a = new ChannelActivity();
     const burst = a.beginBurst('1', '2');

@@ -133,9 +133,14 @@ export class ReactToMessage implements OnApplicationBootstrap {
     if (this.claimed.size > REMEMBERED) this.claimed.delete(this.claimed.values().next().value!);
   }
 
-  /** The asker deleted a message: an orchestration it started stops and answers nothing. */
-  deleted(messageId: string): void {
-    this.orchestrator?.cancel(messageId);
+  /**
+   * A message was deleted: an orchestration it started stops and answers nothing, and it is
+   * no longer "the message before" a request (a notice deleted after it was sent cannot be
+   * pinned).
+   */
+  deleted(m: { channelId: string; messageId: string }): void {
+    this.orchestrator?.cancel(m.messageId);
+    this.activity.forget(m.channelId, m.messageId);
   }
 
   typing(t: TypingStarted): void {

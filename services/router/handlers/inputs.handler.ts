@@ -75,8 +75,7 @@ export class InputsHandler {
       await this.proposals.onReaction(r);
       await this.learning.reaction(r);
     } else if (kind === 'typing.started') this.messages.typing(TypingStarted.create(data));
-    else if (kind === 'message.deleted')
-      this.messages.deleted(MessageDeleted.create(data).messageId);
+    else if (kind === 'message.deleted') this.messages.deleted(MessageDeleted.create(data));
   }
 
   @EventPattern(Subjects.turn.grantedAll, {
