@@ -187,6 +187,8 @@ export const Buckets = {
   coordinatorLeases: 'dirigent_coordinator_leases',
   /** The coordinator's channel snapshots: one key per channel (a cache of the event store). */
   channelSnapshots: 'dirigent_channel_snapshots',
+  /** The outcomes of skill calls' Discord writes by call id, so a re-run does not repeat them. */
+  skillEffects: 'dirigent_skill_effects',
 } as const;
 
 export type StreamName = (typeof Streams)[keyof typeof Streams];

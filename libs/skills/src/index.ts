@@ -2,3 +2,4 @@ export * from './types';
 export * from './dice';
 export * from './registry';
 export * from './tool-loop';
+export * from './journal';

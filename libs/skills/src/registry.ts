@@ -3,6 +3,7 @@ import type { SkillListing } from '@dirigent/contracts';
 import { dice, createThread, pinMoment, poll } from './bundle/direct';
 import { memorySearch, recallGroup, recallUser, summarizeWindow } from './bundle/memory';
 import { archiveChannel, createChannel, manageRoles, proposeRestructure } from './bundle/steward';
+import { journaled, type EffectJournal } from './journal';
 import {
   SkillError,
   type ProposalService,
@@ -100,6 +101,8 @@ export class SkillRunner {
     private readonly ports: SkillPorts,
     private readonly proposals: ProposalService,
     bundle: readonly Skill[] = SKILL_BUNDLE,
+    /** With a journal, a call run again (same `callId`) does not repeat its Discord writes. */
+    private readonly journal?: EffectJournal,
   ) {
     const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false });
     for (const skill of bundle) {
@@ -192,7 +195,9 @@ export class SkillRunner {
       seed: call.seed,
       now: call.now,
       callId: call.callId,
-      ports: this.ports,
+      ports: this.journal
+        ? { ...this.ports, discord: journaled(this.ports.discord, this.journal, call.callId) }
+        : this.ports,
     });
   }
 }

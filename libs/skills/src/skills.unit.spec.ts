@@ -1,6 +1,7 @@
 import type { MemoryHit } from '@dirigent/contracts';
 import { rollDice } from './dice';
 import { SKILL_BUNDLE, SkillRunner, type SkillCall } from './registry';
+import { journaled, PENDING, type EffectJournal } from './journal';
 import { runToolLoop, type LoopAnswer } from './tool-loop';
 import { SkillError, type DiscordActions, type ProposalRequest, type SkillMemory } from './types';
 
@@ -251,5 +252,64 @@ describe('runToolLoop', () => {
     expect(out.rounds).toBe(2);
     expect(out.answer.toolCalls.map((c) => c.id)).toEqual(['c2', 'c3']);
     expect(script).toHaveLength(1);
+  });
+});
+
+describe('journaled', () => {
+  /** A Discord port that records its writes; channels get ids from a counter. */
+  const recording = () => {
+    const writes: string[] = [];
+    let next = 100;
+    const discord = {
+      createChannel: async (r: { name: string; adoptExisting?: boolean }) => {
+        writes.push(`createChannel ${r.name}${r.adoptExisting ? ' adopt' : ''}`);
+        return { channelId: String(next++) };
+      },
+      setChannelPermissions: async () => void writes.push('permissions'),
+      post: async (_g: string, _c: string, content: string) => void writes.push(`post ${content}`),
+      botUserId: async () => '9',
+    } as unknown as DiscordActions;
+    return { discord, writes };
+  };
+  const memoryJournal = () => {
+    const kv = new Map<string, unknown>();
+    const journal: EffectJournal = {
+      get: async (k) => (kv.has(k) ? { value: kv.get(k) } : undefined),
+      put: async (k, v) => void kv.set(k, v),
+    };
+    return { kv, journal };
+  };
+  const archive = async (d: DiscordActions) => {
+    const { channelId } = await d.createChannel({
+      guildId: '1',
+      name: 'canon',
+      private: false,
+      memberIds: [],
+    });
+    await d.setChannelPermissions({ guildId: '1', channelId, overwrites: [] });
+    await d.post('1', channelId, 'first', 'p-0');
+    await d.post('1', channelId, 'second', 'p-1');
+    return channelId;
+  };
+
+  it('a call run again gets its finished writes back instead of repeating them', async () => {
+    const { discord, writes } = recording();
+    const { journal } = memoryJournal();
+    const first = await archive(journaled(discord, journal, 'proposal-a'));
+    const again = await archive(journaled(discord, journal, 'proposal-a'));
+    expect(again).toBe(first);
+    expect(writes).toEqual(['createChannel canon', 'permissions', 'post first', 'post second']);
+    // Another call is another call.
+    await archive(journaled(discord, journal, 'proposal-b'));
+    expect(writes).toHaveLength(8);
+  });
+
+  it('a write seen started but not finished is done again, a channel adopted by its name', async () => {
+    const { discord, writes } = recording();
+    const { kv, journal } = memoryJournal();
+    kv.set('proposal-c.0.createChannel', PENDING);
+    await archive(journaled(discord, journal, 'proposal-c'));
+    expect(writes[0]).toBe('createChannel canon adopt');
+    expect(kv.get('proposal-c.0.createChannel')).toEqual({ channelId: '100' });
   });
 });

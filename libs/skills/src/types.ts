@@ -49,11 +49,13 @@ export interface DiscordActions {
     messageId?: string;
   }): Promise<{ threadId: string }>;
   pinMessage(r: { guildId: string; channelId: string; messageId: string }): Promise<void>;
+  /** A new channel; with `adoptExisting`, one of that name already there is taken instead. */
   createChannel(r: {
     guildId: string;
     name: string;
     private: boolean;
     memberIds: string[];
+    adoptExisting?: boolean;
   }): Promise<{ channelId: string }>;
   createRole(r: { guildId: string; name: string }): Promise<{ roleId: string }>;
   assignRole(r: {

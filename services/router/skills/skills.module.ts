@@ -1,10 +1,11 @@
 import { Global, Module } from '@nestjs/common';
 import { Messaging } from '@dirigent/messaging';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
-import { SkillRunner } from '@dirigent/skills';
+import { SKILL_BUNDLE, SkillRunner } from '@dirigent/skills';
 import { Clock } from '../application/ports';
 import type { RouterConfig } from '../config';
 import { NatsDiscordActions } from './adapters/discord-actions';
+import { NatsEffectJournal } from './adapters/effect-journal';
 import { NatsSkillMemory } from './adapters/skill-memory';
 import { ProposalService } from '../steward/application/proposals';
 import { Skills } from './application/skills';
@@ -33,6 +34,8 @@ export { Skills, type TurnScope } from './application/skills';
             memory: new NatsSkillMemory(m, c.DIRIGENT_ROUTER_SKILL_TIMEOUT_MS),
           },
           proposals,
+          SKILL_BUNDLE,
+          new NatsEffectJournal(m),
         ),
     },
     { provide: Clock, useValue: { now: () => Date.now() } },

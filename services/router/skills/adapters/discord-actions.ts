@@ -40,16 +40,24 @@ export class NatsDiscordActions implements DiscordActions {
     await this.rpc(Subjects.discord.rpcPinMessage, r);
   }
 
-  /** A channel of that name already there is adopted: an approval run again makes no second one. */
+  /**
+   * A new channel. `adoptExisting` (a write the journal saw started and not finished) takes a
+   * channel of that name already there, so a run resumed after a SIGKILL makes no second one;
+   * otherwise a channel a member made under that name is left alone.
+   */
   async createChannel(r: Parameters<DiscordActions['createChannel']>[0]) {
-    const listed = await this.rpc<GuildsResult>(Subjects.discord.queryGuilds, {
-      guildId: r.guildId,
-    });
-    const existing = listed.guilds
-      .find((g) => g.guildId === r.guildId)
-      ?.channels.find((c) => c.name === r.name);
-    if (existing) return { channelId: existing.channelId };
-    return this.rpc<CreateChannelResult>(Subjects.discord.rpcCreateChannel, r);
+    const { adoptExisting, ...request } = r;
+    if (adoptExisting) {
+      const listed = await this.rpc<GuildsResult>(Subjects.discord.queryGuilds, {
+        guildId: r.guildId,
+      });
+      // The newest of that name: the one the interrupted run made, not an older namesake.
+      const [existing] = (listed.guilds.find((g) => g.guildId === r.guildId)?.channels ?? [])
+        .filter((c) => c.name === r.name)
+        .sort((a, b) => (BigInt(b.channelId) > BigInt(a.channelId) ? 1 : -1));
+      if (existing) return { channelId: existing.channelId };
+    }
+    return this.rpc<CreateChannelResult>(Subjects.discord.rpcCreateChannel, request);
   }
 
   createRole(r: Parameters<DiscordActions['createRole']>[0]) {

@@ -276,6 +276,36 @@ describe('steward: mod channel and proposals', () => {
     expect(statuses.filter((s) => s === 'approved')).toHaveLength(1);
   });
 
+  it('runs an approved archive_channel once across a SIGKILL mid-execution, beside a namesake', async () => {
+    const name = `canon-${Date.now()}`;
+    const namesake = h.discord.createChannel(h.guild.id, { name });
+    const named = () => [...h.discord.channels.values()].filter((c) => c.name === name);
+    const items = ['we ship on fridays', 'tabs, not spaces'];
+    const id = await propose(h.guild.id, 'archive_channel', { name, items });
+    const post = await posted(h.guild.id, id);
+    // The execution stalls after the channel is made: its read-only overwrite is rate limited.
+    h.discord.failNext({
+      method: 'PUT',
+      path: /^\/channels\/\d+\/permissions\/\d+$/,
+      status: 429,
+      retryAfter: 4,
+    });
+    react(post.channelId, post.id, manager.id, '✅');
+    await waitFor(() => named().length === 2, LONG, 20, 'the archive channel');
+    await killRouter();
+    await startRouter();
+    await status(h.guild.id, id, 'executed');
+    const archives = named().filter((c) => c.id !== namesake.id);
+    expect(archives).toHaveLength(1);
+    const texts = () => h.discord.channelMessages(archives[0].id).map((m) => m.content);
+    await waitFor(() => texts().length >= items.length, LONG, 50, 'the archived items');
+    await routerIdle();
+    expect(texts()).toEqual(items);
+    expect(h.discord.channelMessages(namesake.id)).toEqual([]);
+    const statuses = (await events(h.guild.id, id)).map((e) => e.status);
+    expect(statuses.filter((s) => s === 'executed')).toHaveLength(1);
+  });
+
   it('keeps guilds apart: lists, posts and deciders are per guild', async () => {
     const mine = await propose(h.guild.id, 'create_channel', { name: `g1-${Date.now()}` });
     const theirs = await propose(other.id, 'create_channel', { name: `g2-${Date.now()}` });
