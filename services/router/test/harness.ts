@@ -53,21 +53,32 @@ export interface RouterStack {
   close(): Promise<void>;
 }
 
-export async function startRouterStack(
+/** The router in process with `routerYaml` as its configuration (a temp dir as workspace). */
+export async function startRouterApp(
   routerYaml: string,
   env: Record<string, string> = {},
-): Promise<RouterStack> {
-  const upstream = await FakeUpstream.start('openai');
-  const gateway = await startGateway(gatewayConfig(upstream));
+): Promise<INestApplication> {
   const dir = mkdtempSync(join(tmpdir(), 'router-'));
   writeFileSync(join(dir, 'router.yaml'), routerYaml);
-  const { app: router } = await startServiceApp(RouterService, {
+  const { app } = await startServiceApp(RouterService, {
     NATS_URL: testNatsUrl(),
     DATABASE_URL: testDatabaseUrl(),
     LOG_LEVEL: 'silent',
     ROUTER_PORT: '0',
     DIRIGENT_ROUTER_CONFIG: join(dir, 'router.yaml'),
     DIRIGENT_WORKSPACE: dir,
+    ...env,
+  });
+  return app;
+}
+
+export async function startRouterStack(
+  routerYaml: string,
+  env: Record<string, string> = {},
+): Promise<RouterStack> {
+  const upstream = await FakeUpstream.start('openai');
+  const gateway = await startGateway(gatewayConfig(upstream));
+  const router = await startRouterApp(routerYaml, {
     DIRIGENT_ROUTER_QUERY_TIMEOUT_MS: '500',
     ...env,
   });

@@ -79,7 +79,9 @@ export const recallUser: Skill = {
     }
     if (!id) throw new SkillError('NOT_FOUND', `nobody called ${name} in memory`);
     const dossier = await ctx.ports.memory.dossier(ctx.guildId, id);
-    if (!dossier) throw new SkillError('NOT_FOUND', `no dossier for ${userId ?? name}`);
+    // Memory answers an empty dossier for someone it never saw: nobody to recall.
+    if (!dossier || dossier.messageCount === 0)
+      throw new SkillError('NOT_FOUND', `no dossier for ${userId ?? name}`);
     return {
       userId: dossier.userId,
       dossier: dossier.body,
@@ -152,9 +154,10 @@ export const summarizeWindow: Skill = {
     };
     const live = await ctx.ports.memory.context(ctx.guildId, channelId, 'live', {});
     const since = ctx.now - minutes * 60_000;
+    // The live lens may bring in the guild's other channels: only this channel's talk.
     const items = live.sections
       .flatMap((s) => s.items)
-      .filter((i) => Date.parse(i.at) >= since)
+      .filter((i) => (!i.channelId || i.channelId === channelId) && Date.parse(i.at) >= since)
       .map((i) => ({ text: i.text, at: i.at, ...(i.authorId ? { authorId: i.authorId } : {}) }));
     return { channelId, minutes, messages: items };
   },

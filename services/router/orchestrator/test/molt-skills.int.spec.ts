@@ -1,15 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Subjects, type RouterDecision } from '@dirigent/contracts';
 import type { FakeChannel } from '@dirigent/discord-fake';
-import { startServiceApp } from '@dirigent/service-kit';
-import { testDatabaseUrl, testNatsUrl, waitFor } from '@dirigent/testing';
+import { waitFor } from '@dirigent/testing';
 import { startHarness, newChannel, type Harness } from '../../../discord-ingest/test/harness';
 import { startGateway, type RunningGateway } from '../../../llm-gateway/test/harness';
-import { RouterService } from '../../router.module';
+import { startRouterApp } from '../../test/harness';
 import { OrchestratorRun } from '../adapters/postgres/orchestrator-run.entity';
 import { gatewayConfig, ScriptedUpstream, type ScriptedAnswer } from './scripted-upstream';
 
@@ -36,9 +32,7 @@ describe('orchestrator: skills as tools', () => {
     channel = newChannel(h, 'molt-skills');
     upstream = await ScriptedUpstream.start();
     gateway = await startGateway(gatewayConfig(upstream));
-    const dir = mkdtempSync(join(tmpdir(), 'molt-skills-'));
-    writeFileSync(
-      join(dir, 'router.yaml'),
+    router = await startRouterApp(
       [
         'agents:',
         '  - { id: molt, name: Molt, orchestrator: true }',
@@ -49,14 +43,6 @@ describe('orchestrator: skills as tools', () => {
         '    coding: { enabled: false }',
       ].join('\n'),
     );
-    ({ app: router } = await startServiceApp(RouterService, {
-      NATS_URL: testNatsUrl(),
-      DATABASE_URL: testDatabaseUrl(),
-      LOG_LEVEL: 'silent',
-      ROUTER_PORT: '0',
-      DIRIGENT_ROUTER_CONFIG: join(dir, 'router.yaml'),
-      DIRIGENT_WORKSPACE: dir,
-    }));
   });
 
   afterAll(async () => {
