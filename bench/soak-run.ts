@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Kvm } from '@nats-io/kv';
-import { Subjects, subject, type Envelope, type TurnGranted } from '@dirigent/contracts';
+import { Buckets, Subjects, subject, type Envelope, type TurnGranted } from '@dirigent/contracts';
 import { Messaging, NatsClient } from '@dirigent/messaging';
 import { EventStore } from '@dirigent/event-store';
 import { migrate } from '@dirigent/persistence';
@@ -20,7 +20,6 @@ import { RelayClient, type GrantedEvent } from '@dirigent/relay-client';
 import { snowflake, testDatabaseUrl } from '@dirigent/testing';
 import { createScratchDatabase } from '../libs/testing/src/private-services';
 import { FakeIngest } from '../services/turn-coordinator/test/fake-ingest';
-import { LEASE_BUCKET } from '../services/turn-coordinator/partitions/partition-leases';
 import { partitionOf } from '../services/turn-coordinator/partitions/partition-of';
 import { knex } from 'knex';
 import { CostMeter } from './soak-cost';
@@ -116,7 +115,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const channelsOf = async (replicaId: string, channels: string[]) => {
     if (o.partitions === 0) return undefined;
     // The replicas created the bucket (with its TTL) long before the first kill.
-    const kv = await new Kvm(client.js).open(LEASE_BUCKET);
+    const kv = await new Kvm(client.js).open(Buckets.coordinatorLeases);
     const held = new Set<number>();
     for (let k = 0; k < o.partitions; k++) {
       const e = await kv.get(`p${o.partitions}.${k}`).catch(() => null);
@@ -194,7 +193,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       holders: async () => {
         const out = new Map<number, string>();
         if (o.partitions === 0) return out;
-        const kv = await new Kvm(client.js).open(LEASE_BUCKET);
+        const kv = await new Kvm(client.js).open(Buckets.coordinatorLeases);
         for (let k = 0; k < o.partitions; k++) {
           const e = await kv.get(`p${o.partitions}.${k}`).catch(() => null);
           if (e?.operation === 'PUT') out.set(k, e.json<{ replica: string }>().replica);

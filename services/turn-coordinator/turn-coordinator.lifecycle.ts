@@ -8,15 +8,15 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
+import { Buckets } from '@dirigent/contracts';
 import { runProjection, type ProjectionRunner } from '@dirigent/event-store';
-import { Messaging } from '@dirigent/messaging';
+import { Messaging, PartitionLeases } from '@dirigent/messaging';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { DurableTimers } from '@dirigent/timers';
 import { CacheCoherence } from './adapters/cache-coherence';
 import { Identities } from './application/identities';
 import type { TurnCoordinatorConfig } from './config';
 import { channelProjection, identityProjection } from './adapters/projections/projections';
-import { PartitionLeases } from './partitions/partition-leases';
 import { ForwardedCheckTurn } from './partitions/forwarded-check-turn';
 import { PartitionedConsumers } from './partitions/partitioned-consumers';
 import { reportPartitions } from './adapters/metrics';
@@ -88,11 +88,9 @@ export class CoordinatorLifecycle implements OnApplicationBootstrap, OnApplicati
           partitions: this.config.DIRIGENT_COORDINATOR_PARTITIONS,
           replicaId,
           leaseMs: this.config.DIRIGENT_COORDINATOR_LEASE_MS,
-          log: {
-            log: (o) => this.log.log(o),
-            warn: (o) => this.log.warn(o),
-            error: (o) => this.log.error(o),
-          },
+          bucket: Buckets.coordinatorLeases,
+          setting: 'DIRIGENT_COORDINATOR_PARTITIONS',
+          log: this.log,
         },
         this.partitioned,
       );

@@ -15,3 +15,4 @@ export * from './nest/contract-validation.pipe';
 export * from './nest/reply-envelope.filter';
 export * from './nest/connect';
 export * from './tracing';
+export * from './partition-leases';

@@ -1,10 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Subscription } from '@nats-io/nats-core';
 import type { CheckTurnRequest } from '@dirigent/contracts';
-import { Messaging } from '@dirigent/messaging';
+import { Messaging, type PartitionLeases } from '@dirigent/messaging';
 import type { CheckTurnResult } from '@dirigent/turn-domain';
 import { CheckTurn } from '../application/check-turn';
-import type { PartitionLeases } from './partition-leases';
 import { PartitionOwnership } from './partitioned-consumers';
 
 /** Between replicas only: check-turn forwarded to the replica serving the channel. */

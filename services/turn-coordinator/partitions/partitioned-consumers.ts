@@ -16,6 +16,7 @@ import {
   Messaging,
   runDurableConsumer,
   type DurableEventOptions,
+  type PartitionOwner,
   type RunningConsumer,
 } from '@dirigent/messaging';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
@@ -27,7 +28,6 @@ import type { TurnCoordinatorConfig } from '../config';
 import { ChannelCommitsHandler } from '../handlers/channel-commits.handler';
 import { ChannelInputsHandler } from '../handlers/channel-inputs.handler';
 import { partitionOf } from './partition-of';
-import type { PartitionOwner } from './partition-leases';
 
 /** Which partitions this replica serves; every channel when the coordinator is not partitioned. */
 @Injectable()

@@ -1,9 +1,8 @@
-import { Kvm } from '@nats-io/kv';
-import { subject, type Envelope, type TurnGranted } from '@dirigent/contracts';
+import { Buckets, subject, type Envelope, type TurnGranted } from '@dirigent/contracts';
 import { EventStore } from '@dirigent/event-store';
 import type { ChannelEvent } from '@dirigent/turn-domain';
 import { spawnService, snowflake, uid, waitFor, type Spawned } from '@dirigent/testing';
-import { LEASE_BUCKET } from '../partitions/partition-leases';
+import { leaseHolders } from '@dirigent/messaging';
 import { partitionOf } from '../partitions/partition-of';
 import { coordinatorEnv, Harness, makeAgents, type Agent } from './harness';
 
@@ -47,15 +46,7 @@ describe('turn coordinator: two replicas, one SIGKILLed', () => {
   };
 
   /** Which replica holds each partition's lease (undefined: none). */
-  const holders = async (): Promise<(string | undefined)[]> => {
-    const kv = await new Kvm(h.messaging.client.js).open(LEASE_BUCKET);
-    const out: (string | undefined)[] = [];
-    for (let k = 0; k < PARTITIONS; k++) {
-      const e = await kv.get(`p${PARTITIONS}.${k}`);
-      out.push(e?.operation === 'PUT' ? e.json<{ replica: string }>().replica : undefined);
-    }
-    return out;
-  };
+  const holders = () => leaseHolders(h.messaging, Buckets.coordinatorLeases, PARTITIONS);
 
   beforeAll(async () => {
     h = await Harness.start({}, false);

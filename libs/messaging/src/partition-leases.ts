@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { StorageType } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import { Buckets } from '@dirigent/contracts';
-import { jetStreamReplicas, type Messaging } from '@dirigent/messaging';
-
-/** The KV bucket of the coordinator replicas' partition leases and membership. */
-export const LEASE_BUCKET = Buckets.coordinatorLeases;
+import type { Messaging } from './messaging';
+import { jetStreamReplicas } from './provision';
 
 /** Serves partitions: what a replica starts when it wins a lease and stops when it loses one. */
 export interface PartitionOwner {
@@ -25,7 +22,10 @@ export interface PartitionLeaseOptions {
   replicaId: string;
   /** How long a lease lives without a renewal (the bucket's TTL). */
   leaseMs: number;
-  bucket?: string;
+  /** The KV bucket of these leases and their replicas' membership (one per leased set). */
+  bucket: string;
+  /** The setting that fixes `partitions`, named when replicas disagree on it. */
+  setting: string;
   log: {
     log(o: object): void;
     warn(o: object): void;
@@ -51,7 +51,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const isConflict = (e: unknown) => /wrong last sequence/i.test((e as Error)?.message ?? '');
 
 /**
- * Partition ownership leased in a NATS KV bucket whose entries expire after `leaseMs` (the
+ * Partition ownership (the coordinator's channel partitions, the ingest's gateway shards)
+ * leased in a NATS KV bucket whose entries expire after `leaseMs` (the
  * server's clock decides expiry, not the replicas'). Each replica announces itself every
  * `leaseMs / 6` (`m.<replica>`; live while that revision keeps changing), aims at
  * `ceil(partitions / live replicas)` partitions and holds each with revision-checked
@@ -69,9 +70,30 @@ const isConflict = (e: unknown) => /wrong last sequence/i.test((e as Error)?.mes
  * - a lease still held by this replica id's previous process (a restart after a crash) is
  *   taken back at once instead of waiting for it to expire.
  *
- * Behind the leases, the event store's expected-sequence appends keep the aggregates
- * consistent whatever the timing, and the reactor's effects are fenced by turn.
+ * What is served behind a lease must still tolerate a short overlap (a stalled holder
+ * fenced late): the coordinator's expected-sequence appends, the ingest's de-duplicated
+ * envelope ids.
+ *
+ * @example
+ * const leases = await PartitionLeases.open(messaging, { partitions: 6, replicaId: 'a',
+ *   leaseMs: 5000, bucket: 'my_leases', setting: 'MY_PARTITIONS', log }, owner);
+ * await leases.start(); // owner.acquire(k) / owner.release(k) follow the leases
  */
+/** Who holds each of `partitions` leases in `bucket` (undefined: nobody), as stored now. */
+export async function leaseHolders(
+  messaging: Messaging,
+  bucket: string,
+  partitions: number,
+): Promise<(string | undefined)[]> {
+  const kv = await new Kvm(messaging.client.js).open(bucket);
+  const out: (string | undefined)[] = [];
+  for (let k = 0; k < partitions; k++) {
+    const e = await kv.get(`p${partitions}.${k}`);
+    out.push(e?.operation === 'PUT' ? e.json<LeaseValue>().replica : undefined);
+  }
+  return out;
+}
+
 export class PartitionLeases {
   private readonly held = new Map<number, Held>();
   /** A partition being started or stopped: nothing else happens to it meanwhile. */
@@ -106,7 +128,7 @@ export class PartitionLeases {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(opts.replicaId)) {
       throw new Error(`invalid replica id "${opts.replicaId}"`);
     }
-    const bucket = opts.bucket ?? LEASE_BUCKET;
+    const bucket = opts.bucket;
     const kvm = new Kvm(messaging.client.js);
     let kv: KV;
     try {
@@ -285,7 +307,7 @@ export class PartitionLeases {
           replica,
           partitions: m.partitions,
           mine: this.opts.partitions,
-          msg: 'replicas disagree on DIRIGENT_COORDINATOR_PARTITIONS: taking no partitions',
+          msg: `replicas disagree on ${this.opts.setting}: taking no partitions`,
         });
         return null;
       }

@@ -1,5 +1,5 @@
-import type { Messaging } from '@dirigent/messaging';
 import { closeMessaging, testMessaging, uid, waitFor } from '@dirigent/testing';
+import type { Messaging } from './messaging';
 import { PartitionLeases, type PartitionOwner } from './partition-leases';
 
 const PARTITIONS = 4;
@@ -35,7 +35,14 @@ describe('PartitionLeases', () => {
     connections.push(m);
     const leases = await PartitionLeases.open(
       m,
-      { partitions: PARTITIONS, replicaId: name, leaseMs: 900, bucket, log: quiet },
+      {
+        partitions: PARTITIONS,
+        replicaId: name,
+        leaseMs: 900,
+        bucket,
+        setting: 'PARTITIONS',
+        log: quiet,
+      },
       owner,
     );
     running.push(leases);
