@@ -16,18 +16,23 @@ export class DiscordIngestConfig extends BaseConfig {
   @EnvInt({ min: 0 }) DISCORD_CATCHUP_MAX_PAGES = 10;
   /**
    * The bot's gateway shard count: `auto` takes Discord's recommendation (`GET /gateway/bot`),
-   * a number fixes it (the same in every replica).
+   * a number fixes it (the same in every replica). The shards are leased to the replicas;
+   * a guild's events come from shard `(guildId >> 22) % shardCount`.
    */
   @Matches(/^(auto|[1-9]\d{0,4})$/, { message: '$property must be auto or a shard count' })
   DISCORD_SHARD_COUNT = 'auto';
   /**
-   * The shards this replica connects, comma-separated (`0,1`); absent: all of them. Needs a
-   * numeric `DISCORD_SHARD_COUNT`; a guild's events come from the shard
-   * `(guildId >> 22) % shardCount`.
+   * This replica's name in the shard leases (one process at a time: a replica restarted under
+   * the same id takes its leases back at once); unset = a new random id per process.
    */
   @IsOptional()
-  @Matches(/^\d{1,5}(,\d{1,5})*$/, { message: '$property must be shard ids like 0,1,2' })
-  DISCORD_SHARD_IDS?: string;
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: '$property must be 1-64 of [A-Za-z0-9_-]' })
+  DISCORD_INGEST_REPLICA_ID?: string;
+  /**
+   * How long a shard lease lives without renewal: a dead replica's shards are taken over
+   * about this long after it stopped renewing (replicas renew every sixth of it).
+   */
+  @EnvInt({ min: 600, max: 60000 }) DISCORD_SHARD_LEASE_MS = 5000;
   /** Deliveries of a send/delete command before it is dead-lettered. */
   @EnvInt({ min: 0 }) DISCORD_COMMAND_MAX_DELIVER = 8;
 }

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { Durables, StreamSpecs } from '@dirigent/contracts';
+import { StreamSpecs } from '@dirigent/contracts';
 import type { ServiceDefinition } from '@dirigent/service-kit';
 import { AgentWebhooks } from './adapters/agent-webhooks';
 import { DiscordConnection } from './adapters/discord-connection';
@@ -8,6 +8,7 @@ import { DiscordIngestRunner } from './adapters/discord-ingest.runner';
 import { DiscordRest } from './adapters/discord-rest';
 import { DiscordEventPublisher } from './adapters/event-publisher';
 import { GatewayIngest } from './adapters/gateway-ingest';
+import { IngestShards } from './adapters/ingest-shards';
 import { SlashCommands } from './adapters/slash-commands';
 import { AddReaction } from './application/add-reaction';
 import { AssignRole } from './application/assign-role';
@@ -33,6 +34,7 @@ export { DiscordIngestConfig } from './config';
 export { DiscordIngestRunner } from './adapters/discord-ingest.runner';
 export { DiscordConnection } from './adapters/discord-connection';
 export { GatewayIngest } from './adapters/gateway-ingest';
+export { IngestShards } from './adapters/ingest-shards';
 
 const adapters = [
   DiscordConnection,
@@ -42,6 +44,8 @@ const adapters = [
   DiscordEventPublisher,
   GatewayIngest,
   SlashCommands,
+  IngestShards,
+  DiscordCommandHandlers,
   DiscordIngestRunner,
 ];
 const useCases = [
@@ -64,20 +68,17 @@ const useCases = [
 
 /**
  * The only code that knows Discord: gateway in, commands out, queries, slash commands.
- * Without a token there is no command consumer: commands wait in their stream.
+ * The command consumer runs on the replica holding shard 0's lease (IngestShards); without
+ * a token there is none: commands wait in their stream.
  */
 @Module({})
 export class DiscordIngestModule {
-  static forConfig(config: DiscordIngestConfig) {
+  static build() {
     return {
       module: DiscordIngestModule,
-      controllers: [
-        DiscordQueryHandlers,
-        DiscordActionHandlers,
-        ...(config.DISCORD_TOKEN ? [DiscordCommandHandlers] : []),
-      ],
+      controllers: [DiscordQueryHandlers, DiscordActionHandlers],
       providers: [...adapters, ...useCases],
-      exports: [DiscordIngestRunner, DiscordConnection, GatewayIngest],
+      exports: [DiscordIngestRunner, DiscordConnection, GatewayIngest, IngestShards],
     };
   }
 }
@@ -88,8 +89,5 @@ export const DiscordIngestService: ServiceDefinition<DiscordIngestConfig> = {
   defaultPort: 3001,
   config: DiscordIngestConfig,
   streams: [StreamSpecs.discordEvents, StreamSpecs.discordCommands, StreamSpecs.deadLetter],
-  module: (config) => DiscordIngestModule.forConfig(config),
-  consumers: (config) => ({
-    [Durables.ingestCommands]: { maxDeliver: config.DISCORD_COMMAND_MAX_DELIVER },
-  }),
+  module: () => DiscordIngestModule.build(),
 };

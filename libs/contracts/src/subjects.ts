@@ -185,6 +185,8 @@ export const Buckets = {
   timers: 'dirigent_timers',
   /** Partition leases and membership of the coordinator replicas. */
   coordinatorLeases: 'dirigent_coordinator_leases',
+  /** Gateway shard leases and membership of the ingest replicas. */
+  ingestShardLeases: 'dirigent_ingest_shard_leases',
   /** The coordinator's channel snapshots: one key per channel (a cache of the event store). */
   channelSnapshots: 'dirigent_channel_snapshots',
   /** The outcomes of skill calls' Discord writes by call id, so a re-run does not repeat them. */

@@ -1,5 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Client, Events, GatewayIntentBits, Partials, type ClientOptions } from 'discord.js';
+import {
+  Client,
+  ClientUser,
+  Events,
+  GatewayIntentBits,
+  Partials,
+  Routes,
+  type ClientOptions,
+} from 'discord.js';
 import { TransientError } from '@dirigent/messaging';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { DiscordIngestConfig } from '../config';
@@ -20,26 +28,28 @@ export const PARTIALS = [Partials.Message, Partials.Reaction, Partials.User];
 const WAIT_LAP_MS = 20_000;
 
 /**
- * discord.js's sharding options from the config: every shard (`auto`: as many as Discord
- * recommends), or this replica's share of a fixed count.
+ * What of discord.js's own WebSocketManager (14.x, pinned) the shard set is changed through:
+ * `connect()` builds its @discordjs/ws manager (`_ws`) from `client.options.shards` and
+ * `shardCount` when there is none, and keeps one wrapper per shard in `shards`.
  */
-export function shardOptions(
-  config: Pick<DiscordIngestConfig, 'DISCORD_SHARD_COUNT' | 'DISCORD_SHARD_IDS'>,
-): Pick<ClientOptions, 'shards' | 'shardCount'> {
-  const count = config.DISCORD_SHARD_COUNT === 'auto' ? null : Number(config.DISCORD_SHARD_COUNT);
-  if (!config.DISCORD_SHARD_IDS) return count ? { shardCount: count } : { shards: 'auto' };
-  if (!count) throw new Error('DISCORD_SHARD_IDS needs a numeric DISCORD_SHARD_COUNT');
-  const ids = [...new Set(config.DISCORD_SHARD_IDS.split(',').map(Number))].sort((a, b) => a - b);
-  const outside = ids.find((id) => id >= count);
-  if (outside !== undefined) {
-    throw new Error(
-      `DISCORD_SHARD_IDS: shard ${outside} is not below DISCORD_SHARD_COUNT ${count}`,
-    );
-  }
-  return { shards: ids, shardCount: count };
+interface ShardedWs {
+  _ws: {
+    removeAllListeners(): void;
+    destroy(o: { code: number; reason: string }): Promise<void>;
+  } | null;
+  shards: Map<number, unknown>;
+  connect(): Promise<void>;
 }
 
-/** Owns the discord.js client: its options, login, readiness and teardown. */
+/** How long a newly connected shard may take to receive its guilds. */
+const SHARD_READY_MS = 30_000;
+
+/**
+ * Owns the discord.js client: its options, REST login, gateway shard set and teardown. The
+ * client logs in over REST first (the bot user, the shard count); which gateway shards it
+ * connects is set afterwards, and changed, through discord.js's own sharding (`shards`,
+ * `shardCount`), as the shard leases come and go.
+ */
 @Injectable()
 export class DiscordConnection {
   private readonly log = new Logger('discord-connection');
@@ -61,13 +71,13 @@ export class DiscordConnection {
       // One quick retry inside discord.js REST; the command consumer owns the longer backoff.
       rest: { api: config.DISCORD_API_URL, version: '10', retries: 1 },
       waitGuildTimeout: 5000,
-      ...shardOptions(config),
     };
     this.client = config.DISCORD_TOKEN ? new Client(options) : null;
   }
 
-  get connected(): boolean {
-    return this.client?.isReady() ?? false;
+  /** Logged in over REST: the bot user is known, REST calls may be made. */
+  get loggedIn(): boolean {
+    return !!this.client?.user && !!this.client.token;
   }
 
   /** The moderator's user id: configured, else the logged-in bot. */
@@ -77,17 +87,79 @@ export class DiscordConnection {
     return id;
   }
 
-  /** Logs in and resolves once discord.js is ready (all guilds received). */
+  /**
+   * Logs in over REST (token, the bot user as the gateway's READY would give it), without
+   * a gateway connection: `connectShards` opens those.
+   */
   async login(): Promise<Client<true>> {
     const client = this.client;
     if (!client) throw new Error('no DISCORD_TOKEN');
-    const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
-    await client.login(this.config.DISCORD_TOKEN);
-    const c = await ready;
-    this.log.log(
-      `connected to Discord as ${c.user.tag} (${c.user.id}); ${c.guilds.cache.size} guild(s)`,
-    );
-    return c;
+    client.token = this.config.DISCORD_TOKEN!;
+    client.rest.setToken(client.token);
+    const me: unknown = await client.rest.get(Routes.user());
+    // discord.js's READY handler patches this user, or makes it the same way.
+    if (!client.user) {
+      const user = new (ClientUser as unknown as new (c: Client, d: unknown) => ClientUser)(
+        client,
+        me,
+      );
+      client.user = user;
+      client.users.cache.set(user.id, user);
+    }
+    this.log.log(`logged in to Discord as ${client.user.tag} (${client.user.id})`);
+    return client as Client<true>;
+  }
+
+  /** The bot's shard count: configured, else Discord's recommendation (`GET /gateway/bot`). */
+  async shardCount(): Promise<number> {
+    if (this.config.DISCORD_SHARD_COUNT !== 'auto') return Number(this.config.DISCORD_SHARD_COUNT);
+    const bot = (await this.client!.rest.get(Routes.gatewayBot())) as { shards: number };
+    return bot.shards;
+  }
+
+  /**
+   * Makes the gateway connect exactly shards `ids` of `count`: the current connections close,
+   * the guilds of shards no longer held leave the cache, and the set is connected again
+   * through discord.js's WebSocketManager. Resolves once every shard is ready (its guilds
+   * received), or rejects after a time.
+   */
+  async connectShards(ids: number[], count: number): Promise<void> {
+    const client = this.client!;
+    const ws = client.ws as unknown as ShardedWs;
+    const old = ws._ws;
+    if (old) {
+      old.removeAllListeners();
+      await old.destroy({ code: 1000, reason: 'shard set changed' });
+    }
+    ws._ws = null;
+    ws.shards.clear();
+    const held = new Set(ids);
+    const gone = client.guilds.cache.filter((g) => !held.has(g.shardId));
+    client.channels.cache.sweep((c) => 'guildId' in c && gone.has(c.guildId));
+    client.guilds.cache.sweep((g) => gone.has(g.id));
+    if (ids.length === 0) return;
+    client.options.shards = ids;
+    client.options.shardCount = count;
+    const waiting = new Set(ids);
+    let timer: NodeJS.Timeout | undefined;
+    let onReady!: (id: number) => void;
+    const ready = new Promise<void>((resolve, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`shards ${[...waiting].join(',')} not ready`)),
+        SHARD_READY_MS,
+      );
+      onReady = (id) => {
+        waiting.delete(id);
+        if (waiting.size === 0) resolve();
+      };
+      client.on(Events.ShardReady, onReady);
+    });
+    try {
+      await Promise.all([ws.connect(), ready]);
+    } finally {
+      clearTimeout(timer);
+      client.off(Events.ShardReady, onReady);
+    }
   }
 
   /** Logged in and caught up: commands may run from now on. */

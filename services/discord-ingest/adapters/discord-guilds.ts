@@ -55,10 +55,11 @@ export class DiscordGuilds {
 
   client(): Client<true> {
     const client = this.connection.client;
-    if (!client?.isReady()) {
+    // Logged in is enough: what the held shards do not cache is fetched over REST.
+    if (!client || !this.connection.loggedIn) {
       throw new DomainError(ErrorCodes.UNAVAILABLE, 'discord-ingest has no Discord connection');
     }
-    return client;
+    return client as Client<true>;
   }
 
   /**

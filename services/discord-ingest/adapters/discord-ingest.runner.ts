@@ -7,22 +7,23 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Events, type Client, type Guild } from 'discord.js';
+import { Events, type Guild } from 'discord.js';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { DiscordIngestConfig } from '../config';
 import { DiscordConnection } from './discord-connection';
 import { DiscordEventPublisher } from './event-publisher';
 import { GatewayIngest } from './gateway-ingest';
-import { gatewayConnected } from './metrics';
+import { IngestShards } from './ingest-shards';
 import { SlashCommands } from './slash-commands';
 
 const RETRY_MS = 5000;
 const STARTUP_WAIT_MS = 20_000;
 
 /**
- * Start-up order: gateway listeners first, then login; once ready, slash commands, catch-up,
- * and then commands may run (they wait for it). Without a token the service stays up,
- * healthy, with no Discord. The client is destroyed only after the command consumer stopped.
+ * Start-up order: gateway listeners first, then the REST login and the shard count; commands
+ * may run from then on (they wait for it); then the shard leases, each held set connected
+ * and caught up (IngestShards). Without a token the service stays up, healthy, with no
+ * Discord. The client is destroyed only after the leases were given back.
  */
 @Injectable()
 export class DiscordIngestRunner
@@ -30,10 +31,8 @@ export class DiscordIngestRunner
 {
   private readonly log = new Logger('discord-ingest');
   private stopped = false;
-  /** Later (re)connects catch up from the handlers; the first one from `connect`. */
-  private caughtUpOnce = false;
   private readonly timers = new Set<NodeJS.Timeout>();
-  /** Resolves when the service is connected, caught up and ready for commands. */
+  /** Resolves when the service is logged in and has joined the shard leases. */
   ready: Promise<void> = Promise.resolve();
 
   constructor(
@@ -42,6 +41,7 @@ export class DiscordIngestRunner
     private readonly gateway: GatewayIngest,
     private readonly slash: SlashCommands,
     private readonly publisher: DiscordEventPublisher,
+    private readonly shards: IngestShards,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -52,18 +52,7 @@ export class DiscordIngestRunner
     }
     this.gateway.attach(client);
     this.slash.attach(client);
-    client.on(Events.ShardResume, () => void this.gateway.catchUp(client as Client<true>));
-    client.on(Events.ShardReady, () => {
-      if (this.caughtUpOnce) void this.gateway.catchUp(client as Client<true>);
-    });
-    const dropped = () => {
-      gatewayConnected.set(0);
-      this.gateway.holdLiveEvents();
-    };
-    client.on(Events.ShardDisconnect, dropped);
-    client.on(Events.ShardReconnecting, dropped);
-    client.on(Events.ShardResume, () => gatewayConnected.set(1));
-    client.on(Events.ShardReady, () => gatewayConnected.set(1));
+    this.shards.attach(client);
     // After READY, discord.js emits GuildCreate only for a guild the bot was not in.
     client.on(Events.GuildCreate, (g) => void this.joined(g, `join-${randomUUID()}`));
     client.on(Events.Error, (e) => this.log.error({ err: e.message }, 'discord.js error'));
@@ -78,12 +67,10 @@ export class DiscordIngestRunner
       this.connection.login(),
     );
     if (!client) return;
-    await Promise.all(client.guilds.cache.map((g) => this.slash.register(g)));
-    await this.gateway.catchUp(client);
-    this.caughtUpOnce = true;
+    const count = await this.retry('read the shard count', () => this.connection.shardCount());
+    if (count === null) return;
     this.connection.markStarted(client);
-    const boot = `start-${randomUUID()}`;
-    for (const g of client.guilds.cache.values()) await this.joined(g, boot);
+    await this.retry('join the shard leases', () => this.shards.start(client, count));
   }
 
   /** Tells the others the bot is in a guild. */
@@ -125,6 +112,7 @@ export class DiscordIngestRunner
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.shards.stop().catch((e: Error) => this.log.error({ err: e.message }, 'leases'));
     await this.connection.destroy();
   }
 }

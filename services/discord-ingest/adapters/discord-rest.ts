@@ -19,15 +19,24 @@ function failureOf(e: unknown): DiscordFailure {
  */
 @Injectable()
 export class DiscordRest {
-  /** A guild text channel of `guildId`, from the cache or fetched. */
+  /**
+   * A guild text channel of `guildId`: from the cache when this replica's shards hold the
+   * guild, else fetched with its guild over REST, uncached (nothing would keep it current).
+   */
   async textChannel(
     client: Client<true>,
     guildId: string,
     channelId: string,
   ): Promise<GuildTextBasedChannel> {
-    const channel =
-      client.channels.cache.get(channelId) ??
-      (await this.call('send', () => client.channels.fetch(channelId)));
+    const fetchUncached = async () => {
+      const guild = await this.call('send', () =>
+        client.guilds.fetch({ guild: guildId, cache: false, force: true }),
+      );
+      return this.call('send', () =>
+        guild.channels.fetch(channelId, { cache: false, force: true }),
+      );
+    };
+    const channel = client.channels.cache.get(channelId) ?? (await fetchUncached());
     if (!channel || !channel.isTextBased() || channel.isDMBased()) {
       throw new PermanentError(`channel ${channelId} is not a guild text channel`);
     }

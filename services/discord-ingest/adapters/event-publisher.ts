@@ -106,6 +106,11 @@ export class DiscordEventPublisher {
     gatewayEvents.inc({ kind: 'guild.joined', path: 'live' });
   }
 
+  /** Forgets the newest messages remembered: the next catch-up reads them from the stream. */
+  forgetNewest(): void {
+    this.lastSeen.clear();
+  }
+
   private saw(channelId: string, messageId: string): void {
     this.lastSeen.set(channelId, later(messageId, this.lastSeen.get(channelId)));
   }

@@ -5,6 +5,7 @@ import {
   type Channel,
   MessageReferenceType,
   PermissionFlagsBits,
+  SnowflakeUtil,
   type Client,
   type GuildMember,
   type Message,
@@ -50,6 +51,9 @@ function messageFacts(m: Message | PartialMessage): MessageFacts {
       m.reference?.type === MessageReferenceType.Default ? (m.reference.messageId ?? null) : null,
   };
 }
+
+/** How far back a channel with nothing published yet is caught up. */
+const UNSEEN_CHANNEL_WINDOW_MS = 10 * 60_000;
 
 const later = (a: string, b: string | undefined) => (!b || BigInt(a) > BigInt(b) ? a : b);
 
@@ -252,9 +256,11 @@ export class GatewayIngest {
   }
 
   private async catchUpChannel(channel: TextChannel): Promise<number> {
-    let after = await this.publisher.newestPublished(channel.guildId, channel.id);
-    // A channel we never published from has no "since": history is not backfilled.
-    if (!after) return 0;
+    // A channel nothing was published from yet (new, or its first messages fell into a
+    // shard's hand-over) starts a short window back: no older history is backfilled.
+    let after =
+      (await this.publisher.newestPublished(channel.guildId, channel.id)) ??
+      SnowflakeUtil.generate({ timestamp: Date.now() - UNSEEN_CHANNEL_WINDOW_MS }).toString();
     let count = 0;
     for (let page = 0; page < this.config.DISCORD_CATCHUP_MAX_PAGES; page++) {
       const batch = await channel.messages.fetch({ after, limit: 100, cache: false });

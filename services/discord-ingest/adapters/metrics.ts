@@ -20,3 +20,9 @@ export const gatewayConnected = new Gauge({
   help: '1 while the discord.js client is ready, else 0',
   registers: [metricsRegistry],
 });
+
+export const shardsOwned = new Gauge({
+  name: 'dirigent_discord_shards_owned',
+  help: 'Gateway shards this ingest replica holds the lease of and has connected',
+  registers: [metricsRegistry],
+});

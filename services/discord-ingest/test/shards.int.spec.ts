@@ -6,19 +6,22 @@ import { DiscordIngestService } from '../discord-ingest.module';
 import { DiscordConnection } from '../adapters/discord-connection';
 import { DiscordIngestRunner } from '../adapters/discord-ingest.runner';
 import { GatewayIngest } from '../adapters/gateway-ingest';
+import { IngestShards } from '../adapters/ingest-shards';
 import { discordEvents, startHarness, type Harness } from './harness';
 
 /**
- * The sharded gateway: replicas each connect their share of the bot's shards (discord.js's
- * own sharding), the local Discord routes each guild to shard `(guildId >> 22) % count`, and
- * every message is published once, by the replica whose shard holds its guild.
+ * The sharded gateway: the bot's shards are leased to the replicas, each connects the
+ * shards it holds (discord.js's own sharding), the local Discord routes each guild to shard
+ * `(guildId >> 22) % count`, and every message is published once, by the replica whose
+ * shard holds its guild. A replica that joins gets its share handed over; one that leaves
+ * hands its shards back.
  */
 describe('discord-ingest shards (real discord.js against the local Discord)', () => {
   const SHARDS = 4;
   let h: Harness;
   let second: INestApplication | undefined;
   beforeAll(async () => {
-    h = await startHarness({ DISCORD_SHARD_COUNT: String(SHARDS), DISCORD_SHARD_IDS: '0,1' });
+    h = await startHarness({ DISCORD_SHARD_COUNT: String(SHARDS), DISCORD_SHARD_LEASE_MS: '1200' });
   });
   afterAll(async () => {
     await second?.close();
@@ -39,18 +42,22 @@ describe('discord-ingest shards (real discord.js against the local Discord)', ()
     return app;
   };
 
-  it('splits the guilds by shard between two replicas and publishes each message once', async () => {
-    second = await replica({ DISCORD_SHARD_COUNT: String(SHARDS), DISCORD_SHARD_IDS: '2,3' });
-    const apps = [h.app, second];
+  const owned = (app: INestApplication) => app.get(IngestShards).owned;
+
+  it('splits the shards between two replicas by lease and publishes each message once', async () => {
     const guilds = Array.from({ length: 12 }, (_, i) =>
       h.discord.createGuild({ id: snowflake(), name: `sharded-${i}` }),
     );
-    const owner = (guildId: string) => (shardOf(guildId, SHARDS) < 2 ? 0 : 1);
+    await waitFor(() => owned(h.app).length === SHARDS, 30_000);
+    second = await replica({ DISCORD_SHARD_COUNT: String(SHARDS), DISCORD_SHARD_LEASE_MS: '1200' });
+    const apps = [h.app, second];
+    await waitFor(() => owned(h.app).length === 2 && owned(second!).length === 2, 30_000);
+    expect([...owned(h.app), ...owned(second)].sort()).toEqual([0, 1, 2, 3]);
+    const owner = (guildId: string) => (owned(h.app).includes(shardOf(guildId, SHARDS)) ? 0 : 1);
     const cached = (app: INestApplication, guildId: string) =>
       app.get(DiscordConnection).client!.guilds.cache.has(guildId);
     await waitFor(() => guilds.every((g) => cached(apps[owner(g.id)], g.id)), 30_000);
     for (const g of guilds) expect(cached(apps[1 - owner(g.id)], g.id)).toBe(false);
-    expect([...h.discord.gateway.shardSessions.keys()].sort()).toEqual([0, 1, 2, 3]);
 
     const before = apps.map((a) => a.get(GatewayIngest).published);
     const channels = guilds.map((g) => {
@@ -77,6 +84,12 @@ describe('discord-ingest shards (real discord.js against the local Discord)', ()
     const expected = [0, 1].map((r) => guilds.filter((g) => owner(g.id) === r).length);
     expect(perReplica).toEqual(expected);
     expect(before.every((n, i) => members[i] >= n)).toBe(true);
+
+    // The second replica leaves: its shards are handed back and their guilds cached again.
+    await second.close();
+    second = undefined;
+    await waitFor(() => owned(h.app).length === SHARDS, 30_000);
+    await waitFor(() => guilds.every((g) => cached(h.app, g.id)), 30_000);
   });
 
   it('connects as many shards as GET /gateway/bot recommends with DISCORD_SHARD_COUNT=auto', async () => {
@@ -84,8 +97,10 @@ describe('discord-ingest shards (real discord.js against the local Discord)', ()
     second = undefined;
     h.discord.recommendedShards = 3;
     const identifies = h.discord.gateway.identifies;
+    await h.stopApp();
     const auto = await replica({ DISCORD_SHARD_COUNT: 'auto' });
     try {
+      await waitFor(() => owned(auto).length === 3, 30_000);
       expect(h.discord.gateway.identifies - identifies).toBe(3);
       const client = auto.get(DiscordConnection).client!;
       expect(client.options.shardCount).toBe(3);
