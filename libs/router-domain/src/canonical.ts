@@ -51,6 +51,9 @@ export const CANONICAL_DISPOSITIONS: readonly Disposition[] = [
     outputShape: 'single-line',
     searchPosture: 'person-deep',
     riskAppetite: 'spicy',
+    // The roast found something in the person's history: coming back to it later, after
+    // the talk has moved on, is the delayed callback ("earlier you said …").
+    selfFollowupHint: { probability: 0.15, bias: 'callback-later', windowMs: [20 * MIN, 60 * MIN] },
   },
   {
     id: 'factual-recall',

@@ -3,6 +3,7 @@ import {
   gate,
   isMentioned,
   preflight,
+  followupAbortReason,
   rollFollowup,
   route,
   sampleCandidate,
@@ -123,21 +124,38 @@ describe('route', () => {
 });
 
 describe('the callback-later follow-up bias', () => {
-  it('is reached through a disposition’s follow-up hint and favours the callback hunt', () => {
-    // No canonical disposition carries it; one that does (an admin upsert or the router's
-    // configuration) schedules it, and its follow-up turn leans to calling back.
-    const hint = {
-      probability: 1,
-      bias: 'callback-later' as const,
-      windowMs: [600_000, 600_000] as [number, number],
-    };
-    const plan = rollFollowup(hint, { seed: 's', now: 0, trigger: 'reactive' });
-    expect(plan).toEqual({ bias: 'callback-later', dueAt: 600_000 });
+  it('is scheduled by the roast-back disposition and favours the callback hunt when it fires', () => {
+    const roast = CANONICAL_DISPOSITIONS.find((d) => d.id === 'roast-back')!;
+    expect(roast.selfFollowupHint?.bias).toBe('callback-later');
+    const seed = [...Array(100).keys()]
+      .map((i) => `s${i}`)
+      .find((s) => rollFollowup(roast.selfFollowupHint, { seed: s, now: 0, trigger: 'reactive' }));
+    const plan = rollFollowup(roast.selfFollowupHint, { seed: seed!, now: 0, trigger: 'reactive' });
+    expect(plan?.bias).toBe('callback-later');
+    expect(plan!.dueAt).toBeGreaterThanOrEqual(20 * 60_000);
     const ctx = { trigger: 'self-followup' as const, agent: dit, mentioned: false, content: '' };
     const score = (bias?: 'callback-later') =>
       scoreDispositions(CANONICAL_DISPOSITIONS, { ...ctx, ...(bias ? { bias } : {}) }).find(
         (c) => c.dispositionId === 'callback-from-memory',
       )!.score;
     expect(score('callback-later')).toBeGreaterThan(score());
+  });
+
+  it('is not aborted because the talk moved on (that is when it calls back)', () => {
+    const since = Array.from({ length: 8 }, (_, i) => ({
+      authorId: `u${i}`,
+      authorIsBot: false,
+      at: i,
+    }));
+    const input = { botMessageIds: ['b1'], since, now: 3_600_000, movedOnAfter: 6 };
+    expect(followupAbortReason(input)).toBe('moved-on');
+    expect(followupAbortReason({ ...input, bias: 'callback-later' })).toBeNull();
+    expect(
+      followupAbortReason({
+        ...input,
+        bias: 'callback-later',
+        since: [...since, { authorId: 'u1', authorIsBot: false, at: 9, replyToMessageId: 'b1' }],
+      }),
+    ).toBe('human-replied');
   });
 });

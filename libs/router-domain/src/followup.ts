@@ -44,6 +44,8 @@ export interface FollowupAbortInput {
   now: number;
   /** Human messages after which the conversation has moved on. */
   movedOnAfter?: number;
+  /** A `callback-later` follow-up is meant for after the talk moved on: that rule is not its. */
+  bias?: FollowupBias;
   /** A human message or typing this recent means someone is mid-thought. */
   midThoughtMs?: number;
 }
@@ -59,7 +61,7 @@ export function followupAbortReason(i: FollowupAbortInput): FollowupAbortReason 
       (i.agentUserId !== undefined && (m.mentions ?? []).includes(i.agentUserId)),
   );
   if (replied) return 'human-replied';
-  if (humans.length >= (i.movedOnAfter ?? 6)) return 'moved-on';
+  if (i.bias !== 'callback-later' && humans.length >= (i.movedOnAfter ?? 6)) return 'moved-on';
   const midThought = i.midThoughtMs ?? 20_000;
   const lastHuman = humans.length ? Math.max(...humans.map((m) => m.at)) : -Infinity;
   const lastTyping = i.othersTypingAt ?? -Infinity;

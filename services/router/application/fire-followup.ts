@@ -119,6 +119,7 @@ export class FireFollowup {
       othersTypingAt: others.length ? Math.max(...others.map((t) => t.at)) : undefined,
       now: this.clock.now(),
       movedOnAfter: this.config.file.followups.movedOnAfter,
+      bias: f.bias as FollowupBias,
       midThoughtMs: this.config.file.followups.midThoughtMs,
     });
   }

@@ -19,6 +19,7 @@ import { Migration20261128031000_personas } from './Migration20261128031000_pers
 import { Migration20261128032000_router_inbound } from './Migration20261128032000_router_inbound';
 import { Migration20261128033000_decision_tool_calls } from './Migration20261128033000_decision_tool_calls';
 import { Migration20261128034000_orchestrator_tool_calls } from './Migration20261128034000_orchestrator_tool_calls';
+import { Migration20261128110000_roast_back_callback_later } from './Migration20261128110000_roast_back_callback_later';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -83,5 +84,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261128034000_orchestrator_tool_calls',
     class: Migration20261128034000_orchestrator_tool_calls,
+  },
+  {
+    name: 'Migration20261128110000_roast_back_callback_later',
+    class: Migration20261128110000_roast_back_callback_later,
   },
 ];
