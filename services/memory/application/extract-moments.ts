@@ -233,12 +233,27 @@ export class ExtractMoments {
   /**
    * Phrases said by at least three people become (or refresh) lore, written in lore id
    * order and linked in one statement (the lock order redactions use); returns the
-   * messages the lore was drawn on.
+   * messages the written lore was drawn on. Lore whose shingles are all linked to it, with
+   * the same text and sources, is left alone: every batch of every channel coalesces the
+   * whole guild, and rewriting (and re-embedding) each phrase every time was most of the
+   * database's work during a busy ingest.
    */
   private async coalesce(guildId: string, now: number): Promise<string[]> {
     await this.phrases.prune(guildId, new Date(now - PHRASE_TTL_MS));
-    const found = coalescePhrases(await this.phrases.confirmed(guildId, LORE_MIN_PEOPLE))
+    const confirmed = await this.phrases.confirmed(guildId, LORE_MIN_PEOPLE);
+    const stored = new Map(confirmed.map((c) => [c.phrase, c]));
+    const found = coalescePhrases(confirmed)
       .map((p) => ({ ...p, id: phraseLoreId(guildId, p.phrase), text: phraseLoreText(p) }))
+      .filter((p) =>
+        p.shingles.some((s) => {
+          const c = stored.get(s);
+          return (
+            c?.loreId !== p.id ||
+            c.lore?.text !== p.text ||
+            !sameItems(c.lore.sourceIds, p.messageIds)
+          );
+        }),
+      )
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     await this.em.transactional(async () => {
       for (const p of found) {
@@ -283,3 +298,6 @@ export class ExtractMoments {
     }
   }
 }
+
+const sameItems = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);

@@ -8,6 +8,12 @@ import {
 } from '@dirigent/memory-domain';
 import { containsPatterns, sql } from './sql';
 
+export interface ConfirmedPhrase extends PhraseUses {
+  loreId: string | null;
+  /** The linked lore as stored; null when there is none (not linked, or dropped). */
+  lore: { text: string; sourceIds: string[] } | null;
+}
+
 /**
  * Phrases repeated across a guild (`memory_phrase`: the messages and people that used each
  * three-word phrase) and the moment batch's cursor per channel (`memory_moment_scan`).
@@ -62,18 +68,28 @@ export class PhraseStore {
     );
   }
 
-  /** Phrases used by at least `minPeople` different people (the lore candidates). */
-  async confirmed(
-    guildId: string,
-    minPeople: number,
-  ): Promise<(PhraseUses & { loreId: string | null })[]> {
+  /**
+   * Phrases used by at least `minPeople` different people (the lore candidates), each with
+   * the lore it is linked to as stored (text and sources), so that unchanged lore is not
+   * written again.
+   */
+  async confirmed(guildId: string, minPeople: number): Promise<ConfirmedPhrase[]> {
     const rows = await sql(
       this.em,
-      `select phrase, occurrences, lore_id from memory_phrase p where guild_id = ?
+      `select p.phrase, p.occurrences, p.lore_id, l.text as lore_text,
+         l.source_message_ids as lore_sources
+       from memory_phrase p
+       left join memory_lore l on l.guild_id = p.guild_id and l.id = p.lore_id
+       where p.guild_id = ?
        and (select count(distinct o->>'authorId') from jsonb_array_elements(p.occurrences) o) >= ?`,
       [guildId, minPeople],
     );
-    return rows.map((r) => ({ phrase: r.phrase, occurrences: r.occurrences, loreId: r.lore_id }));
+    return rows.map((r) => ({
+      phrase: r.phrase,
+      occurrences: r.occurrences,
+      loreId: r.lore_id,
+      lore: r.lore_text === null ? null : { text: r.lore_text, sourceIds: r.lore_sources ?? [] },
+    }));
   }
 
   /** Links phrases to the lore coalesced from them, in one statement (rows locked in phrase order). */
