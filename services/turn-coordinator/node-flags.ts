@@ -1,7 +1,7 @@
 /**
  * The Node/V8 flags the turn coordinator runs with: its Kubernetes command, its Compose
  * command, `npm run start:turn-coordinator` and the benchmark's coordinator process all name
- * them (node-flags.unit.spec.ts keeps them in step).
+ * them (test/deploy/node-flags.unit.spec.ts keeps them in step).
  *
  * `--max-semi-space-size=64` (MB; Node 20's default is 16): a young generation four times as
  * large. With the default, a busy coordinator scavenged every 50 ms while it created channels

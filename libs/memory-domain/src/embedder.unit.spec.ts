@@ -3,6 +3,7 @@ import {
   contentWords,
   cosine,
   hashedEmbedding,
+  hashedEmbeddingF32,
   HASHED_EMBEDDER_DIMENSIONS,
   stem,
 } from './embedder';
@@ -15,6 +16,28 @@ describe('hashed embedder', () => {
     expect(a).toHaveLength(HASHED_EMBEDDER_DIMENSIONS);
     expect(norm(a)).toBeCloseTo(1, 5);
     expect(hashedEmbedding('Alice adopted a beagle named Biscuit')).toEqual(a);
+  });
+
+  it('keeps the vectors stored by earlier versions (the same coordinates and values)', () => {
+    const v = hashedEmbedding('Alice adopted a beagle named Biscuit');
+    const nonZero = v.flatMap((x, i) => (x ? [[i, Math.fround(x)]] : []));
+    expect(nonZero).toHaveLength(55);
+    expect(nonZero.slice(0, 4)).toEqual([
+      [2, 0.0919540673494339],
+      [9, -0.10617941617965698],
+      [11, -0.07508018612861633],
+      [13, -0.0919540673494339],
+    ]);
+  });
+
+  it('gives as 4-byte floats the same values as the vector rounded', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 120 }), (text) => {
+        expect(Array.from(hashedEmbeddingF32(text))).toEqual(
+          Array.from(Float32Array.from(hashedEmbedding(text))),
+        );
+      }),
+    );
   });
 
   it('is any text to a unit vector, or the zero vector when nothing is left', () => {

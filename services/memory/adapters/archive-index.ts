@@ -1,6 +1,12 @@
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { LexicalIndex, type LexicalDoc } from '@dirigent/memory-domain';
+import {
+  LexicalIndex,
+  VectorIndex,
+  type LexicalDoc,
+  type LexicalFilter,
+} from '@dirigent/memory-domain';
+import { EMBEDDER, type Embedder } from '../application/ports';
 import { ms, sql, type Row } from './postgres/sql';
 
 /** Rows read per query while loading a guild. */
@@ -14,6 +20,11 @@ const CATCH_UP_MS = 1_000;
 
 interface GuildIndex {
   index: LexicalIndex;
+  /**
+   * The messages' vectors when the embedder's are derived from the text (slot for slot
+   * with `index`: both take each message once, in the same order); null otherwise.
+   */
+  vectors: VectorIndex | null;
   ready: boolean;
   loaded: Promise<void>;
   /** Written or deleted while the load was reading: applied once it is done. */
@@ -40,14 +51,19 @@ export const lexicalDoc = (r: Row): LexicalDoc => ({
  * deletions and forgets. A search that arrives while its guild is still loading is told
  * so (and uses Postgres full text meanwhile), so the first search after a start answers
  * at once. Rows written by another replica are picked up within a second; a row deleted
- * by one is filtered when hits are read back from the table.
+ * by one is filtered when hits are read back from the table. With an embedder whose
+ * vectors are a function of the text (the offline one), each guild's archive vectors are
+ * computed here as messages are indexed, instead of being stored and loaded.
  */
 @Injectable()
 export class ArchiveIndex implements OnApplicationBootstrap {
   private readonly log = new Logger('memory:archive-index');
   private readonly guilds = new Map<string, GuildIndex>();
 
-  constructor(private readonly em: EntityManager) {}
+  constructor(
+    private readonly em: EntityManager,
+    @Inject(EMBEDDER) private readonly embedder: Embedder,
+  ) {}
 
   private preloadDone!: () => void;
   /**
@@ -94,7 +110,7 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     const g = this.guild(guildId);
     for (const r of rows) {
       const d = lexicalDoc(r);
-      if (g.ready) g.index.add(d);
+      if (g.ready) this.index(g, d);
       else g.added.push(d);
       if (r.seq !== undefined) g.lastSeq = Math.max(g.lastSeq, Number(r.seq));
     }
@@ -105,16 +121,53 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     const g = this.guilds.get(guildId);
     if (!g) return;
     for (const id of messageIds) {
-      g.index.remove(id);
+      this.unindex(g, id);
       if (!g.ready) g.removed.add(id);
     }
+  }
+
+  /**
+   * The guild's messages nearest a query vector of the derived model, among those the
+   * filter lets through; null when this index holds no vectors of that model for the
+   * guild (another embedder, or the guild still loading).
+   */
+  nearest(
+    guildId: string,
+    model: string,
+    vector: ArrayLike<number>,
+    k: number,
+    filter: LexicalFilter = {},
+  ): { id: string; score: number }[] | null {
+    const g = this.guilds.get(guildId);
+    if (!g?.ready || !g.vectors || model !== this.embedder.derived?.model) return null;
+    const pass = g.index.filter(filter);
+    // As 4-byte floats, as the store's searches pass them: one element kind in the loops.
+    return g.vectors
+      .search(Float32Array.from(vector), k, pass)
+      .map((h) => ({ id: g.index.doc(h.slot).id, score: h.score }));
+  }
+
+  /** A message into the guild's words (and vectors), once. */
+  private index(g: GuildIndex, d: LexicalDoc): void {
+    if (g.index.has(d.id)) return;
+    g.index.add(d);
+    if (!g.vectors) return;
+    const slot = g.vectors.add(this.embedder.derived!.vector(d.text));
+    if (slot !== g.index.slot(d.id)) throw new Error('archive words and vectors out of step');
+  }
+
+  private unindex(g: GuildIndex, id: string): void {
+    const slot = g.index.slot(id);
+    if (g.index.remove(id) && slot !== undefined) g.vectors?.remove(slot);
   }
 
   private guild(guildId: string): GuildIndex {
     let g = this.guilds.get(guildId);
     if (!g) {
+      const derived = this.embedder.derived;
       const fresh: GuildIndex = {
         index: new LexicalIndex(),
+        vectors: derived ? new VectorIndex(derived.vector('').length) : null,
         ready: false,
         loaded: Promise.resolve(),
         added: [],
@@ -147,13 +200,13 @@ export class ArchiveIndex implements OnApplicationBootstrap {
       for (let i = 0; i < rows.length; i++) {
         if (i && i % CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
         const r = rows[i];
-        if (!g.removed.has(r.message_id)) g.index.add(lexicalDoc(r));
+        if (!g.removed.has(r.message_id)) this.index(g, lexicalDoc(r));
         g.lastSeq = Math.max(g.lastSeq, Number(r.seq));
       }
       if (rows.length < PAGE) break;
     }
-    for (const d of g.added) if (!g.removed.has(d.id)) g.index.add(d);
-    for (const id of g.removed) g.index.remove(id);
+    for (const d of g.added) if (!g.removed.has(d.id)) this.index(g, d);
+    for (const id of g.removed) this.unindex(g, id);
     g.added = [];
     g.removed.clear();
     g.ready = true;
@@ -179,7 +232,7 @@ export class ArchiveIndex implements OnApplicationBootstrap {
        and message_id in (select jsonb_array_elements_text(?::jsonb))`,
       [guildId, JSON.stringify(missing)],
     );
-    for (const r of rows) g.index.add(lexicalDoc(r));
+    for (const r of rows) this.index(g, lexicalDoc(r));
   }
 
   private page(guildId: string, afterSeq: number, limit: number): Promise<Row[]> {

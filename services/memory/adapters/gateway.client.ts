@@ -1,7 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { Subjects, type LlmChatRequest, type LlmEmbedRequest } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
-import { HASHED_EMBEDDER_MODEL, hashedEmbedding } from '@dirigent/memory-domain';
+import {
+  HASHED_EMBEDDER_MODEL,
+  hashedEmbedding,
+  hashedEmbeddingF32,
+} from '@dirigent/memory-domain';
 import type { Embedder, ModelPurpose, Summarizer } from '../application/ports';
 
 interface EmbedReply {
@@ -46,11 +50,18 @@ function normalize(v: number[]): number[] {
 
 /** The weight-free hashed embedder in process: no gateway, same vectors as the offline model. */
 export class LocalEmbedder implements Embedder {
-  constructor(private readonly dimensions: number) {}
+  readonly derived;
+
+  constructor(private readonly dimensions: number) {
+    this.derived = {
+      model: `${HASHED_EMBEDDER_MODEL}/${dimensions}`,
+      vector: (text: string) => hashedEmbeddingF32(text, dimensions),
+    };
+  }
 
   async embed(_guildId: string, texts: string[]) {
     return {
-      model: `${HASHED_EMBEDDER_MODEL}/${this.dimensions}`,
+      model: this.derived.model,
       vectors: texts.map((t) => hashedEmbedding(t, this.dimensions)),
     };
   }

@@ -41,6 +41,14 @@ export class Indexer {
     await this.vectors.upsert(guildId, model, items);
   }
 
+  /**
+   * Whether the archive's vectors are derived from the messages where they are searched
+   * (`ArchiveIndex`), so that the ingest neither computes nor stores them.
+   */
+  get archiveDerived(): boolean {
+    return !!this.embedder.derived;
+  }
+
   /** One text's vector and model, or null when the embedder is unavailable. */
   async query(guildId: string, text: string) {
     const found = await this.queryMany(guildId, [text]);

@@ -211,8 +211,12 @@ export class IngestMessage {
     );
   }
 
-  /** The batch's vectors (one embedder call per guild); null when the embedder is down. */
+  /**
+   * The batch's vectors (one embedder call per guild); null when the embedder is down, or
+   * when the archive index derives them from the text itself.
+   */
   private async embed(events: MessageCreated[]) {
+    if (this.indexer.archiveDerived) return null;
     const vectors = new Map<MessageCreated, number[]>();
     let model = '';
     for (const [guildId, group] of groupBy(events, (e) => e.guildId)) {

@@ -26,6 +26,12 @@ export const VECTOR_STORE = Symbol('VECTOR_STORE');
 /** Text to vectors (through the gateway's `embed` purpose, or the local hashed embedder). */
 export interface Embedder {
   embed(guildId: string, texts: string[]): Promise<{ model: string; vectors: number[][] }>;
+  /**
+   * Set when a vector is a pure function of its text computed in this process (the offline
+   * hashed embedder): the archive's vectors are then derived where they are searched, from
+   * the messages the archive index holds, and never stored.
+   */
+  readonly derived?: { model: string; vector(text: string): Float32Array };
 }
 export const EMBEDDER = Symbol('EMBEDDER');
 

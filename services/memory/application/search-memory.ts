@@ -113,7 +113,7 @@ export class SearchMemory {
       ]),
       // A small guild's vectors load in moments: worth waiting for; a large one's take
       // seconds after a restart, and the search goes on without them meanwhile.
-      this.nearest(guildId, query, [...layers], !index || index.size > SMALL_GUILD ? 50 : 2_000),
+      this.nearest(guildId, query, [...layers], q, !index || index.size > SMALL_GUILD ? 50 : 2_000),
       has('archive') && !index ? this.postgresArchive(guildId, query, q) : null,
     ]);
     const vectorLists = nearest.map((n) => ({ key: `${n.layer}:${n.refId}`, at: 0 }));
@@ -173,21 +173,40 @@ export class SearchMemory {
     return { fullText, named };
   }
 
+  /**
+   * The nearest items by vector: the archive's from its index when the vectors are derived
+   * there (filtered as the search is), the other layers' (or all) from the vector store.
+   */
   private async nearest(
     guildId: string,
     query: string,
     layers: SearchLayer[],
+    filter: SearchQuery,
     firstLoadWaitMs: number,
   ) {
     const qv = await this.indexer.query(guildId, query);
     if (!qv) return [];
-    const found = await this.vectors.nearest(guildId, qv.model, qv.vector, {
-      layers,
-      k: CANDIDATES,
-      firstLoadWaitMs,
-    });
-    // Below this a hashed or model vector says little; keeps noise out of the fusion.
-    return found.filter((f) => f.score > 0.05);
+    const derived = layers.includes('archive')
+      ? this.archive.nearest(guildId, qv.model, qv.vector, CANDIDATES, filter)
+      : null;
+    const stored = derived ? layers.filter((l) => l !== 'archive') : layers;
+    const found = stored.length
+      ? await this.vectors.nearest(guildId, qv.model, qv.vector, {
+          layers: stored,
+          k: CANDIDATES,
+          firstLoadWaitMs,
+        })
+      : [];
+    const archive = (derived ?? []).map((h) => ({
+      layer: 'archive' as const,
+      refId: h.id,
+      score: h.score,
+    }));
+    // The best of both, as one store would answer: the layers share the candidates.
+    return [...archive, ...found]
+      .sort((a, b) => b.score - a.score)
+      .slice(0, CANDIDATES)
+      .filter((f) => f.score > 0.05); // below this a vector says little: noise in the fusion
   }
 
   /** Reads fused keys back from their tables; what was deleted meanwhile is simply absent. */

@@ -20,6 +20,7 @@ import { Migration20261128032000_router_inbound } from './Migration2026112803200
 import { Migration20261128033000_decision_tool_calls } from './Migration20261128033000_decision_tool_calls';
 import { Migration20261128034000_orchestrator_tool_calls } from './Migration20261128034000_orchestrator_tool_calls';
 import { Migration20261128110000_roast_back_callback_later } from './Migration20261128110000_roast_back_callback_later';
+import { Migration20261128113000_memory_derived_vectors } from './Migration20261128113000_memory_derived_vectors';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -88,5 +89,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261128110000_roast_back_callback_later',
     class: Migration20261128110000_roast_back_callback_later,
+  },
+  {
+    name: 'Migration20261128113000_memory_derived_vectors',
+    class: Migration20261128113000_memory_derived_vectors,
   },
 ];
