@@ -32,7 +32,7 @@ export class DiscordIngestConfig extends BaseConfig {
    * How long a shard lease lives without renewal: a dead replica's shards are taken over
    * about this long after it stopped renewing (replicas renew every sixth of it).
    */
-  @EnvInt({ min: 600, max: 60000 }) DISCORD_SHARD_LEASE_MS = 5000;
+  @EnvInt({ min: 600, max: 60000 }) DISCORD_SHARD_LEASE_MS = 4000;
   /** Deliveries of a send/delete command before it is dead-lettered. */
   @EnvInt({ min: 0 }) DISCORD_COMMAND_MAX_DELIVER = 8;
 }
