@@ -146,6 +146,45 @@ describe('moments from the room, at the epoch close', () => {
     expect(JSON.stringify(await phraseRows())).not.toContain('catriona');
   });
 
+  it('a message deleted while the batch read it is redacted from its phrases and lore', async () => {
+    const g = h.guild();
+    const channel = snowflake();
+    const [ann, ben, cat] = [snowflake(), snowflake(), snowflake()];
+    const now = Date.now();
+    const at = (i: number) => ({ createdAt: new Date(now + 3000 + i * 10).toISOString() });
+    await g.say(channel, ann, 'the printer jammed again today', at(0));
+    await g.say(channel, ben, 'printer jammed again, send help', at(1));
+    const raced = await g.say(channel, cat, 'my printer jammed again too', at(2));
+    await h.waitForCount(g.guildId, cat, 1);
+    // The deletion's tombstone committed after the batch read the message (its row stays
+    // readable, as it was for the batch), before the batch wrote phrases and lore.
+    const em = h.app!.get(EntityManager).fork();
+    await sql(em, `insert into memory_tombstone (guild_id, message_id) values (?, ?)`, [
+      g.guildId,
+      raced,
+    ]);
+    const job = await waitFor(
+      async () => {
+        const [row] = await sql(
+          em,
+          `select message_ids, done_at from memory_redaction where guild_id = ? and id like 'moments:%'`,
+          [g.guildId],
+        );
+        return row?.done_at ? row : null;
+      },
+      60_000,
+      100,
+      'the batch to redact the raced message',
+    );
+    expect(job.message_ids).toEqual([raced]);
+    expect((await search(h, g.guildId, 'printer jammed', ['lore'])).hits).toEqual([]);
+    const phrases = await sql(em, `select occurrences from memory_phrase where guild_id = ?`, [
+      g.guildId,
+    ]);
+    expect(phrases.length).toBeGreaterThan(0);
+    expect(JSON.stringify(phrases)).not.toContain(raced);
+  });
+
   it('the batch keeps what the reply graph and the silence after a message say', async () => {
     const g = h.guild();
     const channel = snowflake();
