@@ -34,7 +34,7 @@ import { ComposeReply, saysNothing, type Composed } from './compose-reply';
 import { HoldBack } from './hold-back';
 import { PersonaLearning } from './persona-learning';
 import { Personas } from './personas';
-import { Clock, DecisionLog, ModelGateway, RouterOutbox } from './ports';
+import { Clock, DecisionLog, InboundStore, ModelGateway, RouterOutbox } from './ports';
 import { ReadTheRoom } from './read-the-room';
 import { ScheduleFollowup } from './schedule-followup';
 import { tieBreak } from './tie-break';
@@ -119,6 +119,7 @@ export class ExecuteTurn {
     private readonly personas: Personas,
     private readonly learning: PersonaLearning,
     private readonly holdBacks: HoldBack,
+    private readonly inbox: InboundStore,
   ) {}
 
   /** `onDecided` runs once the decision is stored and published, before anything is sent. */
@@ -148,7 +149,10 @@ export class ExecuteTurn {
     if (decision.followup) await this.followups.sent(decision, decision.followup, sent.sentIds);
     // Under a grant the floor is the coordinator's: the withheld beats are dropped and the
     // human message takes its course there.
-    if (sent.interrupter && !r.grant) await this.reroute(r, decision, d, sent);
+    if (sent.interrupter) {
+      if (!r.grant) await this.reroute(r, decision, d, sent);
+      await this.inbox.settle(sent.interrupter.messageId, new Date(this.clock.now()));
+    }
     return decision;
   }
 

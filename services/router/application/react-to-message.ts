@@ -84,8 +84,12 @@ export class ReactToMessage implements OnApplicationBootstrap {
   async observe(m: MessageCreated, eventId?: string): Promise<void> {
     const seen = { ...seenMessage(m), ...(eventId ? { eventId } : {}) };
     if (this.claimed.has(m.messageId)) return;
-    if (this.activity.observe(seen, this.agents.userIds) !== 'new') return;
+    const seenAs = this.activity.observe(seen, this.agents.userIds);
+    if (seenAs === 'own') return;
     const state = await this.inbox.record(m, eventId, new Date(this.clock.now()));
+    // Claimed by a running burst, which routes it again and settles it; recorded first, so
+    // a SIGKILL before that resumes it at the next start like any other message.
+    if (seenAs === 'interrupt') return this.claim(m.messageId);
     if (state === 'settled') return;
     this.start(m, seen, state === 'open');
   }

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { Subjects, subject, type MessageCreated } from '@dirigent/contracts';
+import { Durables, Streams, Subjects, subject, type MessageCreated } from '@dirigent/contracts';
 import { ormConfig } from '@dirigent/persistence';
 import { CANONICAL_DISPOSITIONS } from '@dirigent/router-domain';
 import {
@@ -166,6 +166,32 @@ describe('router: plans survive SIGKILL', () => {
     // The shortest wait that would show a second firing: one more timer round trip.
     await new Promise((r) => setTimeout(r, 1000));
     expect(followups(channel, 'fired')).toHaveLength(1);
+    upstream.behave = () => ({ kind: 'ok', text: 'first thought' });
+  });
+
+  it('a human message a burst claimed before a SIGKILL is answered after the restart', async () => {
+    await weights('settle-debate');
+    upstream.behave = () => ({ kind: 'ok', text: 'one\n\ntwo\n\nthree' });
+    const guild = snowflake();
+    const channel = snowflake();
+    discord.hold();
+    await discord.human(guild, channel, 'dit, settle this: tabs or spaces?');
+    // The first beat is out and its delivery held: the burst is running.
+    await waitFor(() => discord.sent(channel).length === 1, 15_000);
+    const interrupter = await discord.human(guild, channel, 'wait, what about rust?');
+    await waitFor(async () => {
+      const i = await messaging.client.jsm.consumers.info(
+        Streams.discordEvents,
+        Durables.routerDiscordEvents,
+      );
+      return i.num_pending === 0 && i.num_ack_pending === 0;
+    });
+    await child!.kill('SIGKILL');
+    await discord.release();
+    upstream.behave = () => ({ kind: 'ok', text: 'rust, then' });
+    await start();
+    const d = await waitFor(() => decisionOn(channel, interrupter.messageId), 20_000);
+    expect(d.data.agentId).toBe('dit');
     upstream.behave = () => ({ kind: 'ok', text: 'first thought' });
   });
 
