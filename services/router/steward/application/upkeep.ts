@@ -8,13 +8,17 @@ import {
   topicSplit,
   type DecisionReached,
   type TopicSplit,
+  type UpkeepMessage,
 } from '@dirigent/router-domain';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { RouterConfig } from '../../config';
 import { ChannelActivity } from '../../application/channel-activity';
-import { Clock } from '../../application/ports';
+import { ChannelHistory, Clock } from '../../application/ports';
 import { ModChannels } from './mod-channels';
 import { ProposalService } from './proposals';
+
+/** The longest look back of the upkeep predicates. */
+const WINDOW_MS = Math.max(DEFAULT_TOPIC_SPLIT.windowMs, DEFAULT_DECISION.windowMs);
 
 interface Snapshot {
   split?: TopicSplit;
@@ -30,14 +34,20 @@ interface Snapshot {
  * so the same split is proposed once, whatever restarts do.
  * `steward-pin-decision` — on a human message, when an archive-worthy decision has been
  * reached (stated, then agreed to by two other members), propose pinning it, once.
+ * The talk they read is what the router has seen, joined the first time this process sees
+ * a channel by what the durable Discord stream holds of its last `WINDOW_MS`: a restart
+ * forgets nothing of a talk that began before it (or went on while the router was down).
  */
 @Injectable()
 export class StewardUpkeep {
   private readonly log = new Logger('router:steward');
+  /** Per channel: its talk from before this process saw it, read once from the stream. */
+  private readonly earlier = new Map<string, Promise<UpkeepMessage[]>>();
 
   constructor(
     reactor: Reactor,
     private readonly activity: ChannelActivity,
+    private readonly history: ChannelHistory,
     private readonly proposals: ProposalService,
     private readonly modChannels: ModChannels,
     private readonly clock: Clock,
@@ -71,13 +81,35 @@ export class StewardUpkeep {
 
   private async snapshot(m: MessageCreated): Promise<Snapshot> {
     if (m.authorIsBot) return { modChannel: false };
-    const recent = this.activity.get(m.channelId).recent;
     const now = this.clock.now();
+    const recent = await this.talk(m.guildId, m.channelId, now);
     return {
       modChannel: await this.modChannels.isModChannel(m.guildId, m.channelId),
       split: topicSplit(recent, now, DEFAULT_TOPIC_SPLIT),
       decision: decisionReached(recent, now, DEFAULT_DECISION),
     };
+  }
+
+  /** The channel's recent talk, oldest first: the durable stream's, then what was seen since. */
+  private async talk(guildId: string, channelId: string, now: number): Promise<UpkeepMessage[]> {
+    let earlier = this.earlier.get(channelId);
+    if (!earlier) {
+      earlier = this.history
+        .since(guildId, channelId, now - WINDOW_MS)
+        .then((e) => e.messages)
+        .catch((err: Error) => {
+          this.log.warn({ channelId, err: err.message }, 'channel history unread');
+          this.earlier.delete(channelId);
+          return [];
+        });
+      this.earlier.set(channelId, earlier);
+    }
+    const seen = this.activity.get(channelId).recent;
+    const ids = new Set(seen.map((x) => x.messageId));
+    const older = (await earlier).filter((x) => !ids.has(x.messageId) && now - x.at <= WINDOW_MS);
+    // Once out of the window, what was read is dropped: what the router sees takes over.
+    if (!older.length) this.earlier.set(channelId, Promise.resolve([]));
+    return [...older, ...seen].sort((a, b) => a.at - b.at);
   }
 
   private async proposeThread(m: MessageCreated, split: TopicSplit) {

@@ -9,6 +9,7 @@ import {
 } from '@dirigent/contracts';
 import type { FakeGuild, FakeUser } from '@dirigent/discord-fake';
 import { EventStore } from '@dirigent/event-store';
+import { knex } from '@mikro-orm/postgresql';
 import {
   snowflake,
   spawnService,
@@ -394,6 +395,46 @@ describe('steward: mod channel and proposals', () => {
     expect(proposed.args).toEqual({ channelId: channel.id, messageId: decision.id });
     expect(proposed.reason).toContain('Friday');
     await posted(h.guild.id, proposed.proposalId);
+  });
+
+  it('sees a decision the room agreed to while the router was down (the durable stream)', async () => {
+    const channel = h.discord.createChannel(h.guild.id, { id: snowflake(), name: 'plans-2' });
+    const say = (authorId: string, content: string) =>
+      h.discord.postMessage({ channelId: channel.id, authorId, content });
+    const asked = say(h.alice.id, 'so, which night for the board games?');
+    const decision = say(manager.id, "we decided: let's go with Thursday");
+    // Seen, acknowledged and settled in the router's inbox before the kill (so not resumed
+    // from it at start); the agreement comes while the router is down.
+    const db = knex({ client: 'pg', connection: testDatabaseUrl() });
+    try {
+      await waitFor(
+        async () => {
+          const rows = await db('router_inbound')
+            .whereIn('message_id', [asked.id, decision.id])
+            .whereNotNull('settled_at');
+          return rows.length === 2;
+        },
+        LONG,
+        100,
+        'the two messages settled',
+      );
+    } finally {
+      await db.destroy();
+    }
+    await killRouter();
+    say(h.bob.id, 'agreed');
+    say(h.alice.id, '👍 Thursday it is');
+    await startRouter();
+    const proposed = await waitFor(
+      async () =>
+        (await list(h.guild.id, 'pending')).find(
+          (p) => p.channelId === channel.id && p.tool === 'pin_moment',
+        ),
+      LONG,
+      200,
+      'a pin proposal after the restart',
+    );
+    expect(proposed.args).toEqual({ channelId: channel.id, messageId: decision.id });
   });
 
   it('answers bad input with a code, never a crash', async () => {
