@@ -4,13 +4,14 @@ import {
   Aggregates,
   CheckTurnRequest,
   Durables,
+  StreamSpecs,
   Streams,
   Subjects,
   subject,
   type CheckTurnResult,
   type Envelope,
 } from '@dirigent/contracts';
-import { Messaging, NatsClient } from '@dirigent/messaging';
+import { Messaging, NatsClient, ensureStream } from '@dirigent/messaging';
 import { EventStore } from '@dirigent/event-store';
 import { migrate, ormConfig, ProjectionCheckpoint } from '@dirigent/persistence';
 import { startServiceApp } from '@dirigent/service-kit';
@@ -175,6 +176,8 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
   const client = await NatsClient.connect({ url: natsUrl, name: 'bench-turn-coordinator' });
   const quiet = () => undefined;
   const nats = new Messaging(client, 'bench', { info: quiet, warn: quiet, error: quiet });
+  // A private nats-server starts empty: the fake ingest's command durable needs its stream.
+  for (const spec of Object.values(StreamSpecs)) await ensureStream(client.jsm, spec);
   const fake = new FakeIngest(nats, snowflake());
   await fake.start();
   const orm = await MikroORM.init(ormConfig(databaseUrl));
