@@ -1,12 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type {
-  RouterDecision,
-  RouterDecisionTimings,
-  RouterTrigger,
-  RouterUndelivered,
-} from '@dirigent/contracts';
-import type { Lineage } from '@dirigent/reactor';
+import type { RouterDecision, RouterUndelivered } from '@dirigent/contracts';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
   beatAllowance,
@@ -15,16 +8,12 @@ import {
   isMentioned,
   MAX_BOT_RUN,
   reactionFor,
-  rollFollowup,
   routeFromInputs,
   seededRandom,
   shapeBeats,
   SILENT_FALLBACK,
   type AgentPersona,
-  type Beat,
-  type DecisionInputs,
   type Disposition,
-  type FollowupBias,
   type InterruptionAction,
   type Voice,
 } from '@dirigent/router-domain';
@@ -38,56 +27,8 @@ import { Clock, DecisionLog, InboundStore, ModelGateway, RouterOutbox } from './
 import { ReadTheRoom } from './read-the-room';
 import { ScheduleFollowup } from './schedule-followup';
 import { tieBreak } from './tie-break';
+import { decisionRecord, ms, type Choice, type Planned, type TurnRequest } from './turn-record';
 import { decisionsMade } from '../adapters/metrics';
-
-export interface TurnRequest {
-  guildId: string;
-  channelId: string;
-  agent: AgentPersona;
-  trigger: RouterTrigger;
-  inbound?: SeenMessage;
-  mentioned: boolean;
-  seed: string;
-  bias?: FollowupBias;
-  parentDecisionId?: string;
-  followupId?: string;
-  /** A coordinator grant: the turn is completed (empty when silent). */
-  grant?: { turnId: string };
-  /**
-   * An interruption: the parent's disposition, beats already sent, those withheld, and what
-   * the new message asks for (`classifyInterruption`).
-   */
-  interruption?: {
-    parentDispositionId: string;
-    atBeat: number;
-    withheld: string[];
-    action: InterruptionAction;
-  };
-  previous?: string;
-  /** Why the turn runs (the reactor job, the event or timer, the run that scheduled it). */
-  lineage?: Lineage;
-}
-
-interface Choice {
-  inputs: DecisionInputs;
-  routed: ReturnType<typeof routeFromInputs>;
-  /** The chosen disposition, read through the turn's lens. */
-  disposition: Disposition;
-  /** The tie-break's pick, when the model made one. */
-  classified?: { id: string; model: string; costUsd: number };
-  timings: RouterDecisionTimings;
-}
-
-/** Milliseconds to the microsecond. */
-const ms = (x: number) => Math.round(x * 1000) / 1000;
-
-/** What the chosen shape will say: beats, or a reaction on `target`. */
-interface Planned {
-  beats: Beat[];
-  reaction?: string;
-  target?: string;
-  composed?: Composed;
-}
 
 interface Dispatched {
   sentIds: string[];
@@ -141,7 +82,10 @@ export class ExecuteTurn {
       maxBeats: beatAllowance(choice.inputs.room),
       presentUserIds: choice.inputs.presentUserIds,
     });
-    const decision = this.decisionOf(r, choice, planned, interrupted, started);
+    const decision = decisionRecord(r, choice, planned, interrupted, started, {
+      now: this.clock.now(),
+      followupsEnabled: this.config.file.followups.enabled,
+    });
     await this.publish(decision, planned.composed);
     await onDecided?.(decision);
     if (decision.followup) await this.followups.run(decision, decision.followup);
@@ -188,64 +132,6 @@ export class ExecuteTurn {
     // The lens the turn reads through (its own, or swapped: see `lensSwap`).
     const disposition = { ...chosen, contextStrategy: routed.dimensions.contextStrategy };
     return { inputs, routed, disposition, classified, timings };
-  }
-
-  /** The decision record: what was read, chosen and planned, and the seeded follow-up roll. */
-  private decisionOf(
-    r: TurnRequest,
-    { inputs, routed, disposition: d, classified, timings }: Choice,
-    { beats, reaction, composed }: Planned,
-    interrupted: RouterDecision['interrupted'],
-    started: number,
-  ): RouterDecision {
-    const speaks = beats.length > 0 || reaction !== undefined;
-    const plan =
-      speaks && this.config.file.followups.enabled
-        ? rollFollowup(d.selfFollowupHint, {
-            seed: r.seed,
-            now: this.clock.now(),
-            trigger: r.trigger,
-          })
-        : null;
-    return {
-      decisionId: randomUUID(),
-      guildId: r.guildId,
-      channelId: r.channelId,
-      agentId: r.agent.id,
-      trigger: r.trigger,
-      ...(r.inbound ? { inboundMessageId: r.inbound.messageId } : {}),
-      ...(r.parentDecisionId ? { parentDecisionId: r.parentDecisionId } : {}),
-      ...(r.followupId ? { followupId: r.followupId } : {}),
-      candidates: routed.candidates,
-      chosen: d.id,
-      seed: r.seed,
-      dimensions: routed.dimensions,
-      inputs,
-      ...(routed.lensSwap ? { lensSwap: routed.lensSwap } : {}),
-      subagents: composed?.runs.map((x) => x.persona) ?? [],
-      beats,
-      ...(reaction ? { reaction } : {}),
-      ...(plan
-        ? {
-            followup: {
-              followupId: randomUUID(),
-              bias: plan.bias,
-              dueAt: new Date(plan.dueAt).toISOString(),
-            },
-          }
-        : {}),
-      ...(interrupted ? { interrupted } : {}),
-      ...(r.lineage ? { lineage: r.lineage } : {}),
-      ...(r.agent.personaVersion !== undefined ? { personaVersion: r.agent.personaVersion } : {}),
-      ...(composed?.toolCalls.length ? { toolCalls: composed.toolCalls } : {}),
-      latencyMs: Math.round(this.clock.now() - started),
-      timings,
-      costUsd: (composed?.costUsd ?? 0) + (classified?.costUsd ?? 0),
-      models: [
-        ...new Set([...(classified ? [classified.model] : []), ...(composed?.models ?? [])]),
-      ],
-      at: new Date(this.clock.now()).toISOString(),
-    };
   }
 
   /** Persists the decision and publishes it, before any beat is sent. */

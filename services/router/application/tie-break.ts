@@ -1,6 +1,6 @@
 import { isModelFree, type Candidate, type Disposition } from '@dirigent/router-domain';
 import type { RouterConfig } from '../config';
-import type { TurnRequest } from './execute-turn';
+import type { TurnRequest } from './turn-record';
 import { ModelGateway } from './ports';
 
 /**
