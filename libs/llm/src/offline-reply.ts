@@ -215,7 +215,9 @@ export function participantReply(req: ChatRequest): string {
     if (own) return own;
   }
   const memoryAsk = MEMORY_ASK.test(p.message);
-  const hit = bestHit(p, memoryAsk || !p.message);
+  // A memory question recalls only what shares a word with it (or the asker's own words):
+  // the latest line at random would answer something nobody asked.
+  const hit = bestHit(p, !p.message);
   const who = !hit?.who
     ? 'we had'
     : hit.who === p.author

@@ -117,6 +117,23 @@ describe('the offline participant model', () => {
     expect(text).not.toMatch(/Basil|nobody/);
   });
 
+  it('says it has nothing rather than recall a line that shares no word with the question', () => {
+    const text = participantReply(
+      chat(
+        'You are Dit.',
+        [
+          '## message from Sam',
+          'do you remember where I am travelling?',
+          '## memory',
+          "[#1] Ada: I don't have anything on that in memory yet.",
+        ].join('\n'),
+      ),
+    );
+    expect(text).toMatch(
+      /^(I don't have anything on that in memory yet|Nothing comes to mind on that yet)\.$/,
+    );
+  });
+
   it('stays quiet on an unprompted turn with nothing in memory', () => {
     expect(
       participantReply(chat('You are Dit.', '## message\n(none: you speak up unprompted)')),
