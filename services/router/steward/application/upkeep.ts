@@ -113,8 +113,15 @@ export class StewardUpkeep {
   }
 
   private async proposeThread(m: MessageCreated, split: TopicSplit) {
+    // One proposal per topic, channel and day: the topic's first message moves as the talk
+    // goes on, so two runs of the job a message apart would otherwise propose it twice.
+    const topic = split.topic
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '');
+    const day = new Date(this.clock.now()).toISOString().slice(0, 10).replace(/-/g, '');
     const { proposalId } = await this.proposals.propose({
-      proposalId: `thread-${m.channelId}-${split.messageId}`,
+      proposalId: `thread-${m.channelId}-${day}-${topic.slice(0, 24) || 'topic'}`,
       guildId: m.guildId,
       channelId: m.channelId,
       skillId: 'create_thread',
