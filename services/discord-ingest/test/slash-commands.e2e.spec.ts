@@ -103,9 +103,12 @@ describe('discord-ingest slash commands (real discord.js against the local Disco
   });
 
   describe('with a coordinator', () => {
-    beforeAll(() => {
+    beforeAll(async () => {
       coordinator = new FakeCoordinator(h.nats);
       coordinator.serve();
+      // The subscriptions reach the server before the first command asks (else: no
+      // responders, which the ingest rightly reports as an unavailable coordinator).
+      await h.nats.client.nc.flush();
     });
 
     it('sets the mode for a member with Manage Channels', async () => {
