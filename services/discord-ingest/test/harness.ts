@@ -114,6 +114,19 @@ export function newChannel(h: Harness, name = 'chat') {
   return h.discord.createChannel(h.guild.id, { id: snowflake(), name });
 }
 
+/** A channel of another guild with one message of alice's: what a turn of `h.guild` must not touch. */
+export function foreignMessage(h: Harness) {
+  const other = h.discord.createGuild({ name: 'elsewhere' });
+  h.discord.addMember(other.id, h.alice.id);
+  const channel = h.discord.createChannel(other.id, { name: 'theirs' });
+  const message = h.discord.postMessage({
+    channelId: channel.id,
+    authorId: h.alice.id,
+    content: 'not yours',
+  });
+  return { channel, message };
+}
+
 /** Every envelope stored in a stream under `filter`, oldest first. */
 export async function readStream<T = any>(
   m: Messaging,

@@ -3,7 +3,12 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { Subjects, type RouterDecision } from '@dirigent/contracts';
 import type { FakeChannel } from '@dirigent/discord-fake';
 import { waitFor } from '@dirigent/testing';
-import { startHarness, newChannel, type Harness } from '../../../discord-ingest/test/harness';
+import {
+  startHarness,
+  newChannel,
+  foreignMessage,
+  type Harness,
+} from '../../../discord-ingest/test/harness';
 import { startGateway, type RunningGateway } from '../../../llm-gateway/test/harness';
 import { startRouterApp } from '../../test/harness';
 import { OrchestratorRun } from '../adapters/postgres/orchestrator-run.entity';
@@ -179,14 +184,7 @@ describe('orchestrator: skills as tools', () => {
   });
 
   it('acts only in the guild of its turn', async () => {
-    const other = h.discord.createGuild({ name: 'elsewhere' });
-    h.discord.addMember(other.id, h.alice.id);
-    const theirs = h.discord.createChannel(other.id, { name: 'theirs' });
-    const msg = h.discord.postMessage({
-      channelId: theirs.id,
-      authorId: h.alice.id,
-      content: 'not yours',
-    });
+    const { channel: theirs, message: msg } = foreignMessage(h);
     upstream.script = (body): ScriptedAnswer => {
       if (body.model !== 'orch-up') return { content: 'n/a' };
       const done = toolResults(body);

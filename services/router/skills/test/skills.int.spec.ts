@@ -7,7 +7,12 @@ import type { FakeChannel } from '@dirigent/discord-fake';
 import { CANONICAL_DISPOSITIONS } from '@dirigent/router-domain';
 import { startServiceApp } from '@dirigent/service-kit';
 import { testDatabaseUrl, testNatsUrl, waitFor } from '@dirigent/testing';
-import { startHarness, newChannel, type Harness } from '../../../discord-ingest/test/harness';
+import {
+  startHarness,
+  newChannel,
+  foreignMessage,
+  type Harness,
+} from '../../../discord-ingest/test/harness';
 import { FakeUpstream } from '../../../llm-gateway/test/fake-upstreams';
 import { startGateway, type RunningGateway } from '../../../llm-gateway/test/harness';
 import { ScriptedUpstream, type ScriptedAnswer } from '../../orchestrator/test/scripted-upstream';
@@ -197,14 +202,7 @@ describe('router skills (walled garden)', () => {
   });
 
   it('acts only in the guild of the call', async () => {
-    const other = h.discord.createGuild({ name: 'elsewhere' });
-    h.discord.addMember(other.id, h.alice.id);
-    const theirs = h.discord.createChannel(other.id, { name: 'theirs' });
-    const msg = h.discord.postMessage({
-      channelId: theirs.id,
-      authorId: h.alice.id,
-      content: 'not yours',
-    });
+    const { channel: theirs, message: msg } = foreignMessage(h);
     const pin = await invoke('pin_moment', { channelId: theirs.id, messageId: msg.id });
     expect(pin.ok).toBe(false);
     expect(['NOT_FOUND', 'FORBIDDEN']).toContain(pin.error.code);

@@ -65,6 +65,17 @@ describe('steward: mod channel and proposals', () => {
   };
   const proposal = async (guildId: string, id: string) =>
     (await list(guildId)).find((p) => p.proposalId === id);
+  /** The first pending proposal of `tool` in a channel, once a reactor job has made one. */
+  const pendingProposal = (channelId: string, tool: string, what: string) =>
+    waitFor(
+      async () =>
+        (await list(h.guild.id, 'pending')).find(
+          (p) => p.channelId === channelId && p.tool === tool,
+        ),
+      LONG,
+      200,
+      what,
+    );
   const status = (guildId: string, id: string, s: string) =>
     waitFor(
       async () => {
@@ -354,15 +365,7 @@ describe('steward: mod channel and proposals', () => {
       const author = [h.alice, h.bob, manager][i % 3];
       h.discord.postMessage({ channelId: channel.id, authorId: author.id, content });
     }
-    const proposed = await waitFor(
-      async () =>
-        (await list(h.guild.id, 'pending')).find(
-          (p) => p.channelId === channel.id && p.tool === 'create_thread',
-        ),
-      LONG,
-      200,
-      'a thread proposal',
-    );
+    const proposed = await pendingProposal(channel.id, 'create_thread', 'a thread proposal');
     expect(proposed.args).toMatchObject({ channelId: channel.id, name: 'ramen' });
     expect(proposed.reason).toContain('topics');
     await posted(h.guild.id, proposed.proposalId);
@@ -383,15 +386,7 @@ describe('steward: mod channel and proposals', () => {
     const decision = say(manager.id, "we decided: let's go with Friday");
     say(h.bob.id, 'agreed');
     say(h.alice.id, '👍 Friday it is');
-    const proposed = await waitFor(
-      async () =>
-        (await list(h.guild.id, 'pending')).find(
-          (p) => p.channelId === channel.id && p.tool === 'pin_moment',
-        ),
-      LONG,
-      200,
-      'a pin proposal',
-    );
+    const proposed = await pendingProposal(channel.id, 'pin_moment', 'a pin proposal');
     expect(proposed.args).toEqual({ channelId: channel.id, messageId: decision.id });
     expect(proposed.reason).toContain('Friday');
     await posted(h.guild.id, proposed.proposalId);
@@ -425,13 +420,9 @@ describe('steward: mod channel and proposals', () => {
     say(h.bob.id, 'agreed');
     say(h.alice.id, '👍 Thursday it is');
     await startRouter();
-    const proposed = await waitFor(
-      async () =>
-        (await list(h.guild.id, 'pending')).find(
-          (p) => p.channelId === channel.id && p.tool === 'pin_moment',
-        ),
-      LONG,
-      200,
+    const proposed = await pendingProposal(
+      channel.id,
+      'pin_moment',
       'a pin proposal after the restart',
     );
     expect(proposed.args).toEqual({ channelId: channel.id, messageId: decision.id });
