@@ -1,7 +1,8 @@
 import type { Dimensions, Disposition } from './dimensions';
 import { dimensionsOf, isModelFree } from './dimensions';
 import { chooseLens, type LensSwap } from './lens-choice';
-import { gate, scoreDispositions, type Candidate, type RouteContext } from './scoring';
+import { featuresOf, gate, scoreDispositions, type Candidate, type RouteContext } from './scoring';
+import { asksMemory } from './room';
 import { seededRandom } from './seeded';
 
 export interface RouteInput extends RouteContext {
@@ -94,6 +95,7 @@ export function route(dispositions: readonly Disposition[], input: RouteInput): 
     humansActive: input.room?.humansActive,
     seed: input.seed,
     temperature: input.temperature ?? DEFAULT_TEMPERATURE,
+    recall: asksMemory(featuresOf(input)),
   });
   return {
     candidates,

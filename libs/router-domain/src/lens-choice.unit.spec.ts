@@ -3,6 +3,7 @@ import {
   CANONICAL_DISPOSITIONS,
   chooseLens,
   OFF_AXIS_LENSES,
+  RECALL_LENSES,
   route,
   TRIGGERS,
   type AgentPersona,
@@ -55,6 +56,35 @@ describe('lenses', () => {
         lens: 'narrow-live',
       });
     expect(chooseLens(quick, { seed: 's1', temperature: 0 })).toEqual({ lens: 'live' });
+  });
+
+  it('on a memory question swaps, seeded as ever, only to a lens that searches the topic', () => {
+    const quick = CANONICAL_DISPOSITIONS.find((d) => d.id === 'quick-react')!;
+    const seeds = Array.from({ length: 400 }, (_, i) => `s${i}`);
+    const plain = seeds.map((seed) => chooseLens(quick, { seed, temperature: 0.7 }));
+    const asked = seeds.map((seed) => chooseLens(quick, { seed, temperature: 0.7, recall: true }));
+    // The same seeds swap: the draw is unchanged, only the pool is the recall one.
+    expect(asked.map((c) => !!c.swap)).toEqual(plain.map((c) => !!c.swap));
+    const swapped = asked.filter((c) => c.swap);
+    expect(swapped.length).toBeGreaterThan(20);
+    for (const c of swapped) {
+      expect(RECALL_LENSES).toContain(c.lens);
+      expect(c.swap).toEqual({ from: 'live', to: c.lens, reason: 'off-axis' });
+    }
+    expect(new Set(swapped.map((c) => c.lens)).size).toBe(RECALL_LENSES.length);
+    for (const l of RECALL_LENSES) expect(CONTEXT_STRATEGIES).toContain(l);
+    // Through the router: a human's "do you remember …" is never read through a vibe lens.
+    for (let i = 0; i < 300; i++) {
+      const d = route(CANONICAL_DISPOSITIONS, {
+        trigger: 'reactive',
+        agent: dit,
+        mentioned: true,
+        content: 'do you remember what we decided about the venue',
+        seed: `m${i}`,
+        temperature: 1,
+      });
+      if (d.lensSwap?.reason === 'off-axis') expect(RECALL_LENSES).toContain(d.lensSwap.to);
+    }
   });
 
   it('adds the present users’ dossiers when a group is talking', () => {

@@ -24,6 +24,12 @@ export interface MessageFeatures {
    * Absent in decisions recorded before it existed (read as false).
    */
   asksAction?: boolean;
+  /**
+   * It asks memory what was said or decided ("do you remember …", "what did we decide …"):
+   * the turn must read what the question is about, recent and older. Absent in decisions
+   * recorded before it existed (read as false).
+   */
+  recall?: boolean;
 }
 
 /** The channel's activity when the decision is made. */
@@ -53,6 +59,8 @@ const DEBATE =
 const CALLBACK = /\b(remember|last time|back when|used to|again|before|that time)\b/i;
 const ACTION =
   /\b(?:roll\s+(?:(?:a|me|us|the)\s+)?(?:\d*d\d+|dice|a\s+die)|(?:open|start|make|create|run|spin\s+up|add)\s+(?:us\s+)?(?:a\s+|an\s+)?(?:poll|thread|channel|role|archive)|pin\s+(?:that|this|it)|restructure|reorgani[sz]e)/i;
+const RECALL =
+  /\b(?:(?:do|does|did|can|could|don'?t|would)\s+(?:you|u|anyone|we|y'?all)\s+(?:still\s+)?(?:remember|recall)|remind\s+(?:me|us)|what\s+(?:did|have|had|do)\s+(?:we|you|they|i)\s+(?:\w+\s+)?(?:decide|decided|agree|agreed|settle|settled|say|said|pick|picked|choose|chose|plan|planned)\b|(?:remember|recall)\s+(?:what|when|where|who|how|which|if|whether)\b)/i;
 const BANTER = /\b(lol|lmao|haha|roast|cope|skill issue|ratio)\b|😂|🤣/i;
 
 /**
@@ -61,6 +69,7 @@ const BANTER = /\b(lol|lmao|haha|roast|cope|skill issue|ratio)\b|😂|🤣/i;
  *
  * @example
  * messageFeatures('remember the pizza thing?', { authorIsBot: false }).callback // true
+ * messageFeatures('do you remember what we decided?').recall // true
  */
 export function messageFeatures(
   content: string,
@@ -75,8 +84,13 @@ export function messageFeatures(
     authorIsBot: o.authorIsBot ?? false,
     addressedToOther: o.addressedToOther ?? false,
     asksAction: ACTION.test(content),
+    recall: RECALL.test(content),
   };
 }
+
+/** A human's memory question: its turn must read what the question is about. */
+export const asksMemory = (f: MessageFeatures | undefined): boolean =>
+  f?.recall === true && !f.authorIsBot;
 
 /** A message of the channel as the room reader sees it. */
 export interface RoomMessage {

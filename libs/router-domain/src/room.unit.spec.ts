@@ -44,6 +44,24 @@ describe('reading the room', () => {
     expect(f.length).toBe(text.length);
   });
 
+  it('tells a question to memory from a callback or a plain question', () => {
+    for (const asks of [
+      '<@42> do you remember what we decided about the venue',
+      'dit, what did we decide about pizza?',
+      'remind me what Ada picked',
+      'can anyone recall when the raid starts?',
+      'remember what we said about the trip?',
+    ])
+      expect([asks, messageFeatures(asks).recall]).toEqual([asks, true]);
+    for (const not of [
+      'I remember that gig, lol',
+      'what do you think about pizza?',
+      'can you do it again?',
+      'remember to bring snacks',
+    ])
+      expect([not, messageFeatures(not).recall]).toEqual([not, false]);
+  });
+
   it('leaves a message addressed to someone else to them, unless it names this agent', () => {
     const base = {
       trigger: 'reactive' as const,

@@ -5,6 +5,7 @@ import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
   neverDoText,
   PERSONA_LENS,
+  RECALL_LENSES,
   personasFor,
   synthPurpose,
   type AgentPersona,
@@ -16,6 +17,7 @@ import { runSkillLoop, type LoopMessage } from '@dirigent/skills';
 import type { RouterConfig } from '../config';
 import { Skills } from '../skills/skills.module';
 import { Clock, MemoryLenses, ModelGateway, type SubagentRun } from './ports';
+import { withRecalled } from './recall-context';
 
 export interface ComposeInput {
   guildId: string;
@@ -37,6 +39,11 @@ export interface ComposeInput {
   previous?: string;
   /** Recent authors and members: the filter of `contrasting` and the dossier lenses. */
   presentUserIds?: string[];
+  /**
+   * A memory question ("do you remember …"): besides the turn's lens, memory is searched for
+   * what it asks about (recent and older), unless that lens already did.
+   */
+  recall?: boolean;
   /** The turn's seed: a tool call's randomness (dice) and its side effects' ids derive from it. */
   seed?: string;
 }
@@ -126,15 +133,8 @@ export class ComposeReply {
   ) {}
 
   async run(i: ComposeInput): Promise<Composed> {
-    const topic = i.message?.content;
     const [context, runs] = await Promise.all([
-      this.memory
-        .context(i.guildId, i.channelId, i.disposition.contextStrategy, {
-          topic,
-          focusUserId: i.message?.authorId,
-          presentUserIds: i.presentUserIds,
-        })
-        .catch(() => ''),
+      this.context(i),
       Promise.all(personasFor(i.disposition).map((p) => this.research(p, i))),
     ]);
     const material = runs
@@ -153,6 +153,25 @@ export class ComposeReply {
       costUsd: answer.costUsd + used.reduce((s, r) => s + r.costUsd, 0),
       toolCalls: answer.toolCalls,
     };
+  }
+
+  /**
+   * The turn's lens; on a memory question whose lens does not search the archive, with what
+   * a recall lens finds on the question and the lens does not already hold.
+   */
+  private async context(i: ComposeInput): Promise<string> {
+    const read = (lens: string) =>
+      this.memory
+        .context(i.guildId, i.channelId, lens, {
+          topic: i.message?.content,
+          focusUserId: i.message?.authorId,
+          presentUserIds: i.presentUserIds,
+        })
+        .catch(() => '');
+    const lens = i.disposition.contextStrategy;
+    if (!i.recall || !i.message?.content.trim() || RECALL_LENSES.includes(lens)) return read(lens);
+    const [own, recalled] = await Promise.all([read(lens), read(RECALL_LENSES[0])]);
+    return withRecalled(own, recalled);
   }
 
   /**

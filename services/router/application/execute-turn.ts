@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { RouterDecision, RouterUndelivered } from '@dirigent/contracts';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
+  asksMemory,
   beatAllowance,
   classifyInterruption,
   gateReply,
@@ -81,6 +82,7 @@ export class ExecuteTurn {
       action: interrupted?.action,
       maxBeats: beatAllowance(choice.inputs.room),
       presentUserIds: choice.inputs.presentUserIds,
+      recall: asksMemory(choice.inputs.message),
     });
     const decision = decisionRecord(r, choice, planned, interrupted, started, {
       now: this.clock.now(),
@@ -182,7 +184,12 @@ export class ExecuteTurn {
   private async plan(
     r: TurnRequest,
     d: Disposition,
-    o: { action?: InterruptionAction; maxBeats: number; presentUserIds: string[] },
+    o: {
+      action?: InterruptionAction;
+      maxBeats: number;
+      presentUserIds: string[];
+      recall?: boolean;
+    },
   ): Promise<Planned> {
     const { action } = o;
     const none: Planned = { beats: [] };
@@ -212,6 +219,7 @@ export class ExecuteTurn {
         withheld: action === 'fold' ? r.interruption?.withheld : undefined,
         previous: r.previous,
         presentUserIds: o.presentUserIds,
+        recall: o.recall,
         seed: r.seed,
         before: this.before(r),
       });
