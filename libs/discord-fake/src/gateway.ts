@@ -125,10 +125,18 @@ export class FakeGateway {
   heartbeatIntervalMs = 41250;
   identifies = 0;
   resumes = 0;
+  /** Per shard id: how many sessions were opened (IDENTIFY) or resumed for it. */
+  readonly opened = new Map<number, { identifies: number; resumes: number }>();
 
   constructor(private readonly hooks: GatewayHooks) {
     this.wss = new WebSocketServer({ noServer: true });
     this.wss.on('connection', (ws, req) => this.onConnection(ws, req));
+  }
+
+  private countFor(shardId: number): { identifies: number; resumes: number } {
+    let c = this.opened.get(shardId);
+    if (!c) this.opened.set(shardId, (c = { identifies: 0, resumes: 0 }));
+    return c;
   }
 
   /** Sessions that completed IDENTIFY and have a live socket. */
@@ -179,6 +187,7 @@ export class FakeGateway {
             return;
           }
           this.identifies++;
+          this.countFor(shard[0]).identifies++;
           session = {
             id: randomUUID().replace(/-/g, ''),
             seq: 0,
@@ -207,6 +216,7 @@ export class FakeGateway {
             return;
           }
           this.resumes++;
+          this.countFor(existing.shard[0]).resumes++;
           const old = existing.socket;
           if (old && old !== ws && old.readyState === WebSocket.OPEN) old.terminate();
           existing.socket = ws;

@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   Client,
   ClientUser,
-  Events,
   GatewayIntentBits,
   Partials,
   Routes,
@@ -11,6 +10,7 @@ import {
 import { TransientError } from '@dirigent/messaging';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { DiscordIngestConfig } from '../config';
+import { connectShardSet } from './shard-set';
 
 export const INTENTS = [
   GatewayIntentBits.Guilds,
@@ -26,23 +26,6 @@ export const PARTIALS = [Partials.Message, Partials.Reaction, Partials.User];
 
 /** How often a command waiting for Discord tells JetStream it is still being worked on. */
 const WAIT_LAP_MS = 20_000;
-
-/**
- * What of discord.js's own WebSocketManager (14.x, pinned) the shard set is changed through:
- * `connect()` builds its @discordjs/ws manager (`_ws`) from `client.options.shards` and
- * `shardCount` when there is none, and keeps one wrapper per shard in `shards`.
- */
-interface ShardedWs {
-  _ws: {
-    removeAllListeners(): void;
-    destroy(o: { code: number; reason: string }): Promise<void>;
-  } | null;
-  shards: Map<number, unknown>;
-  connect(): Promise<void>;
-}
-
-/** How long a newly connected shard may take to receive its guilds. */
-const SHARD_READY_MS = 30_000;
 
 /**
  * Owns the discord.js client: its options, REST login, gateway shard set and teardown. The
@@ -118,48 +101,11 @@ export class DiscordConnection {
   }
 
   /**
-   * Makes the gateway connect exactly shards `ids` of `count`: the current connections close,
-   * the guilds of shards no longer held leave the cache, and the set is connected again
-   * through discord.js's WebSocketManager. Resolves once every shard is ready (its guilds
-   * received), or rejects after a time.
+   * Makes the gateway hold exactly shards `ids` of `count`: only the shards that changed
+   * are closed or connected (`connectShardSet`); resolves once the new ones are ready.
    */
-  async connectShards(ids: number[], count: number): Promise<void> {
-    const client = this.client!;
-    const ws = client.ws as unknown as ShardedWs;
-    const old = ws._ws;
-    if (old) {
-      old.removeAllListeners();
-      await old.destroy({ code: 1000, reason: 'shard set changed' });
-    }
-    ws._ws = null;
-    ws.shards.clear();
-    const held = new Set(ids);
-    const gone = client.guilds.cache.filter((g) => !held.has(g.shardId));
-    client.channels.cache.sweep((c) => 'guildId' in c && gone.has(c.guildId));
-    client.guilds.cache.sweep((g) => gone.has(g.id));
-    if (ids.length === 0) return;
-    client.options.shards = ids;
-    client.options.shardCount = count;
-    const waiting = new Set(ids);
-    let timer: NodeJS.Timeout | undefined;
-    let onReady!: (id: number) => void;
-    const ready = new Promise<void>((resolve, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`shards ${[...waiting].join(',')} not ready`)),
-        SHARD_READY_MS,
-      );
-      onReady = (id) => {
-        waiting.delete(id);
-        if (waiting.size === 0) resolve();
-      };
-      client.on(Events.ShardReady, onReady);
-    });
-    try {
-      await Promise.all([ws.connect(), ready]);
-    } finally {
-      clearTimeout(timer);
-      client.off(Events.ShardReady, onReady);
-    }
+  connectShards(ids: number[], count: number): Promise<void> {
+    return connectShardSet(this.client!, ids, count);
   }
 
   /** Logged in and caught up: commands may run from now on. */

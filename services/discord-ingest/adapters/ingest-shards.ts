@@ -20,9 +20,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * The bot's gateway shards, leased to the ingest replicas (the shared `PartitionLeases`, as
  * the coordinator's partitions): each shard is connected by the one replica holding its
- * lease. When the held set changes, the client's shard set is connected again (discord.js's
- * own sharding) and every channel of its guilds is caught up from the newest message in the
- * stream, so a dead replica's gap is covered; envelope ids (`Nats-Msg-Id`) de-duplicate what
+ * lease. When the held set changes, only the shards that changed are closed or connected
+ * (`connectShardSet`; the others keep their gateway sessions) and every channel of its guilds
+ * is caught up from the newest message in the stream, so a dead replica's gap is covered; envelope ids (`Nats-Msg-Id`) de-duplicate what
  * two holders both publish around a hand-over. Live events wait meanwhile, so each channel
  * keeps Discord's order in the stream.
  *

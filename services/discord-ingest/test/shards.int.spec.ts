@@ -49,10 +49,17 @@ describe('discord-ingest shards (real discord.js against the local Discord)', ()
       h.discord.createGuild({ id: snowflake(), name: `sharded-${i}` }),
     );
     await waitFor(() => owned(h.app).length === SHARDS, 30_000);
+    const sessions = () =>
+      new Map([...h.discord.gateway.opened].map(([k, c]) => [k, c.identifies + c.resumes]));
+    const opened = sessions();
     second = await replica({ DISCORD_SHARD_COUNT: String(SHARDS), DISCORD_SHARD_LEASE_MS: '1200' });
     const apps = [h.app, second];
     await waitFor(() => owned(h.app).length === 2 && owned(second!).length === 2, 30_000);
     expect([...owned(h.app), ...owned(second)].sort()).toEqual([0, 1, 2, 3]);
+    // The shards the first replica kept kept their gateway sessions: no IDENTIFY, no RESUME.
+    const kept = owned(h.app);
+    for (const k of kept) expect(sessions().get(k)).toBe(opened.get(k));
+    for (const k of owned(second)) expect(sessions().get(k)).toBe(opened.get(k)! + 1);
     const owner = (guildId: string) => (owned(h.app).includes(shardOf(guildId, SHARDS)) ? 0 : 1);
     const cached = (app: INestApplication, guildId: string) =>
       app.get(DiscordConnection).client!.guilds.cache.has(guildId);
@@ -90,6 +97,7 @@ describe('discord-ingest shards (real discord.js against the local Discord)', ()
     second = undefined;
     await waitFor(() => owned(h.app).length === SHARDS, 30_000);
     await waitFor(() => guilds.every((g) => cached(h.app, g.id)), 30_000);
+    for (const k of kept) expect(sessions().get(k)).toBe(opened.get(k));
   });
 
   it('connects as many shards as GET /gateway/bot recommends with DISCORD_SHARD_COUNT=auto', async () => {
