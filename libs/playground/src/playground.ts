@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { Subscription } from '@nats-io/nats-core';
@@ -21,9 +21,9 @@ import { DemoAgent, type DemoAgentSpec } from './demo-agent';
 import { decisionJson, latestDecisions, writeRouterConfig } from './dit';
 import { messageJson } from './fake-guilds';
 import { serveFakeGuilds } from './fake-guilds';
-import { HttpError, readBody, str, type Json } from './http';
+import { HttpError } from './http';
 import { writeLlmConfig } from './llm-config';
-import { PLAYGROUND_CLIENT_JS, playgroundPage } from './page';
+import { PlaygroundRoutes } from './routes';
 import { seedWorld } from './seed-world';
 
 export interface PlaygroundOptions {
@@ -139,7 +139,24 @@ export class Playground {
   }
 
   private async listen(): Promise<void> {
-    const server = createServer((req, res) => void this.handle(req, res));
+    const routes = new PlaygroundRoutes({
+      discord: this.discord,
+      guildId: this.guildId,
+      chatChannelId: this.chatChannelId,
+      humanId: this.humanId,
+      agentSpecs: this.agentSpecs,
+      dit: this.dit,
+      molt: this.molt,
+      ready: () => !!this.data,
+      state: () => this.state(),
+      follow: (req, res) => {
+        this.clients.add(res);
+        req.on('close', () => this.clients.delete(res));
+      },
+      call: (subj, data) => this.call(subj, data),
+      setMode: (channelId, mode) => this.setMode(channelId, mode),
+    });
+    const server = createServer((req, res) => void routes.handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(
@@ -340,129 +357,6 @@ export class Playground {
         ]),
       ),
     };
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://playground');
-    const path = url.pathname.replace(/\/+$/, '') || '/';
-    const send = (status: number, type: string, body: string) => {
-      res.writeHead(status, {
-        'content-type': type,
-        'cache-control': 'no-store',
-        'x-content-type-options': 'nosniff',
-      });
-      res.end(body);
-    };
-    const json = (status: number, body: unknown) =>
-      send(status, 'application/json', JSON.stringify(body));
-    try {
-      const m = req.method ?? 'GET';
-      let match: RegExpExecArray | null;
-      if (m === 'GET' && (path === '/' || path === '/playground')) {
-        if (path === '/') {
-          res.writeHead(302, { location: '/playground' });
-          res.end();
-          return;
-        }
-        return send(200, 'text/html; charset=utf-8', playgroundPage());
-      }
-      if (m === 'GET' && path === '/playground/app.js') {
-        return send(200, 'application/javascript', PLAYGROUND_CLIENT_JS);
-      }
-      if (m === 'GET' && path === '/playground/api/state') {
-        if (!this.data) throw new HttpError(503, 'starting…');
-        return json(200, await this.state());
-      }
-      if (m === 'GET' && path === '/playground/api/events') {
-        res.writeHead(200, {
-          'content-type': 'text/event-stream; charset=utf-8',
-          'cache-control': 'no-store',
-          connection: 'keep-alive',
-        });
-        res.write('retry: 1000\n\n');
-        this.clients.add(res);
-        req.on('close', () => this.clients.delete(res));
-        return;
-      }
-      if (
-        m === 'POST' &&
-        (match = /^\/playground\/api\/channels\/(\d{1,20})\/messages$/.exec(path))
-      ) {
-        const body = await readBody(req);
-        const channelId = match[1];
-        if (!this.discord.channels.has(channelId)) throw new HttpError(404, 'no such channel');
-        const msg = this.discord.postMessage({
-          channelId,
-          authorId: this.humanId,
-          content: str(body.content, 'content'),
-        });
-        return json(200, messageJson(this.discord, msg));
-      }
-      if (
-        m === 'POST' &&
-        (match = /^\/playground\/api\/channels\/(\d{1,20})\/messages\/(\d{1,20})\/reactions$/.exec(
-          path,
-        ))
-      ) {
-        return json(200, this.react(match[1], match[2], await readBody(req)));
-      }
-      if (m === 'POST' && (match = /^\/playground\/api\/channels\/(\d{1,20})\/mode$/.exec(path))) {
-        const body = await readBody(req);
-        return json(200, await this.setMode(match[1], str(body.mode, 'mode', 20)));
-      }
-      if (m === 'POST' && path === '/playground/api/channels') {
-        return json(200, await this.createChannel(await readBody(req)));
-      }
-      if (m === 'POST' && (match = /^\/playground\/api\/agents\/(\d{1,20})$/.exec(path))) {
-        const body = await readBody(req);
-        const agent = [...this.agentSpecs, this.dit, this.molt].find((a) => a.userId === match![1]);
-        if (!agent) throw new HttpError(404, 'no such agent');
-        const inGuild = this.discord.guilds.get(this.guildId)!.members.has(agent.userId);
-        if (body.inGuild === true && !inGuild) this.discord.addMember(this.guildId, agent.userId);
-        if (body.inGuild === false && inGuild)
-          this.discord.removeMember(this.guildId, agent.userId);
-        return json(200, { userId: agent.userId, inGuild: body.inGuild === true });
-      }
-      throw new HttpError(404, 'not found');
-    } catch (e) {
-      const status = e instanceof HttpError ? e.status : 500;
-      json(status, { error: e instanceof HttpError ? e.message : 'internal error' });
-    }
-  }
-
-  /** The human's reaction on a message (e.g. ✅ or ❌ on a steward proposal); again takes it back. */
-  private react(channelId: string, messageId: string, body: Json) {
-    const emoji = str(body.emoji, 'emoji', 100);
-    const msg = this.discord.channelMessages(channelId).find((x) => x.id === messageId);
-    if (!msg) throw new HttpError(404, 'no such message');
-    const mine = msg.reactions.some((r) => r.emoji === emoji && r.userIds.includes(this.humanId));
-    const r = { channelId, messageId, userId: this.humanId, emoji };
-    if (mine) this.discord.unreact(r);
-    else this.discord.react(r);
-    return messageJson(this.discord, msg);
-  }
-
-  private async createChannel(body: Json): Promise<{ channelId: string }> {
-    const name = str(body.name, 'name', 90)
-      .toLowerCase()
-      .replace(/[^a-z0-9-]+/g, '-');
-    const agentIds = Array.isArray(body.agents) ? body.agents.map(String) : [];
-    const chosen = this.agentSpecs.filter((a) => agentIds.includes(a.userId));
-    if (body.kind === 'discussion') {
-      const [initiator, ...others] = chosen;
-      if (!initiator) throw new HttpError(400, 'a discussion needs at least one agent');
-      return this.call<{ channelId: string }>(subject.tool('create-discussion-channel'), {
-        callerAgentId: initiator.agentId,
-        callbackGuildId: this.guildId,
-        callbackChannelId: this.chatChannelId,
-        guide: str(body.guide ?? `Discuss: ${name}`, 'guide', 4000),
-        participants: [this.humanId, ...others.map((a) => a.userId)],
-      });
-    }
-    if (body.kind !== 'chat') throw new HttpError(400, 'kind must be chat or discussion');
-    const channel = this.discord.createChannel(this.guildId, { name });
-    await this.setMode(channel.id, 'chat');
-    return { channelId: channel.id };
   }
 }
 
