@@ -20,11 +20,15 @@ export const pgvectorSql = {
   index: (dim: number) =>
     `create index if not exists memory_embedding_pgv_hnsw_${dimension(dim)} on memory_embedding_pgv
      using hnsw ((embedding::vector(${dim})) vector_cosine_ops) where dim = ${dim}`,
-  /** Parameters: guild id, model, then a JSON array of `{ layer, ref_id, dim, embedding }`. */
+  /**
+   * Parameters: guild id, model, then a JSON array of `{ layer, ref_id, dim, embedding }`.
+   * An item embedded again (a lore item or summary rewritten) takes its new vector.
+   */
   upsert: `insert into memory_embedding_pgv (guild_id, layer, ref_id, model, dim, embedding)
      select ?, x.layer, x.ref_id, ?, x.dim, x.embedding::vector
      from jsonb_to_recordset(?::jsonb) as x(layer varchar, ref_id varchar, dim integer, embedding text)
-     on conflict do nothing`,
+     on conflict (guild_id, layer, ref_id, model)
+     do update set dim = excluded.dim, embedding = excluded.embedding`,
   /** Parameters: guild id, layer, a JSON array of ref ids. */
   remove: `delete from memory_embedding_pgv where guild_id = ? and layer = ?
      and ref_id in (select jsonb_array_elements_text(?::jsonb))`,

@@ -2,7 +2,14 @@ import { RequestContext } from '@mikro-orm/core';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { hashedEmbedding, HASHED_EMBEDDER_DIMENSIONS } from '@dirigent/memory-domain';
 import { ormConfig } from '@dirigent/persistence';
-import { freePort, snowflake, spawnNode, testDatabaseUrl, type Spawned } from '@dirigent/testing';
+import {
+  freePort,
+  snowflake,
+  spawnNode,
+  testDatabaseUrl,
+  waitFor,
+  type Spawned,
+} from '@dirigent/testing';
 import type { VectorStore } from '../application/ports';
 import { ArrayVectorStore, EmbeddingRepository } from '../adapters/postgres/embedding.repository';
 import { MemoryEmbedding } from '../adapters/postgres/embedding.entity';
@@ -11,9 +18,13 @@ import { pgvectorAvailable, pgvectorSql, PgVectorStore } from '../adapters/pgvec
 import { sql } from '../adapters/postgres/sql';
 
 const v = (t: string) => hashedEmbedding(t);
+const cosine = (a: number[], b: number[]) => {
+  const dot = (x: number[], y: number[]) => x.reduce((sum, xi, i) => sum + xi * y[i], 0);
+  return dot(a, b) / Math.sqrt(dot(a, a) * dot(b, b));
+};
 
 /** The contract both adapters keep: nearest by cosine, per guild and model, deletions gone. */
-async function behavesAsAVectorStore(orm: MikroORM, store: VectorStore) {
+async function behavesAsAVectorStore(orm: MikroORM, store: VectorStore, replica?: VectorStore) {
   const inContext = <T>(fn: () => Promise<T>) => RequestContext.create(orm.em, fn);
   const guild = snowflake();
   const other = snowflake();
@@ -50,6 +61,28 @@ async function behavesAsAVectorStore(orm: MikroORM, store: VectorStore) {
     store.nearest(guild, 'm1', q, { layers: ['archive'], k: 10 }),
   );
   expect(after.map((n) => n.refId)).toEqual(['b']);
+  // An item embedded again (a lore item rewritten) is found by its new text, not its old,
+  // here and (reading the table again) in a replica that had loaded the old one.
+  const lore = v('the guild calls every outage a sourdough moment');
+  await inContext(() => store.upsert(guild, 'm1', [{ layer: 'lore', refId: 'l', vector: lore }]));
+  const ask = (s: VectorStore, vector: number[]) =>
+    inContext(() => s.nearest(guild, 'm1', vector, { layers: ['lore'], k: 1 }));
+  if (replica) expect((await ask(replica, lore))[0].score).toBeCloseTo(1, 4);
+  const rewritten = v('kubernetes memory is the guild running joke');
+  await inContext(() =>
+    store.upsert(guild, 'm1', [{ layer: 'lore', refId: 'l', vector: rewritten }]),
+  );
+  for (const s of replica ? [store, replica] : [store]) {
+    await waitFor(
+      async () => Math.abs((await ask(s, rewritten))[0].score - 1) < 1e-4,
+      5_000,
+      100,
+      'the rewritten vector',
+    );
+    const [byOld] = await ask(s, lore);
+    expect(byOld.refId).toBe('l');
+    expect(byOld.score).toBeCloseTo(cosine(lore, rewritten), 4);
+  }
 }
 
 describe('vector stores on the machine’s Postgres', () => {
@@ -63,7 +96,7 @@ describe('vector stores on the machine’s Postgres', () => {
 
   it('real[] scored in process', async () => {
     const rows = orm.em.getRepository(MemoryEmbedding) as unknown as EmbeddingRepository;
-    await behavesAsAVectorStore(orm, new ArrayVectorStore(rows));
+    await behavesAsAVectorStore(orm, new ArrayVectorStore(rows), new ArrayVectorStore(rows));
   });
 
   it('pgvector with HNSW where the server has the extension (else its absence is real)', async () => {

@@ -8,6 +8,10 @@ import { realArray, sql } from './sql';
 
 /** Rows of `memory_embedding` (`real[]`). */
 export class EmbeddingRepository extends EntityRepository<MemoryEmbedding> {
+  /**
+   * Inserts vectors; an item whose vector changed (a lore item or summary rewritten) takes
+   * the new one under a new sequence number, so that every replica's refresh reads it again.
+   */
   async store(
     guildId: string,
     model: string,
@@ -19,7 +23,9 @@ export class EmbeddingRepository extends EntityRepository<MemoryEmbedding> {
       `insert into memory_embedding (guild_id, layer, ref_id, model, vector)
        select ?, x.layer, x.ref_id, ?, x.vector::real[]
        from jsonb_to_recordset(?::jsonb) as x(layer varchar, ref_id varchar, vector text)
-       on conflict (guild_id, layer, ref_id, model) do nothing
+       on conflict (guild_id, layer, ref_id, model) do update
+         set vector = excluded.vector, seq = nextval(pg_get_serial_sequence('memory_embedding', 'seq'))
+         where memory_embedding.vector is distinct from excluded.vector
        returning seq, layer, ref_id`,
       [
         guildId,
@@ -105,6 +111,8 @@ interface LayerIndex {
   index: VectorIndex;
   refIds: string[];
   slots: Map<string, number>;
+  /** The sequence number of each item's row as placed. */
+  seqs: Map<string, number>;
 }
 
 interface Slot {
@@ -241,6 +249,7 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
         if (at === undefined) continue;
         l.index.remove(at);
         l.slots.delete(r);
+        l.seqs.delete(r);
       }
     }
   }
@@ -305,11 +314,23 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
     if (!vector.length) return;
     let l = s.layers.get(layer);
     if (!l) {
-      l = { index: new VectorIndex(vector.length), refIds: [], slots: new Map() };
+      l = {
+        index: new VectorIndex(vector.length),
+        refIds: [],
+        slots: new Map(),
+        seqs: new Map(),
+      };
       s.layers.set(layer, l);
     }
-    if (vector.length !== l.index.dimensions || l.slots.has(refId)) return;
+    if (vector.length !== l.index.dimensions) return;
+    const was = l.slots.get(refId);
+    if (was !== undefined) {
+      // The same row read again, or the item stored anew (another vector, a new number).
+      if (l.seqs.get(refId) === seq) return;
+      l.index.remove(was);
+    }
     const at = l.index.add(vector);
+    l.seqs.set(refId, seq);
     l.refIds[at] = refId;
     l.slots.set(refId, at);
   }
