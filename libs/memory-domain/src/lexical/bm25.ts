@@ -1,5 +1,5 @@
 import { terms } from './analyze';
-import { mentionsTime } from './time-expressions';
+import { mentionsTime, toldWindow } from './time-expressions';
 
 /** One message as the lexical index keeps it. */
 export interface LexicalDoc {
@@ -61,6 +61,12 @@ export class LexicalIndex {
   private readonly docTerms: (Uint32Array | null)[] = [];
   /** Whether a message speaks of a time ("yesterday", "last week", "in May", a date). */
   private readonly timed: boolean[] = [];
+  /**
+   * When what it tells happened, where it says so in a way that resolves to dates
+   * ("yesterday" read against its own time): since / until, NaN when it does not.
+   */
+  private readonly toldSince: number[] = [];
+  private readonly toldUntil: number[] = [];
   private readonly channelIds: string[] = [];
   private readonly channelNo = new Map<string, number>();
   private readonly authorIds: string[] = [];
@@ -111,7 +117,10 @@ export class LexicalIndex {
     this.chans.push(ch);
     this.authors.push(au);
     this.docTerms.push(Uint32Array.from(tf.keys()));
-    this.timed.push(mentionsTime(d.text));
+    const told = toldWindow(d.text, d.at);
+    this.timed.push(told !== null || mentionsTime(d.text));
+    this.toldSince.push(told?.since ?? NaN);
+    this.toldUntil.push(told?.until ?? NaN);
     this.live++;
     this.totalLen += ts.length;
     this.place(ch, slot, d.at);
@@ -156,7 +165,19 @@ export class LexicalIndex {
       /** Distinct index terms (0 for small talk made only of stop words). */
       terms: this.docTerms[slot]?.length ?? 0,
       timed: this.timed[slot],
+      /** When what it tells happened, resolved from its time expression; null when unsaid. */
+      told: Number.isNaN(this.toldSince[slot])
+        ? null
+        : { since: this.toldSince[slot], until: this.toldUntil[slot] },
     };
+  }
+
+  /**
+   * The message's terms (its speaker's name among them) as one string: equal for the same
+   * person saying the same words again ("anyway, what else is new with you?").
+   */
+  signature(slot: number): string {
+    return this.docTerms[slot]?.join(',') ?? '';
   }
 
   slot(id: string): number | undefined {
@@ -270,18 +291,27 @@ export class LexicalIndex {
     return out;
   }
 
+  /**
+   * Into its channel's timeline by time, and among messages of the same time by id
+   * (Discord's ids grow with time): turns stamped alike, delivered in another order than
+   * sent (concurrent batches, a redelivery), still sit in the order they were written.
+   */
   private place(ch: number, slot: number, at: number): void {
     const line = (this.timelines[ch] ??= []);
-    if (!line.length || this.ats[line[line.length - 1]] <= at) {
+    const before = (other: number) => {
+      const t = this.ats[other];
+      return t < at || (t === at && idOrder(this.ids[other], this.ids[slot]) <= 0);
+    };
+    if (!line.length || before(line[line.length - 1])) {
       line.push(slot);
       return;
     }
-    // Out of order (a late delivery): after every message at or before its time.
+    // Out of order (a late delivery): after every message before it.
     let lo = 0;
     let hi = line.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.ats[line[mid]] <= at) lo = mid + 1;
+      if (before(line[mid])) lo = mid + 1;
       else hi = mid;
     }
     line.splice(lo, 0, slot);
@@ -327,6 +357,12 @@ export function withinEdits(a: string, b: string, max: number): boolean {
     prev = row;
   }
   return prev[b.length] <= max;
+}
+
+/** Ids in the order they were made: snowflakes by number (shorter first), others as text. */
+function idOrder(a: string, b: string): number {
+  if (a.length !== b.length && /^\d+$/.test(a) && /^\d+$/.test(b)) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function intern(key: string, list: string[] | null, map: Map<string, number>): number {

@@ -4,7 +4,7 @@ import { namedPeople } from './names';
 import { rankMessages, readQuestion } from './rank';
 import { porterStem } from './stemmer';
 import { relatedTerms } from './related';
-import { asksWhen, mentionsTime, timeWindow } from './time-expressions';
+import { asksWhen, mentionsTime, timeWindow, toldWindow } from './time-expressions';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 27, 12);
@@ -105,6 +105,18 @@ describe('time expressions', () => {
     expect(window('last month')).toEqual(['2026-10-01', '2026-11-01']);
     expect(window('what did she do last week')).toEqual(['2026-11-13', '2026-11-27']);
     expect(window('two months ago')![0] < '2026-10-01').toBe(true);
+  });
+  it('reads "last Saturday" as the latest Saturday before today', () => {
+    // NOW is a Friday.
+    expect(window('what did Ana do last Saturday')).toEqual(['2026-11-21', '2026-11-22']);
+    expect(window('on Friday')).toEqual(['2026-11-20', '2026-11-21']);
+  });
+  it('resolves what a message tells against its own time, not the reader’s', () => {
+    const sent = Date.UTC(2023, 4, 8, 13, 56); // 1:56 pm on 8 May, 2023
+    const told = toldWindow('I went to a support group yesterday', sent)!;
+    expect(new Date(told.since).toISOString().slice(0, 10)).toBe('2023-05-07');
+    expect(told.until - told.since).toBe(DAY);
+    expect(toldWindow('the support group was lovely', sent)).toBeNull();
   });
   it('names no window for "when" questions, or "may" as a verb', () => {
     expect(timeWindow('When did Tom start painting again?', NOW)).toBeNull();
@@ -210,6 +222,45 @@ describe('rankMessages', () => {
       vectorScores: new Map([['m', 0.4]]),
     }).map((h) => h.id);
     expect(ids).toEqual(['m']);
+  });
+});
+
+describe('rankMessages on months of sessions', () => {
+  const index = new LexicalIndex();
+  const session = Date.UTC(2023, 4, 8, 13, 56);
+  const add = (id: string, author: string, text: string, at: number) =>
+    index.add({ id, text, at, channelId: 'c', authorId: author, authorName: author });
+  add('told', 'Joelle', 'I went to the support group for new parents yesterday', session);
+  add('chat', 'Joelle', 'anyway, what else is new with you?', session + 60_000);
+  add('again', 'Joelle', 'anyway, what else is new with you?', session + 30 * DAY);
+  add('other', 'Joelle', 'my neighbour runs every morning at six', session + 45 * DAY);
+  add('said', 'Joelle', 'I painted the fence on 7 May, it took all day', session + 60 * DAY);
+
+  it('finds what was told of a date as "yesterday", by the date', () => {
+    const ids = rankMessages(index, 'What did Joelle do on 7 May 2023?', {
+      now: session + 90 * DAY,
+      limit: 2,
+    }).map((h) => h.id);
+    expect(ids.sort()).toEqual(['said', 'told']);
+  });
+
+  it('puts a person saying the same words again after everything else', () => {
+    const ids = rankMessages(index, 'what is new with Joelle', {
+      now: session + 90 * DAY,
+      limit: 10,
+    }).map((h) => h.id);
+    expect(ids.indexOf('chat')).toBeLessThan(ids.indexOf('other'));
+    expect(ids.indexOf('other')).toBeGreaterThanOrEqual(0);
+    expect(ids.at(-1)).toBe('again');
+  });
+
+  it('keeps turns stamped alike in the order their ids were made', () => {
+    const line = new LexicalIndex();
+    for (const id of ['1002', '1000', '999', '1001']) {
+      line.add({ id, text: `turn ${id}`, at: session, channelId: 'c', authorId: 'u' });
+    }
+    const around = line.neighbours(line.slot('1000')!, 1, DAY).map((n) => line.doc(n.slot).id);
+    expect(around.sort()).toEqual(['1001', '999']);
   });
 });
 

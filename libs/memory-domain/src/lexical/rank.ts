@@ -129,10 +129,49 @@ export function rankMessages(
     let s = (own.get(slot) ?? 0) + (context.get(slot) ?? 0);
     s += RANKING.vector * top * (vectors.get(slot) ?? 0);
     if (named.has(d.authorId)) s *= 1 + RANKING.namedAuthor;
-    if (r.window && d.at >= r.window.since && d.at < r.window.until) s *= 1 + RANKING.inWindow;
+    if (r.window) s *= 1 + RANKING.inWindow * inWindow(d, r.window);
     s *= 1 + RANKING.content * Math.min(1, d.terms / RANKING.contentTerms);
     if (r.asksWhen && d.timed) s *= 1 + RANKING.timedForWhen;
     if (s > 0) out.push({ id: d.id, score: s / top });
   }
-  return out.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id)).slice(0, o.limit);
+  out.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
+  return withoutRepeats(index, out).slice(0, o.limit);
+}
+
+/**
+ * The ranking with a person's repeated words (the same small talk again and again) after
+ * their first occurrence: a second copy tells nothing the first did not, and takes a
+ * place an answer could have.
+ */
+function withoutRepeats(
+  index: LexicalIndex,
+  ranked: { id: string; score: number }[],
+): { id: string; score: number }[] {
+  const seen = new Set<string>();
+  const first: typeof ranked = [];
+  const repeats: typeof ranked = [];
+  for (const h of ranked) {
+    const sig = index.signature(index.slot(h.id)!);
+    if (seen.has(sig)) repeats.push(h);
+    else {
+      seen.add(sig);
+      first.push(h);
+    }
+  }
+  return [...first, ...repeats];
+}
+
+/**
+ * How much a message falls in a question's time window: 1 when it was sent there, or when
+ * what it tells happened there about as precisely as the question asks ("yesterday" for a
+ * date); half when what it tells only overlaps it ("last week" for a date); else 0.
+ */
+function inWindow(
+  d: { at: number; told: { since: number; until: number } | null },
+  w: { since: number; until: number },
+): number {
+  if (d.at >= w.since && d.at < w.until) return 1;
+  const t = d.told;
+  if (!t || t.until <= w.since || t.since >= w.until) return 0;
+  return t.until - t.since <= 2 * Math.max(w.until - w.since, 86_400_000) ? 1 : 0.5;
 }

@@ -31,6 +31,7 @@ const NUMBERS: Record<string, number> = {
   couple: 2,
   several: 4,
 };
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const UNITS: Record<string, number> = { day: DAY, week: 7 * DAY, month: 30 * DAY, year: 365 * DAY };
 
 /** A time window a question refers to, and the words that said so. */
@@ -81,6 +82,14 @@ const RULES: Rule[] = [
   ],
   [/\b(?:in|during|of)\s+((?:19|20)\d{2})\b/, (m) => [utc(+m[1], 0), utc(+m[1] + 1, 0)]],
   [/\byesterday\b/, (_m, now) => dayOf(now - DAY)],
+  [
+    /\b(?:last|on|this past) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/,
+    (m, now) => {
+      // The latest such day before today: "last Saturday" said on a Tuesday is 3 days back.
+      const back = (new Date(now).getUTCDay() - WEEKDAYS.indexOf(m[1]) + 7) % 7 || 7;
+      return dayOf(now - back * DAY);
+    },
+  ],
   [/\btoday\b|\bthis morning\b|\btonight\b/, (_m, now) => dayOf(now)],
   [/\blast night\b/, (_m, now) => [dayOf(now - DAY)[0] + DAY / 2, dayOf(now)[0] + DAY / 4]],
   [/\bthis week\b/, (_m, now) => [now - 7 * DAY, now + DAY]],
@@ -173,6 +182,20 @@ const SPEAKS_OF_TIME = new RegExp(
  */
 export function mentionsTime(text: string): boolean {
   return SPEAKS_OF_TIME.test(text);
+}
+
+/**
+ * When what a message tells happened, from the time expression in it read against the
+ * message's own time: "I went to a support group yesterday", sent at 1:56 pm on 8 May
+ * 2023, tells of 7 May 2023. Null when it names no time.
+ *
+ * @example
+ * toldWindow('we adopted a dog last week', Date.parse('2023-05-08T13:56Z')); // 24 Apr – 8 May 2023
+ */
+export function toldWindow(text: string, at: number): { since: number; until: number } | null {
+  if (!mentionsTime(text)) return null;
+  const w = timeWindow(text, at);
+  return w && { since: w.since, until: w.until };
 }
 
 /** Whether a question asks when something happened ("When did …", "What year …"). */
