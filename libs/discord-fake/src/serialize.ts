@@ -202,6 +202,19 @@ export function commandJson(c: FakeCommand) {
   };
 }
 
+/** A guild as `GET /users/@me/guilds` lists it (a partial guild). */
+export function partialGuildJson(g: FakeGuild) {
+  return {
+    id: g.id,
+    name: g.name,
+    icon: null,
+    banner: null,
+    owner: false,
+    permissions: '0',
+    features: [],
+  };
+}
+
 export function guildJson(g: FakeGuild) {
   return {
     id: g.id,

@@ -24,6 +24,8 @@ export function asDomainError(e: unknown, what: string): unknown {
 /** Attempts of a request/reply Discord call answered 5xx (or lost) before giving up. */
 const RPC_ATTEMPTS = 3;
 const RPC_BACKOFF_MS = [200, 600];
+/** Discord's page size for the bot's guild list. */
+const GUILD_PAGE = 200;
 
 /** discord.js's own refusals (`DiscordjsError` and kin) carry a string code. */
 const libraryCode = (e: unknown): string | undefined =>
@@ -76,8 +78,31 @@ export class DiscordGuilds {
   }
 
   /** Whether the gateway keeps this guild object current (it is in the client's cache). */
-  private live(guild: Guild): boolean {
+  live(guild: Guild): boolean {
     return guild.client.guilds.cache.get(guild.id) === guild;
+  }
+
+  /** The ids of every guild the bot is in, whichever replica's shards hold them (REST). */
+  async guildIds(): Promise<string[]> {
+    const client = this.client();
+    const ids: string[] = [];
+    for (;;) {
+      const after = ids.at(-1);
+      const page = await this.call('guilds of the bot', () =>
+        client.guilds.fetch({ limit: GUILD_PAGE, ...(after ? { after } : {}) }),
+      );
+      ids.push(...page.keys());
+      if (page.size < GUILD_PAGE) return ids;
+    }
+  }
+
+  /** The guild's channels: the gateway's when it holds the guild, else listed over REST. */
+  async channels(guild: Guild): Promise<GuildBasedChannel[]> {
+    if (this.live(guild)) return [...guild.channels.cache.values()];
+    const listed = await this.call(`channels of ${guild.id}`, () =>
+      guild.channels.fetch(undefined, { cache: false }),
+    );
+    return [...listed.values()].filter((c): c is NonNullable<typeof c> => !!c);
   }
 
   /** A channel of the guild (NOT_FOUND when it is in another guild). */
@@ -102,6 +127,17 @@ export class DiscordGuilds {
         guild.members.fetch({ user: userId, cache: live, force: !live }),
       ))
     );
+  }
+
+  /**
+   * Creates a thing over REST (`POST route` with `body`) and answers its id. discord.js's own
+   * create methods file what Discord answers under the cached guild, so they fail for a guild
+   * whose shard another replica holds; that replica's gateway caches the new thing anyway.
+   */
+  async create(what: string, route: `/${string}`, body: Record<string, unknown>): Promise<string> {
+    const client = this.client();
+    const made = await this.call(what, () => client.rest.post(route, { body }));
+    return (made as { id: string }).id;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { ChannelType, OverwriteType, PermissionFlagsBits, type Guild } from 'discord.js';
+import { ChannelType, PermissionFlagsBits, Routes, type Guild } from 'discord.js';
 import type { CreateChannelRequest, CreateChannelResult } from '@dirigent/contracts';
-import { DiscordGuilds, asDomainError } from '../adapters/discord-guilds';
+import { DiscordGuilds } from '../adapters/discord-guilds';
 import { privateChannelOverwrites } from '../domain/overwrites';
 
 /**
@@ -23,21 +23,21 @@ export class CreateChannel {
           botId: this.discord.client().user.id,
         })
       : [];
-    try {
-      const channel = await guild.channels.create({
+    const channelId = await this.discord.create(
+      `create channel in ${guild.id}`,
+      Routes.guildChannels(guild.id),
+      {
         name: r.name,
         type: ChannelType.GuildText,
-        permissionOverwrites: overwrites.map((o) => ({
+        permission_overwrites: overwrites.map((o) => ({
           id: o.id,
-          type: o.type === 0 ? OverwriteType.Role : OverwriteType.Member,
-          allow: o.allow,
-          deny: o.deny,
+          type: o.type,
+          allow: String(o.allow),
+          deny: String(o.deny),
         })),
-      });
-      return { channelId: channel.id };
-    } catch (e) {
-      throw asDomainError(e, `create channel in ${guild.id}`);
-    }
+      },
+    );
+    return { channelId };
   }
 
   /** Roles (other than @everyone) holding Manage Server; Administrators see every channel. */

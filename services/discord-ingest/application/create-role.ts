@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Routes } from 'discord.js';
 import type { CreateRoleRequest, CreateRoleResult } from '@dirigent/contracts';
 import { KeyedQueue } from '@dirigent/messaging';
 import { DiscordGuilds } from '../adapters/discord-guilds';
@@ -35,14 +36,16 @@ export class CreateRole {
       }
       return { roleId: existing.id };
     }
-    const role = await this.discord.call(`create role in ${guild.id}`, () =>
-      guild.roles.create({
+    const roleId = await this.discord.create(
+      `create role in ${guild.id}`,
+      Routes.guildRoles(guild.id),
+      {
         name: r.name,
-        ...(r.color !== undefined ? { colors: { primaryColor: r.color } } : {}),
-        ...(r.mentionable !== undefined ? { mentionable: r.mentionable } : {}),
-        permissions: [],
-      }),
+        colors: r.color !== undefined ? { primary_color: r.color } : undefined,
+        mentionable: r.mentionable,
+        permissions: '0',
+      },
     );
-    return { roleId: role.id };
+    return { roleId };
   }
 }

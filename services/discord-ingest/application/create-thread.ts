@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ChannelType, type ThreadAutoArchiveDuration } from 'discord.js';
+import { ChannelType, Routes } from 'discord.js';
 import {
   DomainError,
   ErrorCodes,
@@ -22,17 +22,15 @@ export class CreateThread {
         `channelId: ${r.channelId} is not a text channel that can hold threads`,
       );
     }
-    const thread = await this.discord.call(`thread in ${channel.id}`, () =>
-      channel.threads.create({
+    const threadId = await this.discord.create(
+      `thread in ${channel.id}`,
+      Routes.threads(channel.id, r.messageId),
+      {
         name: r.name,
-        ...(r.messageId
-          ? { startMessage: r.messageId }
-          : { type: ChannelType.PublicThread as const }),
-        ...(r.autoArchiveMinutes
-          ? { autoArchiveDuration: r.autoArchiveMinutes as ThreadAutoArchiveDuration }
-          : {}),
-      }),
+        type: ChannelType.PublicThread,
+        auto_archive_duration: r.autoArchiveMinutes,
+      },
     );
-    return { threadId: thread.id };
+    return { threadId };
   }
 }

@@ -109,6 +109,24 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   return h;
 }
 
+/** One more ingest replica (the same bot) against the harness's local Discord, started. */
+export async function startReplica(
+  h: Harness,
+  env: Record<string, string>,
+): Promise<INestApplication> {
+  const { app } = await startServiceApp(DiscordIngestService, {
+    NATS_URL: testNatsUrl(),
+    DATABASE_URL: testDatabaseUrl(),
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DISCORD_INGEST_PORT: '0',
+    DISCORD_TOKEN: h.discord.token,
+    DISCORD_API_URL: h.discord.apiUrl,
+    ...env,
+  });
+  await app.get(DiscordIngestRunner).ready;
+  return app;
+}
+
 /** A new text channel in the harness guild (unique per test). */
 export function newChannel(h: Harness, name = 'chat') {
   return h.discord.createChannel(h.guild.id, { id: snowflake(), name });

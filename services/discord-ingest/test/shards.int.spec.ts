@@ -1,13 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import { shardOf } from '@dirigent/discord-fake';
-import { startServiceApp } from '@dirigent/service-kit';
-import { snowflake, testDatabaseUrl, testNatsUrl, waitFor } from '@dirigent/testing';
-import { DiscordIngestService } from '../discord-ingest.module';
+import { snowflake, waitFor } from '@dirigent/testing';
 import { DiscordConnection } from '../adapters/discord-connection';
-import { DiscordIngestRunner } from '../adapters/discord-ingest.runner';
 import { GatewayIngest } from '../adapters/gateway-ingest';
 import { IngestShards } from '../adapters/ingest-shards';
-import { discordEvents, startHarness, type Harness } from './harness';
+import { discordEvents, startHarness, startReplica, type Harness } from './harness';
 
 /**
  * The sharded gateway: the bot's shards are leased to the replicas, each connects the
@@ -28,19 +25,7 @@ describe('discord-ingest shards (real discord.js against the local Discord)', ()
     await h?.stop();
   });
 
-  const replica = async (env: Record<string, string>) => {
-    const { app } = await startServiceApp(DiscordIngestService, {
-      NATS_URL: testNatsUrl(),
-      DATABASE_URL: testDatabaseUrl(),
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-      DISCORD_INGEST_PORT: '0',
-      DISCORD_TOKEN: h.discord.token,
-      DISCORD_API_URL: h.discord.apiUrl,
-      ...env,
-    });
-    await app.get(DiscordIngestRunner).ready;
-    return app;
-  };
+  const replica = (env: Record<string, string>) => startReplica(h, env);
 
   const owned = (app: INestApplication) => app.get(IngestShards).owned;
 

@@ -1,7 +1,8 @@
-import { userJson } from '../serialize';
+import { partialGuildJson, userJson } from '../serialize';
+import { compareSnowflakes } from '../snowflakes';
 import type { Route } from './route';
 
-/** The gateway address, the bot's own user and application, other users. */
+/** The gateway address, the bot's own user, its guilds and application, other users. */
 export const userRoutes: Route[] = [
   {
     method: 'GET',
@@ -17,6 +18,19 @@ export const userRoutes: Route[] = [
   },
   { method: 'GET', path: '/gateway', run: (fake) => [200, { url: fake.gatewayUrl }] },
   { method: 'GET', path: '/users/@me', run: (fake) => [200, userJson(fake.bot)] },
+  {
+    method: 'GET',
+    path: '/users/@me/guilds',
+    run: (fake, { query }) => {
+      const after = query.get('after') ?? '0';
+      const limit = Number(query.get('limit') ?? 200);
+      const ids = [...fake.guilds.keys()]
+        .filter((id) => compareSnowflakes(id, after) > 0)
+        .sort(compareSnowflakes)
+        .slice(0, limit);
+      return [200, ids.map((id) => partialGuildJson(fake.guild(id)))];
+    },
+  },
   { method: 'GET', path: '/users/:id', run: (fake, { seg }) => [200, userJson(fake.user(seg[1]))] },
   {
     method: 'GET',
