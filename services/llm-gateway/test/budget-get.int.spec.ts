@@ -2,33 +2,15 @@ import { Subjects } from '@dirigent/contracts';
 import { budgetDay } from '@dirigent/llm';
 import { Messaging } from '@dirigent/messaging';
 import { snowflake } from '@dirigent/testing';
-import { FakeUpstream } from './fake-upstreams';
-import { clientFor, startGateway, testConfig, TOKEN, type RunningGateway } from './harness';
+import { clientFor, TOKEN, gatewaySuite } from './harness';
 
 describe('dirigent.llm.budget.get', () => {
-  let primary: FakeUpstream;
-  let backup: FakeUpstream;
-  let anthropic: FakeUpstream;
-  let gw: RunningGateway;
-  const ask = (data: unknown) => gw.app.get(Messaging).request<any>(Subjects.llm.budgetGet, data);
-
-  beforeAll(async () => {
-    [primary, backup, anthropic] = await Promise.all([
-      FakeUpstream.start('openai'),
-      FakeUpstream.start('openai'),
-      FakeUpstream.start('anthropic'),
-    ]);
-    gw = await startGateway(testConfig({ primary, backup, anthropic }));
-  });
-
-  afterAll(async () => {
-    await gw?.close();
-    await Promise.all([primary?.close(), backup?.close(), anthropic?.close()]);
-  });
+  const t = gatewaySuite();
+  const ask = (data: unknown) => t.gw.app.get(Messaging).request<any>(Subjects.llm.budgetGet, data);
 
   it('reports the limit, today’s spend and what is left, until the end of the UTC day', async () => {
     const guild = snowflake();
-    const put = await fetch(`http://127.0.0.1:${gw.port}/admin/llm/budgets/${guild}`, {
+    const put = await fetch(`http://127.0.0.1:${t.gw.port}/admin/llm/budgets/${guild}`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ usdPerDay: 2 }),
@@ -40,7 +22,7 @@ describe('dirigent.llm.budget.get', () => {
       ok: true,
       data: { usdPerDay: 2, spentUsd: 0, remainingUsd: 2, periodEnd: tomorrow.toISOString() },
     });
-    await clientFor(gw, guild).chat.completions.create({
+    await clientFor(t.gw, guild).chat.completions.create({
       model: 'gpt-primary',
       messages: [{ role: 'user', content: 'spend a little' }],
     });

@@ -4,47 +4,18 @@ import { budgetDay, offlineReply } from '@dirigent/llm';
 import { creditAdmissions } from '../adapters/metrics';
 import { ReservationHolders } from '../adapters/reservation-holders';
 import { snowflake, waitFor } from '@dirigent/testing';
-import { FakeUpstream } from './fake-upstreams';
-import {
-  clientFor,
-  primaryReservation,
-  startGateway,
-  testConfig,
-  TOKEN,
-  type RunningGateway,
-} from './harness';
+import { clientFor, primaryReservation, TOKEN, type RunningGateway, gatewaySuite } from './harness';
 
 const MESSAGES: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'budget me' }];
 const MAX_TOKENS = 1000;
 const RESERVATION = primaryReservation(MESSAGES, MAX_TOKENS);
 
 describe('llm-gateway budgets (reserve before, settle after, across replicas)', () => {
-  let primary: FakeUpstream;
-  let backup: FakeUpstream;
-  let anthropic: FakeUpstream;
-  let gw1: RunningGateway;
-  let gw2: RunningGateway;
-
-  beforeAll(async () => {
-    [primary, backup, anthropic] = await Promise.all([
-      FakeUpstream.start('openai'),
-      FakeUpstream.start('openai'),
-      FakeUpstream.start('anthropic'),
-    ]);
-    // Requests are held upstream while the rest are decided: no upstream timeout here.
-    const config = testConfig({ primary, backup, anthropic }, { timeoutMs: 30_000 });
-    gw1 = await startGateway(config);
-    gw2 = await startGateway(config);
-  });
-
-  afterAll(async () => {
-    await gw1?.close();
-    await gw2?.close();
-    await Promise.all([primary?.close(), backup?.close(), anthropic?.close()]);
-  });
+  // Requests are held upstream while the rest are decided: no upstream timeout here.
+  const t = gatewaySuite({ reliability: { timeoutMs: 30_000 }, replicas: 2 });
 
   afterEach(() => {
-    primary.behave = () => ({ kind: 'ok' });
+    t.primary.behave = () => ({ kind: 'ok' });
   });
 
   const admin = (gw: RunningGateway, method: string, path: string, body?: unknown, token = TOKEN) =>
@@ -54,7 +25,7 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   const spendRow = async (guild: string) => {
-    const [row] = (await gw1.app
+    const [row] = (await t.gw.app
       .get(MikroORM)
       .em.getConnection()
       .execute(`select * from llm_guild_spend where guild_id = ?`, [guild], 'all')) as any[];
@@ -65,12 +36,12 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
     const guild = snowflake();
     const limitMicros = RESERVATION * 10 + Math.floor(RESERVATION / 2);
     expect(
-      (await admin(gw1, 'PUT', `/budgets/${guild}`, { usdPerDay: limitMicros / 1e6 })).status,
+      (await admin(t.gw, 'PUT', `/budgets/${guild}`, { usdPerDay: limitMicros / 1e6 })).status,
     ).toBe(200);
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    const before = primary.hits();
-    primary.behave = () => ({ kind: 'hold', until: held });
+    const before = t.primary.hits();
+    t.primary.behave = () => ({ kind: 'hold', until: held });
     const refused: any[] = [];
     const calls = Array.from({ length: 50 }, (_, i) =>
       clientFor(gateways[i % gateways.length], guild)
@@ -89,7 +60,7 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
     );
     // every request is decided while the admitted ones are still held upstream
     await waitFor(
-      () => refused.length === 40 && primary.hits() - before === 10,
+      () => refused.length === 40 && t.primary.hits() - before === 10,
       20_000,
       25,
       '40 refusals',
@@ -113,18 +84,18 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
   }
 
   it('admits at most what fits: 50 concurrent requests against a budget for 10', async () => {
-    await storm([gw1]);
+    await storm([t.gw]);
   });
 
   it('holds across two gateway replicas sharing Postgres', async () => {
-    await storm([gw1, gw2]);
+    await storm([t.gw, t.gateways[1]]);
   });
 
   it('admits every one of many concurrent first requests of a new guild when the budget fits', async () => {
     const guild = snowflake();
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        clientFor(i % 2 ? gw1 : gw2, guild)
+        clientFor(i % 2 ? t.gw : t.gateways[1], guild)
           .chat.completions.create({
             model: 'gpt-primary',
             messages: MESSAGES,
@@ -142,7 +113,7 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
   it('serves a busy guild from credit reserved ahead, gives it back when idle, and books exactly what was spent', async () => {
     const guild = snowflake();
     const before = (await creditAdmissions.get()).values[0]?.value ?? 0;
-    const client = clientFor(gw1, guild);
+    const client = clientFor(t.gw, guild);
     let next = 0;
     await Promise.all(
       Array.from({ length: 10 }, async () => {
@@ -168,7 +139,7 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
       'credit given back and every call booked',
     );
     expect(Number(row.spent_micros)).toBe(200 * 20);
-    const holders = (await gw1.app
+    const holders = (await t.gw.app
       .get(MikroORM)
       .em.getConnection()
       .execute(
@@ -181,20 +152,20 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
 
   it("records which instance holds a reservation, and releases a dead instance's share", async () => {
     const sql = (q: string, p: unknown[] = []) =>
-      gw1.app.get(MikroORM).em.getConnection().execute(q, p, 'all') as Promise<any[]>;
+      t.gw.app.get(MikroORM).em.getConnection().execute(q, p, 'all') as Promise<any[]>;
     const guild = snowflake();
     const day = budgetDay(Date.now());
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    primary.behave = () => ({ kind: 'hold', until: held });
-    const before = primary.hits();
-    const pending = clientFor(gw1, guild).chat.completions.create({
+    t.primary.behave = () => ({ kind: 'hold', until: held });
+    const before = t.primary.hits();
+    const pending = clientFor(t.gw, guild).chat.completions.create({
       model: 'gpt-primary',
       messages: MESSAGES,
       max_tokens: MAX_TOKENS,
     });
-    await waitFor(() => primary.hits() > before);
-    const me = gw1.app.get(ReservationHolders).instanceId;
+    await waitFor(() => t.primary.hits() > before);
+    const me = t.gw.app.get(ReservationHolders).instanceId;
     const [holder] = await sql(
       `select reserved_micros from llm_reservation_holder where guild_id = ? and instance_id = ?`,
       [guild, me],
@@ -226,7 +197,7 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
       `update llm_guild_spend set reserved_micros = reserved_micros + 500 where guild_id = ?`,
       [guild],
     );
-    expect(await gw2.app.get(ReservationHolders).reap()).toContain(dead);
+    expect(await t.gateways[1].app.get(ReservationHolders).reap()).toContain(dead);
     expect(Number((await spendRow(guild)).reserved_micros)).toBe(0);
     expect(await sql(`select * from llm_reservation_holder where instance_id = ?`, [dead])).toEqual(
       [],
@@ -242,33 +213,33 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
 
   it('refuses with 429 budget_exhausted when even one request does not fit, and reports spend', async () => {
     const guild = snowflake();
-    await admin(gw1, 'PUT', `/budgets/${guild}`, { usdPerDay: 0.000001 });
-    const err = await clientFor(gw1, guild)
+    await admin(t.gw, 'PUT', `/budgets/${guild}`, { usdPerDay: 0.000001 });
+    const err = await clientFor(t.gw, guild)
       .chat.completions.create({ model: 'gpt-primary', messages: MESSAGES, max_tokens: MAX_TOKENS })
       .catch((e) => e);
     expect(err.status).toBe(429);
     expect(err.message).toContain('budget exhausted');
     // a free model still answers
-    const free = await clientFor(gw1, guild).chat.completions.create({
+    const free = await clientFor(t.gw, guild).chat.completions.create({
       model: 'echo',
       messages: MESSAGES,
     });
     expect(free.choices[0].message.content).toBe(
       offlineReply({ model: 'echo', messages: [{ role: 'user', content: 'budget me' }] }, 'echo'),
     );
-    await admin(gw1, 'PUT', `/budgets/${guild}`, { usdPerDay: 1 });
-    await clientFor(gw2, guild).chat.completions.create({
+    await admin(t.gw, 'PUT', `/budgets/${guild}`, { usdPerDay: 1 });
+    await clientFor(t.gateways[1], guild).chat.completions.create({
       model: 'gpt-primary',
       messages: MESSAGES,
       max_tokens: MAX_TOKENS,
     });
     const spend = await waitFor(async () => {
-      const res = (await (await admin(gw1, 'GET', `/spend/${guild}`)).json()) as any;
+      const res = (await (await admin(t.gw, 'GET', `/spend/${guild}`)).json()) as any;
       return res.days?.[0]?.spentUsd > 0 && res.days[0].reservedUsd === 0 ? res : undefined;
     });
     expect(spend.days[0]).toMatchObject({ spentUsd: 0.00002, reservedUsd: 0, limitUsd: 1 });
     const usage = await waitFor(async () => {
-      const res = (await (await admin(gw1, 'GET', `/usage/${guild}`)).json()) as any;
+      const res = (await (await admin(t.gw, 'GET', `/usage/${guild}`)).json()) as any;
       return res.usage?.length === 3 ? res : undefined;
     });
     expect(usage.usage).toEqual(
@@ -285,37 +256,39 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
         expect.objectContaining({ model: 'echo', outcome: 'ok', calls: 1, costUsd: 0 }),
       ]),
     );
-    expect((await admin(gw1, 'GET', `/usage/${guild}?day=nope`)).status).toBe(400);
-    expect((await admin(gw1, 'DELETE', `/budgets/${guild}`)).status).toBe(200);
+    expect((await admin(t.gw, 'GET', `/usage/${guild}?day=nope`)).status).toBe(400);
+    expect((await admin(t.gw, 'DELETE', `/budgets/${guild}`)).status).toBe(200);
   });
 
   it('serves the policy admin API behind the token: a purpose override routes at once and is removable', async () => {
-    expect((await admin(gw1, 'GET', '/policy', undefined, 'nope-nope-nope-nope')).status).toBe(401);
+    expect((await admin(t.gw, 'GET', '/policy', undefined, 'nope-nope-nope-nope')).status).toBe(
+      401,
+    );
     const purpose = `zz-${snowflake()}`;
-    const bad = await admin(gw1, 'PUT', `/purposes/${purpose}`, { model: 'gpt-9' });
+    const bad = await admin(t.gw, 'PUT', `/purposes/${purpose}`, { model: 'gpt-9' });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as any).error.param).toBe('model');
-    const badBody = await admin(gw1, 'PUT', `/purposes/${purpose}`, {
+    const badBody = await admin(t.gw, 'PUT', `/purposes/${purpose}`, {
       model: 'echo',
       fallbacks: 'x',
     });
     expect(((await badBody.json()) as any).error.param).toBe('fallbacks');
     expect(
-      (await admin(gw1, 'PUT', `/purposes/${purpose}`, { model: 'echo', fallbacks: ['no-reply'] }))
+      (await admin(t.gw, 'PUT', `/purposes/${purpose}`, { model: 'echo', fallbacks: ['no-reply'] }))
         .status,
     ).toBe(200);
-    const res = await clientFor(gw1, snowflake()).chat.completions.create({
+    const res = await clientFor(t.gw, snowflake()).chat.completions.create({
       model: `purpose:${purpose}`,
       messages: MESSAGES,
     });
     expect(res.model).toBe('echo');
-    const policy = (await (await admin(gw1, 'GET', '/policy')).json()) as any;
+    const policy = (await (await admin(t.gw, 'GET', '/policy')).json()) as any;
     expect(policy.purposes[purpose]).toEqual({ model: 'echo', fallbacks: ['no-reply'] });
     expect(policy.purposes.agent).toEqual({ model: 'gpt-primary', fallbacks: ['gpt-backup'] });
     // the other replica picks the override up on its refresh
     await waitFor(
       async () => {
-        const r = await clientFor(gw2, snowflake())
+        const r = await clientFor(t.gateways[1], snowflake())
           .chat.completions.create({ model: `purpose:${purpose}`, messages: MESSAGES })
           .catch(() => undefined);
         return r?.model === 'echo';
@@ -324,8 +297,8 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
       100,
       'replica refresh',
     );
-    expect((await admin(gw1, 'DELETE', `/purposes/${purpose}`)).status).toBe(200);
-    const gone = await clientFor(gw1, snowflake())
+    expect((await admin(t.gw, 'DELETE', `/purposes/${purpose}`)).status).toBe(200);
+    const gone = await clientFor(t.gw, snowflake())
       .chat.completions.create({ model: `purpose:${purpose}`, messages: MESSAGES })
       .catch((e) => e);
     expect(gone.status).toBe(400);

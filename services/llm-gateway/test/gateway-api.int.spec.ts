@@ -5,35 +5,17 @@ import { Subjects } from '@dirigent/contracts';
 import { offlineReply } from '@dirigent/llm';
 import { Messaging, NatsClient } from '@dirigent/messaging';
 import { snowflake, waitFor } from '@dirigent/testing';
-import { FakeUpstream } from './fake-upstreams';
-import { clientFor, startGateway, testConfig, TOKEN, type RunningGateway } from './harness';
+import { clientFor, startGateway, TOKEN, gatewaySuite } from './harness';
 
 describe('llm-gateway API (official openai client → gateway → fake upstreams)', () => {
-  let primary: FakeUpstream;
-  let backup: FakeUpstream;
-  let anthropic: FakeUpstream;
-  let gw: RunningGateway;
-
-  beforeAll(async () => {
-    [primary, backup, anthropic] = await Promise.all([
-      FakeUpstream.start('openai'),
-      FakeUpstream.start('openai'),
-      FakeUpstream.start('anthropic'),
-    ]);
-    gw = await startGateway(testConfig({ primary, backup, anthropic }));
-  });
-
-  afterAll(async () => {
-    await gw?.close();
-    await Promise.all([primary?.close(), backup?.close(), anthropic?.close()]);
-  });
+  const t = gatewaySuite();
 
   const sql = async (q: string, params: unknown[]) =>
-    (await gw.app.get(MikroORM).em.getConnection().execute(q, params, 'all')) as any[];
+    (await t.gw.app.get(MikroORM).em.getConnection().execute(q, params, 'all')) as any[];
 
   it('answers a plain chat completion routed by purpose, with the key from the environment', async () => {
     const guild = snowflake();
-    const client = clientFor(gw, guild);
+    const client = clientFor(t.gw, guild);
     const res = await client.chat.completions
       .create({ model: 'purpose:agent', messages: [{ role: 'user', content: 'hello' }] })
       .withResponse();
@@ -42,7 +24,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
     expect(res.data.usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 5 });
     expect(res.response.status).toBe(200);
     expect(res.response.headers.get('x-dirigent-model')).toBe('gpt-primary');
-    const seen = primary.seen[primary.seen.length - 1];
+    const seen = t.primary.seen[t.primary.seen.length - 1];
     expect(seen.headers.authorization).toBe('Bearer sk-test-openai');
     expect(seen.body.model).toBe('gpt-4o-mini');
     expect(seen.body.max_tokens).toBe(4096);
@@ -67,7 +49,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
   });
 
   it('routes by the x-dirigent-purpose header over the model field', async () => {
-    const client = clientFor(gw, snowflake(), { 'x-dirigent-purpose': 'steward' });
+    const client = clientFor(t.gw, snowflake(), { 'x-dirigent-purpose': 'steward' });
     const res = await client.chat.completions.create({
       model: 'anything',
       messages: [{ role: 'user', content: 'hi' }],
@@ -77,7 +59,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
   });
 
   it('streams a chat completion as SSE, with usage when asked', async () => {
-    const client = clientFor(gw, snowflake());
+    const client = clientFor(t.gw, snowflake());
     const stream = await client.chat.completions.create({
       model: 'gpt-primary',
       messages: [{ role: 'user', content: 'stream please' }],
@@ -96,13 +78,13 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
     expect(text).toBe('upstream says hi to gpt-4o-mini');
     expect(finish).toBe('stop');
     expect(usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 5 });
-    expect(primary.seen[primary.seen.length - 1].body.stream_options).toEqual({
+    expect(t.primary.seen[t.primary.seen.length - 1].body.stream_options).toEqual({
       include_usage: true,
     });
   });
 
   it('omits the usage chunk when the client did not ask for it', async () => {
-    const stream = await clientFor(gw, snowflake()).chat.completions.create({
+    const stream = await clientFor(t.gw, snowflake()).chat.completions.create({
       model: 'gpt-primary',
       messages: [{ role: 'user', content: 'x' }],
       stream: true,
@@ -113,7 +95,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
   });
 
   it('embeds through the embed purpose, float and base64', async () => {
-    const client = clientFor(gw, snowflake());
+    const client = clientFor(t.gw, snowflake());
     const floats = await client.embeddings.create({
       model: 'purpose:embed',
       input: ['a', 'b'],
@@ -134,7 +116,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
 
   it('lists models and purposes', async () => {
     const ids: string[] = [];
-    for await (const m of (await gw.client.models.list()).iterPages())
+    for await (const m of (await t.gw.client.models.list()).iterPages())
       ids.push(...m.data.map((d) => d.id));
     expect(ids).toEqual(
       expect.arrayContaining([
@@ -145,24 +127,24 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
         'purpose:embed',
       ]),
     );
-    expect(await gw.client.models.retrieve('purpose:agent')).toMatchObject({
+    expect(await t.gw.client.models.retrieve('purpose:agent')).toMatchObject({
       id: 'purpose:agent',
       object: 'model',
     });
-    expect(await gw.client.models.retrieve('claude')).toMatchObject({
+    expect(await t.gw.client.models.retrieve('claude')).toMatchObject({
       id: 'claude',
       owned_by: 'anth',
     });
-    await expect(gw.client.models.retrieve('gpt-9')).rejects.toMatchObject({
+    await expect(t.gw.client.models.retrieve('gpt-9')).rejects.toMatchObject({
       status: 404,
       code: 'model_not_found',
     });
   });
 
   it('refuses requests without the token with 401', async () => {
-    const bad = new OpenAI({ apiKey: 'wrong-token', baseURL: gw.baseURL, maxRetries: 0 });
+    const bad = new OpenAI({ apiKey: 'wrong-token', baseURL: t.gw.baseURL, maxRetries: 0 });
     await expect(bad.models.list()).rejects.toMatchObject({ status: 401 });
-    const res = await fetch(`${gw.baseURL}/chat/completions`, { method: 'POST', body: '{}' });
+    const res = await fetch(`${t.gw.baseURL}/chat/completions`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(401);
   });
 
@@ -183,7 +165,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
       'max_tokens',
     ],
   ])('answers 400 naming the field for %j', async (body, field) => {
-    const res = await fetch(`${gw.baseURL}/chat/completions`, {
+    const res = await fetch(`${t.gw.baseURL}/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -196,7 +178,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
 
   it('answers 400 for unparseable JSON, a bad embeddings input and an unknown purpose; 404 for an unknown model', async () => {
     const post = (path: string, body: string) =>
-      fetch(`${gw.baseURL}${path}`, {
+      fetch(`${t.gw.baseURL}${path}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
         body,
@@ -221,7 +203,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
       JSON.stringify({ model: 'gpt-9', messages: [{ role: 'user', content: 'x' }] }),
     );
     expect(unknown.status).toBe(404);
-    const guild = await fetch(`${gw.baseURL}/models`, {
+    const guild = await fetch(`${t.gw.baseURL}/models`, {
       headers: { authorization: `Bearer ${TOKEN}` },
     });
     expect(guild.status).toBe(200);
@@ -230,7 +212,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
   it('answers a compressed body (the Express path) as the chat route answers it plain', async () => {
     // The route takes plain JSON ahead of Express; a gzip body goes on to OpenAiController.
     const post = (body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}) =>
-      fetch(`${gw.baseURL}/chat/completions`, {
+      fetch(`${t.gw.baseURL}/chat/completions`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${TOKEN}`,
@@ -289,13 +271,13 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
     ];
 
     it('translates the request and a tool-calling answer', async () => {
-      anthropic.behave = () => ({
+      t.anthropic.behave = () => ({
         kind: 'ok',
         text: 'Checking.',
         toolCall: { name: 'get_weather', arguments: { city: 'Lyon' } },
         usage: { input: 30, output: 9 },
       });
-      const res = await clientFor(gw, snowflake()).chat.completions.create({
+      const res = await clientFor(t.gw, snowflake()).chat.completions.create({
         model: 'purpose:synth-high',
         messages,
         tools,
@@ -303,7 +285,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
         max_tokens: 300,
         stop: 'END',
       });
-      const sent = anthropic.seen[anthropic.seen.length - 1];
+      const sent = t.anthropic.seen[t.anthropic.seen.length - 1];
       expect(sent.path).toBe('/v1/messages');
       expect(sent.headers['x-api-key']).toBe('sk-ant-test');
       expect(sent.body).toMatchObject({
@@ -348,13 +330,13 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
     });
 
     it('translates a streamed answer with a tool call', async () => {
-      anthropic.behave = () => ({
+      t.anthropic.behave = () => ({
         kind: 'ok',
         text: 'Let me check.',
         toolCall: { name: 'get_weather', arguments: { city: 'Lyon' } },
         usage: { input: 40, output: 11 },
       });
-      const stream = await clientFor(gw, snowflake()).chat.completions.create({
+      const stream = await clientFor(t.gw, snowflake()).chat.completions.create({
         model: 'claude',
         messages,
         tools,
@@ -380,7 +362,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
         }
         finish = c.finish_reason ?? finish;
       }
-      expect(anthropic.seen[anthropic.seen.length - 1].body.stream).toBe(true);
+      expect(t.anthropic.seen[t.anthropic.seen.length - 1].body.stream).toBe(true);
       expect(text).toBe('Let me check.');
       expect({ id, name, args: JSON.parse(args) }).toEqual({
         id: 'toolu_fake1',
@@ -395,7 +377,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
   describe('NATS request/reply', () => {
     let messaging: Messaging;
     beforeAll(() => {
-      messaging = gw.app.get(Messaging);
+      messaging = t.gw.app.get(Messaging);
     });
     /** A request over NATS: the reply's data, or its error thrown. */
     const call = async (subj: string, data: unknown): Promise<any> => {
@@ -448,7 +430,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
     });
 
     it('streams chunks to the caller subject, and an early failure too', async () => {
-      const nc = gw.app.get(NatsClient).nc;
+      const nc = t.gw.app.get(NatsClient).nc;
       const listen = (inbox: string) => {
         const sub = nc.subscribe(inbox);
         const got: any[] = [];
@@ -503,12 +485,12 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
 
     it('publishes a usage event per call on dirigent.llm.usage', async () => {
       const guild = snowflake();
-      await clientFor(gw, guild).chat.completions.create({
+      await clientFor(t.gw, guild).chat.completions.create({
         model: 'echo',
         messages: [{ role: 'user', content: 'usage' }],
       });
       const event = await waitFor(async () => {
-        const jsm = gw.app.get(NatsClient).jsm;
+        const jsm = t.gw.app.get(NatsClient).jsm;
         const info = await jsm.streams.info('DIRIGENT_LLM_USAGE');
         for (let seq = info.state.last_seq; seq > Math.max(0, info.state.last_seq - 500); seq--) {
           const m = await jsm.streams.getMessage('DIRIGENT_LLM_USAGE', { seq }).catch(() => null);
@@ -517,7 +499,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
         }
         return undefined;
       });
-      const metrics = await (await fetch(`http://127.0.0.1:${gw.port}/metrics`)).text();
+      const metrics = await (await fetch(`http://127.0.0.1:${t.gw.port}/metrics`)).text();
       expect(metrics).toMatch(
         /dirigent_llm_requests_total\{kind="chat",model="echo",outcome="ok"\} \d+/,
       );

@@ -7,11 +7,10 @@ import { costMicros, estimatePromptTokens } from '@dirigent/llm';
 import { startServiceApp } from '@dirigent/service-kit';
 import { testDatabaseUrl, testNatsUrl } from '@dirigent/testing';
 import { LlmGatewayService } from '../llm-gateway.module';
-import type { FakeUpstream } from './fake-upstreams';
+import { FakeUpstream } from './fake-upstreams';
 
 export const TOKEN = 'test-gateway-token-0123456789';
 
-/** A gateway configuration over fake OpenAI/Anthropic upstreams and the offline provider. */
 /** gpt-primary's prices: $1 in, $2 out per million tokens. */
 const PRIMARY_PRICES = { inputUsdPerMTok: 1, outputUsdPerMTok: 2 };
 
@@ -27,6 +26,7 @@ export function primaryReservation(
   );
 }
 
+/** A gateway configuration over fake OpenAI/Anthropic upstreams and the offline provider. */
 export function testConfig(
   up: { primary: FakeUpstream; backup: FakeUpstream; anthropic: FakeUpstream },
   reliability: Record<string, number> = {},
@@ -207,4 +207,47 @@ export function clientFor(
     maxRetries: 0,
     defaultHeaders: { 'x-dirigent-guild': guild, ...extra },
   });
+}
+
+/** Three fake upstreams and the gateway replicas routed to them (`testConfig`). */
+export interface GatewaySuite {
+  /** OpenAI-speaking, gpt-primary's. */
+  primary: FakeUpstream;
+  /** OpenAI-speaking, gpt-backup's. */
+  backup: FakeUpstream;
+  /** Anthropic-speaking, claude's. */
+  anthropic: FakeUpstream;
+  /** The first gateway replica. */
+  gw: RunningGateway;
+  /** Every replica, `gw` first. */
+  gateways: RunningGateway[];
+}
+
+/**
+ * Starts the upstreams and `replicas` gateways (one by default) before the suite's tests and
+ * closes them after: call it in a `describe`. Its fields are set once `beforeAll` has run.
+ *
+ * @example
+ * const t = gatewaySuite();
+ * it('answers', async () => { await clientFor(t.gw, guild).models.list(); });
+ */
+export function gatewaySuite(
+  opts: { reliability?: Record<string, number>; replicas?: number } = {},
+): GatewaySuite {
+  const t = { gateways: [] as RunningGateway[] } as GatewaySuite;
+  beforeAll(async () => {
+    [t.primary, t.backup, t.anthropic] = await Promise.all([
+      FakeUpstream.start('openai'),
+      FakeUpstream.start('openai'),
+      FakeUpstream.start('anthropic'),
+    ]);
+    const config = testConfig(t, opts.reliability);
+    for (let i = 0; i < (opts.replicas ?? 1); i++) t.gateways.push(await startGateway(config));
+    t.gw = t.gateways[0];
+  });
+  afterAll(async () => {
+    for (const gw of t.gateways) await gw.close();
+    await Promise.all([t.primary?.close(), t.backup?.close(), t.anthropic?.close()]);
+  });
+  return t;
 }

@@ -5,34 +5,22 @@ import { budgetDay, type UsageRecord } from '@dirigent/llm';
 import type { Messaging } from '@dirigent/messaging';
 import { closeMessaging, snowflake, testMessaging, waitFor } from '@dirigent/testing';
 import { INSTANCE_HEADER } from '../adapters/usage-publisher';
-import { FakeUpstream } from './fake-upstreams';
-import { startGateway, testConfig, type RunningGateway } from './harness';
+import { gatewaySuite } from './harness';
 
 describe('llm-gateway usage ledger (from JetStream, exactly once)', () => {
-  let primary: FakeUpstream;
-  let backup: FakeUpstream;
-  let anthropic: FakeUpstream;
-  let gw: RunningGateway;
+  const t = gatewaySuite();
   let messaging: Messaging;
 
   beforeAll(async () => {
-    [primary, backup, anthropic] = await Promise.all([
-      FakeUpstream.start('openai'),
-      FakeUpstream.start('openai'),
-      FakeUpstream.start('anthropic'),
-    ]);
-    gw = await startGateway(testConfig({ primary, backup, anthropic }));
     messaging = await testMessaging('ledger-test');
   });
 
   afterAll(async () => {
-    await gw?.close();
     if (messaging) await closeMessaging(messaging);
-    await Promise.all([primary?.close(), backup?.close(), anthropic?.close()]);
   });
 
   const sql = (q: string, p: unknown[] = []) =>
-    gw.app.get(MikroORM).em.getConnection().execute(q, p, 'all') as Promise<any[]>;
+    t.gw.app.get(MikroORM).em.getConnection().execute(q, p, 'all') as Promise<any[]>;
 
   function usage(guildId: string, reservedUsd: number, costUsd: number): UsageRecord {
     return {

@@ -2,8 +2,8 @@ import OpenAI from 'openai';
 import { Subjects } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
 import { snowflake } from '@dirigent/testing';
-import { FakeUpstream, type FakeToolCall } from './fake-upstreams';
-import { clientFor, startGateway, testConfig, type RunningGateway } from './harness';
+import { type FakeToolCall } from './fake-upstreams';
+import { clientFor, gatewaySuite } from './harness';
 
 /**
  * Tools and tool calls through the gateway, as the synthesizer and the orchestrator use
@@ -12,24 +12,7 @@ import { clientFor, startGateway, testConfig, type RunningGateway } from './harn
  * arguments cut in pieces), then the tool results sent back for the next round.
  */
 describe('llm-gateway: tools and tool calls pass through, streamed or not', () => {
-  let primary: FakeUpstream;
-  let backup: FakeUpstream;
-  let anthropic: FakeUpstream;
-  let gw: RunningGateway;
-
-  beforeAll(async () => {
-    [primary, backup, anthropic] = await Promise.all([
-      FakeUpstream.start('openai'),
-      FakeUpstream.start('openai'),
-      FakeUpstream.start('anthropic'),
-    ]);
-    gw = await startGateway(testConfig({ primary, backup, anthropic }));
-  });
-
-  afterAll(async () => {
-    await gw?.close();
-    await Promise.all([primary?.close(), backup?.close(), anthropic?.close()]);
-  });
+  const t = gatewaySuite();
 
   const tools: OpenAI.ChatCompletionFunctionTool[] = [
     {
@@ -110,11 +93,11 @@ describe('llm-gateway: tools and tool calls pass through, streamed or not', () =
   ];
 
   it('OpenAI-compatible upstream: tools go up as given, streamed tool-call deltas come back', async () => {
-    primary.behave = (seen) =>
+    t.primary.behave = (seen) =>
       seen.body.messages.length > 2
         ? { kind: 'ok', text: 'You rolled 9.' }
         : { kind: 'ok', toolCalls: calls };
-    const client = clientFor(gw, snowflake());
+    const client = clientFor(t.gw, snowflake());
     const stream = await client.chat.completions.create({
       model: 'purpose:agent',
       messages: ask,
@@ -124,7 +107,7 @@ describe('llm-gateway: tools and tool calls pass through, streamed or not', () =
       stream: true,
     });
     const got = await collect(stream);
-    const up = primary.seen[primary.seen.length - 1];
+    const up = t.primary.seen[t.primary.seen.length - 1];
     expect(up.body).toMatchObject({
       model: 'gpt-4o-mini',
       stream: true,
@@ -149,19 +132,19 @@ describe('llm-gateway: tools and tool calls pass through, streamed or not', () =
     });
     const answer = await collect(second);
     expect(answer).toMatchObject({ text: 'You rolled 9.', finish: 'stop', toolCalls: [] });
-    const back = primary.seen[primary.seen.length - 1].body.messages;
+    const back = t.primary.seen[t.primary.seen.length - 1].body.messages;
     expect(back.slice(2)).toEqual(followUp(['call_fake1', 'call_fake2']).slice(2));
   });
 
   it('OpenAI-compatible upstream, not streamed: the tool calls come back whole', async () => {
-    primary.behave = () => ({ kind: 'ok', toolCalls: calls });
-    const res = await clientFor(gw, snowflake()).chat.completions.create({
+    t.primary.behave = () => ({ kind: 'ok', toolCalls: calls });
+    const res = await clientFor(t.gw, snowflake()).chat.completions.create({
       model: 'purpose:agent',
       messages: ask,
       tools,
       tool_choice: { type: 'function', function: { name: 'dice' } },
     });
-    expect(primary.seen[primary.seen.length - 1].body.tool_choice).toEqual({
+    expect(t.primary.seen[t.primary.seen.length - 1].body.tool_choice).toEqual({
       type: 'function',
       function: { name: 'dice' },
     });
@@ -181,8 +164,8 @@ describe('llm-gateway: tools and tool calls pass through, streamed or not', () =
   });
 
   it('Anthropic upstream: tools become input_schema, two streamed tool_use blocks become two calls', async () => {
-    anthropic.behave = () => ({ kind: 'ok', text: 'On it. ', toolCalls: calls });
-    const stream = await clientFor(gw, snowflake()).chat.completions.create({
+    t.anthropic.behave = () => ({ kind: 'ok', text: 'On it. ', toolCalls: calls });
+    const stream = await clientFor(t.gw, snowflake()).chat.completions.create({
       model: 'purpose:synth-high',
       messages: ask,
       tools,
@@ -190,7 +173,7 @@ describe('llm-gateway: tools and tool calls pass through, streamed or not', () =
       stream: true,
     });
     const got = await collect(stream);
-    const up = anthropic.seen[anthropic.seen.length - 1].body;
+    const up = t.anthropic.seen[t.anthropic.seen.length - 1].body;
     expect(up.stream).toBe(true);
     expect(up.tools).toEqual(
       tools.map((t) => ({
@@ -206,8 +189,8 @@ describe('llm-gateway: tools and tool calls pass through, streamed or not', () =
       { id: 'toolu_fake2', name: 'pin_moment', args: { channelId: '111', messageId: '222' } },
     ]);
 
-    anthropic.behave = () => ({ kind: 'ok', text: 'You rolled 9.' });
-    const second = await clientFor(gw, snowflake()).chat.completions.create({
+    t.anthropic.behave = () => ({ kind: 'ok', text: 'You rolled 9.' });
+    const second = await clientFor(t.gw, snowflake()).chat.completions.create({
       model: 'purpose:synth-high',
       messages: followUp(['toolu_fake1', 'toolu_fake2']),
       tools,
@@ -215,7 +198,7 @@ describe('llm-gateway: tools and tool calls pass through, streamed or not', () =
       stream: true,
     });
     expect(await collect(second)).toMatchObject({ text: 'You rolled 9.', finish: 'stop' });
-    const sent = anthropic.seen[anthropic.seen.length - 1].body;
+    const sent = t.anthropic.seen[t.anthropic.seen.length - 1].body;
     expect(sent.tool_choice).toEqual({ type: 'none' });
     expect(sent.messages.slice(1)).toEqual([
       {
@@ -249,9 +232,9 @@ describe('llm-gateway: tools and tool calls pass through, streamed or not', () =
   });
 
   it('over NATS (dirigent.llm.chat, what the router calls): tools up, tool calls back, both upstreams', async () => {
-    const messaging = gw.app.get(Messaging);
-    primary.behave = () => ({ kind: 'ok', toolCalls: calls });
-    anthropic.behave = () => ({ kind: 'ok', text: '', toolCalls: calls });
+    const messaging = t.gw.app.get(Messaging);
+    t.primary.behave = () => ({ kind: 'ok', toolCalls: calls });
+    t.anthropic.behave = () => ({ kind: 'ok', text: '', toolCalls: calls });
     for (const [purpose, prefix] of [
       ['agent', 'call_fake'],
       ['synth-high', 'toolu_fake'],
