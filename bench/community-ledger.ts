@@ -43,6 +43,9 @@ interface Followup {
   fired: number;
   aborted: number;
   decisions: number;
+  /** When the soak saw it settle (its first `fired` or `aborted` event). */
+  settledAt?: number;
+  reason?: string;
 }
 
 /** Counts as the soak runs; `report` at the end. */
@@ -59,6 +62,7 @@ export class CommunityLedger {
   private readonly notes = new Map<string, DecisionNote>();
   private readonly kills: number[] = [];
   private readonly followups = new Map<string, Followup>();
+  private readonly followupEventIds = new Set<string>();
   private readonly modelFreeMs: number[] = [];
   private readonly allMs: number[] = [];
   /** The decision alone (scoring and the choice from gathered inputs), and reading the room. */
@@ -174,11 +178,31 @@ export class CommunityLedger {
     if (d.trigger === 'self-followup' && d.followupId) this.followup(d.followupId).decisions++;
   }
 
-  followupEvent(e: RouterFollowupEvent): void {
+  /**
+   * A follow-up event; `eventId` its envelope id: one published again after a SIGKILL is the
+   * same event (the stream stores it once), though a plain subscriber sees it twice.
+   */
+  followupEvent(e: RouterFollowupEvent, eventId?: string): void {
+    if (eventId) {
+      if (this.followupEventIds.has(eventId)) return;
+      this.followupEventIds.add(eventId);
+    }
     const f = this.followup(e.followupId);
-    if (e.status === 'scheduled') f.scheduled = e;
-    else if (e.status === 'fired') f.fired++;
+    if (e.status === 'scheduled') {
+      f.scheduled = e;
+      return;
+    }
+    if (e.status === 'fired') f.fired++;
     else f.aborted++;
+    f.settledAt ??= Date.now();
+    f.reason ??= e.reason ?? e.status;
+  }
+
+  /** Follow-ups due by `dueBy` that have not settled yet (ids). */
+  unsettled(dueBy: number): string[] {
+    return [...this.followups]
+      .filter(([, f]) => f.scheduled && Date.parse(f.scheduled.dueAt) <= dueBy && !f.settledAt)
+      .map(([id]) => id);
   }
 
   private followup(id: string): Followup {
@@ -203,13 +227,21 @@ export class CommunityLedger {
     let doubled = 0;
     let scheduled = 0;
     let fired = 0;
+    let late = 0;
+    const lateness: number[] = [];
+    const reasons = new Map<string, number>();
     for (const f of this.followups.values()) {
       if (!f.scheduled || Date.parse(f.scheduled.dueAt) > settledBy) continue;
       scheduled++;
       fired += f.fired ? 1 : 0;
       const settled = f.fired + f.aborted;
+      // Lost: never settled (the run drains first), or fired without its decision.
       if (settled === 0 || (f.fired > 0 && f.decisions === 0)) lost++;
       if (settled > 1 || f.decisions > 1) doubled++;
+      if (f.settledAt === undefined) continue;
+      lateness.push(f.settledAt - Date.parse(f.scheduled.dueAt));
+      if (f.settledAt > settledBy) late++;
+      reasons.set(f.reason!, (reasons.get(f.reason!) ?? 0) + 1);
     }
     return {
       messages: this.messages,
@@ -238,6 +270,11 @@ export class CommunityLedger {
       followupsFired: fired,
       followupsLost: lost,
       followupsDoubled: doubled,
+      followupsSettledAfterGrace: late,
+      followupSettleLagP50Ms: round(percentile(lateness, 50)),
+      followupSettleLagP99Ms: round(percentile(lateness, 99)),
+      followupSettleLagMaxMs: round(Math.max(0, ...lateness)),
+      followupOutcomes: [...reasons].map(([r, n]) => `${r}:${n}`).join(' '),
       burstsStopped: this.burstsStopped,
       heldBack: this.heldBack,
     };

@@ -10,13 +10,15 @@
  *
  *   COMMUNITY_SOAK_MESSAGES=1500 COMMUNITY_SOAK_KILL_EVERY_S=30 npm run bench -- community-soak
  *   (also COMMUNITY_SOAK_HUMAN_INTERVAL_MS, 400: the pause between two people's messages;
- *   COMMUNITY_SOAK_MAX_MINUTES, 90: a bound on the run)
+ *   COMMUNITY_SOAK_MAX_MINUTES, 90: a bound on the run; COMMUNITY_SOAK_DRAIN_S, 300: how long
+ *   to wait after the grace for every due follow-up to settle)
  */
 import { Durables, Streams, Subjects, type Envelope } from '@dirigent/contracts';
 import type { FakeMessage } from '@dirigent/discord-fake';
 import type { JetStreamManager } from '@nats-io/jetstream';
 import { NatsClient } from '@dirigent/messaging';
 import { seededRandom } from '@dirigent/router-domain';
+import knex from 'knex';
 import { CommunityLedger } from './community-ledger';
 import { AGENTS, startCommunityWorld } from './community-world';
 import { sleep, soakLog } from './soak-processes';
@@ -25,6 +27,34 @@ import type { BenchResult } from './stats';
 const CHANNELS = 10;
 /** After the people stop: time for the last answers and follow-ups, without kills. */
 const GRACE_MS = 45_000;
+
+/**
+ * After the grace: waits (up to `boundMs`) for every follow-up due by `dueBy` to settle, then
+ * prints what the router's table says of any still unsettled: lost, or only late.
+ */
+async function drainFollowups(
+  ledger: CommunityLedger,
+  databaseUrl: string,
+  dueBy: number,
+  boundMs: number,
+) {
+  const started = Date.now();
+  while (ledger.unsettled(dueBy).length && Date.now() - started < boundMs) await sleep(2000);
+  const open = ledger.unsettled(dueBy);
+  soakLog(
+    `follow-ups drained in ${Math.round((Date.now() - started) / 1000)} s; ${open.length} due and not settled`,
+  );
+  if (!open.length) return;
+  const db = knex({ client: 'pg', connection: databaseUrl });
+  try {
+    const rows = await db('self_followup_schedules')
+      .whereIn('followup_id', open.slice(0, 50))
+      .select('followup_id', 'status', 'reason', 'due_at', 'created_at');
+    for (const r of rows) soakLog(`unsettled follow-up: ${JSON.stringify(r)}`);
+  } finally {
+    await db.destroy();
+  }
+}
 
 function env(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -65,6 +95,7 @@ export async function benchCommunitySoak(): Promise<BenchResult> {
   const killEveryS = env('COMMUNITY_SOAK_KILL_EVERY_S', 60, 0);
   const intervalMs = env('COMMUNITY_SOAK_HUMAN_INTERVAL_MS', 400, 0);
   const maxMs = env('COMMUNITY_SOAK_MAX_MINUTES', 90, 1) * 60_000;
+  const drainMs = env('COMMUNITY_SOAK_DRAIN_S', 300, 0) * 1000;
   const world = await startCommunityWorld(CHANNELS);
   const { discord, router } = world;
   const ledger = new CommunityLedger();
@@ -97,7 +128,7 @@ export async function benchCommunitySoak(): Promise<BenchResult> {
       callback: (_e, msg) => {
         const env = msg.json<Envelope<any>>();
         if (msg.subject.endsWith('.decision')) ledger.decision(env.data);
-        else if (msg.subject.endsWith('.followup')) ledger.followupEvent(env.data);
+        else if (msg.subject.endsWith('.followup')) ledger.followupEvent(env.data, env.id);
         else if (msg.subject.endsWith('.burst-stopped')) ledger.burstsStopped++;
         else if (msg.subject.endsWith('.held-back')) {
           ledger.heldBack++;
@@ -150,13 +181,15 @@ export async function benchCommunitySoak(): Promise<BenchResult> {
     const stoppedAt = Date.now();
     soakLog(`people stopped at ${ledger.messages} messages; ${GRACE_MS / 1000} s of grace`);
     await sleep(GRACE_MS);
+    const settledBy = stoppedAt + GRACE_MS - 15_000;
+    await drainFollowups(ledger, world.databaseUrl, settledBy, drainMs);
     running = false;
     await sampler;
     for (const chain of ledger.longChains) soakLog(`bot chain over 3:\n${chain}`);
     const dead = await jsm.streams.info(Streams.deadLetter).catch(() => null);
     const minutes = (stoppedAt - started) / 60_000;
     return {
-      ...ledger.report(stoppedAt, stoppedAt + GRACE_MS - 15_000),
+      ...ledger.report(stoppedAt, settledBy),
       minutes: Math.round(minutes * 10) / 10,
       messagesPerMinute: Math.round(ledger.messages / minutes),
       routerKills: router.kills,

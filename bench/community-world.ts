@@ -81,6 +81,8 @@ export class RouterProcess {
 
 export interface CommunityWorld {
   nats: SoakNats;
+  /** The scratch database the router writes (dropped by `stop`). */
+  databaseUrl: string;
   discord: FakeDiscord;
   guildId: string;
   channelIds: string[];
@@ -178,5 +180,14 @@ export async function startCommunityWorld(channels: number): Promise<CommunityWo
     await stop();
     throw e;
   }
-  return { nats, discord, guildId: guild.id, channelIds, humanIds, router, stop };
+  return {
+    nats,
+    databaseUrl: db.url,
+    discord,
+    guildId: guild.id,
+    channelIds,
+    humanIds,
+    router,
+    stop,
+  };
 }

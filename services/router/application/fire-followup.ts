@@ -55,32 +55,36 @@ export class FireFollowup {
    */
   async run(due: FollowupDue, lineage?: Lineage): Promise<void> {
     const f = await this.store.get(due.followupId);
-    if (!f || f.status !== 'scheduled') return;
+    if (!f) return;
     const event = {
       followupId: f.followupId,
       parentDecisionId: f.parentDecisionId,
       bias: f.bias,
       dueAt: f.dueAt.toISOString(),
     };
+    const announce = (status: 'fired' | 'aborted', reason?: string) =>
+      this.outbox.followup(f.guildId, f.channelId, {
+        ...event,
+        status,
+        ...(reason ? { reason } : {}),
+      });
+    // Settled by a delivery killed before its event went out: published again (its id is
+    // the stream's de-duplication key, so an event that did go out is not stored twice).
+    if (f.status !== 'scheduled') return announce(f.status, f.reason);
     const settle = async (status: 'fired' | 'aborted', reason?: string, decisionId?: string) => {
-      if (await this.store.settle(f.followupId, status, reason, decisionId)) {
-        await this.outbox.followup(f.guildId, f.channelId, {
-          ...event,
-          status,
-          ...(reason ? { reason } : {}),
-        });
-      }
+      if (await this.store.settle(f.followupId, status, reason, decisionId))
+        await announce(status, reason);
     };
     const agent = this.agents.get(f.agentId);
     if (!agent) return settle('aborted', 'unknown-agent');
+    // Judged when it comes due: the rules read the durable history, not the lane, so a
+    // channel whose lane runs behind does not hold an abort for minutes (it did under load).
+    const early = await this.verdict(f, agent);
+    if (early) return settle(early.status, early.reason, early.decisionId);
     await this.lanes.run(f.channelId, async () => {
-      const before = await this.decisions.ofFollowup(f.followupId);
-      if (before) return settle('fired', undefined, before.decisionId);
-      const channel = await this.coordination.managed(f.channelId);
-      if (channel.managed && channel.speakers.includes(agent.id))
-        return settle('aborted', 'managed-channel');
-      const reason = await this.abortReason(f, agent);
-      if (reason) return settle('aborted', reason);
+      // Again in the lane: the turns it waited behind may have answered or moved on.
+      const now = await this.verdict(f, agent);
+      if (now) return settle(now.status, now.reason, now.decisionId);
       const parent = await this.decisions.get(f.parentDecisionId);
       const decision = await this.execute.run(
         {
@@ -101,6 +105,23 @@ export class FireFollowup {
       );
       await settle('fired', undefined, decision.decisionId);
     });
+  }
+
+  /**
+   * How the follow-up settles without a turn: fired already (its decision is stored, a
+   * SIGKILL came before the settle), or aborted by a rule; undefined when it is to fire.
+   */
+  private async verdict(
+    f: FollowupRecord,
+    agent: AgentPersona,
+  ): Promise<{ status: 'fired' | 'aborted'; reason?: string; decisionId?: string } | undefined> {
+    const before = await this.decisions.ofFollowup(f.followupId);
+    if (before) return { status: 'fired', decisionId: before.decisionId };
+    const channel = await this.coordination.managed(f.channelId);
+    if (channel.managed && channel.speakers.includes(agent.id))
+      return { status: 'aborted', reason: 'managed-channel' };
+    const reason = await this.abortReason(f, agent);
+    return reason ? { status: 'aborted', reason } : undefined;
   }
 
   /**

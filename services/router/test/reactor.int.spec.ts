@@ -201,6 +201,51 @@ describe('router reactor: fan-out, grants, self-follow-ups, speculative turns', 
     expect(aborted.reason).toBe('human-replied');
   });
 
+  it('a follow-up due while its channel’s lane is busy aborts then, not after the lane', async () => {
+    const hint = { probability: 1, bias: 'self-correct', windowMs: [1500, 1500] };
+    await only({ 'quick-react': 1 }, { 'quick-react': { selfFollowupHint: hint } });
+    s.upstream.behave = () => ({ kind: 'ok', text: 'lukewarm take' });
+    const channel = snowflake();
+    await s.discord.human(guild, channel, 'dot, opinion?');
+    const scheduled = await waitFor(() =>
+      followupEvents(channel).find((f) => f.status === 'scheduled'),
+    );
+    const [bot] = await waitFor(async () => {
+      const rows = await s.router
+        .get(MikroORM)
+        .em.getConnection()
+        .execute(`select bot_message_ids from self_followup_schedules where followup_id = ?`, [
+          scheduled.followupId,
+        ]);
+      return rows[0]?.bot_message_ids.length ? rows[0].bot_message_ids : null;
+    });
+    // Dot's turn on the reply holds the channel's lane in its model call past the due time.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let holding = false;
+    s.upstream.behave = () => {
+      holding = true;
+      return { kind: 'hold', until: held, then: { kind: 'ok', text: 'fine, fine' } };
+    };
+    await only({ 'quick-react': 1 });
+    try {
+      await s.discord.human(guild, channel, 'no way', {
+        replyToMessageId: bot,
+        messageId: nextSnowflake(),
+      });
+      await waitFor(() => holding, 10_000);
+      const aborted = await waitFor(
+        () => followupEvents(channel).find((f) => f.status === 'aborted'),
+        10_000,
+      );
+      expect(aborted).toMatchObject({ followupId: scheduled.followupId, reason: 'human-replied' });
+      expect(holding).toBe(true);
+    } finally {
+      release();
+    }
+    await waitFor(() => s.discord.sent(channel).some((c) => c.data.content === 'fine, fine'));
+  });
+
   it('a quiet channel gets a speculative turn, only from speculative-only dispositions', async () => {
     await only({ 'observation-drop': 1, 'quick-react': 1 });
     s.upstream.behave = () => ({ kind: 'ok', text: 'funny how quiet it got' });
