@@ -14,6 +14,7 @@ import { NatsMemoryLenses } from './adapters/memory.client';
 import { JetStreamOutbox } from './adapters/outbox';
 import { PostgresDecisionLog } from './adapters/postgres/decision.repository';
 import { PostgresDispositions } from './adapters/postgres/disposition.repository';
+import { PostgresBursts } from './adapters/postgres/burst.repository';
 import { PostgresFollowups } from './adapters/postgres/followup.repository';
 import { PostgresPersonas } from './adapters/postgres/persona-version.repository';
 import { PostgresInbound } from './adapters/postgres/inbound.repository';
@@ -23,6 +24,7 @@ import { ComposeReply } from './application/compose-reply';
 import { DecideDryRun } from './application/decide-dry-run';
 import { DispositionAdmin } from './application/disposition-admin';
 import { ExecuteTurn } from './application/execute-turn';
+import { DeliverBeats } from './application/deliver-beats';
 import { FireFollowup } from './application/fire-followup';
 import { ListDecisions } from './application/list-decisions';
 import { OnGrant } from './application/on-grant';
@@ -35,6 +37,7 @@ import {
   Clock,
   DecisionLog,
   DispositionStore,
+  BurstStore,
   FollowupStore,
   InboundStore,
   MemoryLenses,
@@ -46,6 +49,7 @@ import {
 import { ReactToMessage } from './application/react-to-message';
 import { ReadTheRoom } from './application/read-the-room';
 import { ReplayDecision } from './application/replay-decision';
+import { ResumeBursts } from './application/resume-bursts';
 import { ROUTER_SERVICE, ScheduleFollowup } from './application/schedule-followup';
 import { SpeculativeTurns } from './application/speculative';
 import { RouterConfig } from './config';
@@ -117,6 +121,7 @@ class RouterReactorModule {}
     { provide: FollowupStore, ...em((e) => new PostgresFollowups(e)) },
     { provide: PersonaStore, ...em((e) => new PostgresPersonas(e)) },
     { provide: InboundStore, ...em((e) => new PostgresInbound(e)) },
+    { provide: BurstStore, ...em((e) => new PostgresBursts(e)) },
     {
       provide: ModelGateway,
       ...nats((m, c) => new NatsModelGateway(m, c.DIRIGENT_ROUTER_QUERY_TIMEOUT_MS)),
@@ -144,7 +149,9 @@ class RouterReactorModule {}
     ComposeReply,
     ReadTheRoom,
     ScheduleFollowup,
+    DeliverBeats,
     ExecuteTurn,
+    ResumeBursts,
     SpeculativeTurns,
     ReactToMessage,
     OnGrant,

@@ -25,8 +25,11 @@ interface Channel {
   lastBotTurnAt?: number;
   othersTypingAt?: number;
   waiters: Waiter[];
-  /** Set while a burst is being sent: a human message goes to it instead of a new route. */
-  burst?: { interrupt?: SeenMessage };
+  /**
+   * Set while a burst is being sent: the first human message goes to it instead of a new
+   * route (later ones queue as new messages behind it in the lane).
+   */
+  burst?: { decisionId?: string; interrupt?: SeenMessage };
   /** Content this router sent recently (a webhook echo of it is its own message). */
   sent: string[];
 }
@@ -99,8 +102,8 @@ export class ChannelActivity {
     }
     if (!m.authorIsBot) {
       c.lastHumanAt = m.at;
-      if (c.burst) {
-        c.burst.interrupt ??= m;
+      if (c.burst && !c.burst.interrupt) {
+        c.burst.interrupt = m;
         return 'interrupt';
       }
     }
@@ -146,12 +149,18 @@ export class ChannelActivity {
     return wait;
   }
 
+  /** Content sent before (by a process a restart replaced): its echo is an own message. */
+  sentBefore(guildId: string, channelId: string, content: string): void {
+    const c = this.channel(guildId, channelId);
+    c.sent.push(norm(content));
+    if (c.sent.length > KEEP) c.sent.shift();
+  }
+
   /** Resolves with the message id once the beat's own message.created is seen. */
   expectDelivery(guildId: string, channelId: string, content: string) {
     const c = this.channel(guildId, channelId);
     const text = norm(content);
-    c.sent.push(text);
-    if (c.sent.length > KEEP) c.sent.shift();
+    this.sentBefore(guildId, channelId, content);
     let cancel = () => {};
     const delivered = new Promise<string>((resolve) => {
       const w: Waiter = { content: text, resolve };
@@ -167,9 +176,10 @@ export class ChannelActivity {
   beginBurst(
     guildId: string,
     channelId: string,
+    decisionId?: string,
   ): { interrupted: () => SeenMessage | undefined; end: () => void } {
     const c = this.channel(guildId, channelId);
-    const burst: { interrupt?: SeenMessage } = {};
+    const burst: { decisionId?: string; interrupt?: SeenMessage } = { decisionId };
     c.burst = burst;
     return {
       interrupted: () => burst.interrupt,
@@ -177,6 +187,11 @@ export class ChannelActivity {
         if (c.burst === burst) c.burst = undefined;
       },
     };
+  }
+
+  /** The decision of the burst running in the channel, if one is. */
+  burstOf(channelId: string): string | undefined {
+    return this.channels.get(channelId)?.burst?.decisionId;
   }
 
   markBotTurn(guildId: string, channelId: string, at: number) {

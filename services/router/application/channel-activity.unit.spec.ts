@@ -47,12 +47,14 @@ describe('ChannelActivity', () => {
     expect(a.get('2').recent.map((m) => m.messageId)).toEqual([kept.messageId]);
   });
 
-  it('a human message during a burst is claimed by it, once the burst ends it is new again', () => {
+  it('the first human message during a burst is claimed by it, once the burst ends it is new again', () => {
     const a = new ChannelActivity();
-    const burst = a.beginBurst('1', '2');
+    const burst = a.beginBurst('1', '2', 'decision-1');
     const first = msg({ content: 'wait' });
     expect(a.observe(first, own)).toBe('interrupt');
-    expect(a.observe(msg({ content: 'and another' }), own)).toBe('interrupt');
+    expect(a.burstOf('2')).toBe('decision-1');
+    // The next one is routed as usual, behind the burst in the channel's lane.
+    expect(a.observe(msg({ content: 'and another' }), own)).toBe('new');
     expect(burst.interrupted()).toBe(first);
     burst.end();
     expect(a.observe(msg(), own)).toBe('new');

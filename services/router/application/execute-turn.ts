@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { RouterDecision, RouterUndelivered } from '@dirigent/contracts';
+import type { RouterDecision } from '@dirigent/contracts';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
   asksMemory,
@@ -7,36 +7,25 @@ import {
   classifyInterruption,
   gateReply,
   isMentioned,
-  MAX_BOT_RUN,
   reactionFor,
   routeFromInputs,
   seededRandom,
   shapeBeats,
   SILENT_FALLBACK,
-  type AgentPersona,
   type Disposition,
   type InterruptionAction,
-  type Voice,
 } from '@dirigent/router-domain';
 import type { RouterConfig } from '../config';
-import { ChannelActivity, type SeenMessage } from './channel-activity';
+import { ChannelActivity } from './channel-activity';
 import { ComposeReply, saysNothing, type Composed } from './compose-reply';
-import { HoldBack } from './hold-back';
-import { PersonaLearning } from './persona-learning';
+import { DeliverBeats, type Dispatched } from './deliver-beats';
 import { Personas } from './personas';
-import { Clock, DecisionLog, InboundStore, ModelGateway, RouterOutbox } from './ports';
+import { BurstStore, Clock, DecisionLog, InboundStore, ModelGateway, RouterOutbox } from './ports';
 import { ReadTheRoom } from './read-the-room';
 import { ScheduleFollowup } from './schedule-followup';
 import { tieBreak } from './tie-break';
 import { decisionRecord, ms, type Choice, type Planned, type TurnRequest } from './turn-record';
 import { decisionsMade } from '../adapters/metrics';
-
-interface Dispatched {
-  sentIds: string[];
-  /** A human message claimed while a burst was running. */
-  interrupter?: SeenMessage;
-  atBeat: number;
-}
 
 /**
  * One turn of a built-in agent: route (seeded), research and synthesize when the shape
@@ -59,9 +48,9 @@ export class ExecuteTurn {
     private readonly followups: ScheduleFollowup,
     private readonly clock: Clock,
     private readonly personas: Personas,
-    private readonly learning: PersonaLearning,
-    private readonly holdBacks: HoldBack,
+    private readonly beats: DeliverBeats,
     private readonly inbox: InboundStore,
+    private readonly bursts: BurstStore,
   ) {}
 
   /** `onDecided` runs once the decision is stored and published, before anything is sent. */
@@ -92,14 +81,32 @@ export class ExecuteTurn {
     await onDecided?.(decision);
     if (decision.followup) await this.followups.run(decision, decision.followup);
     const sent = await this.deliver(r, decision, d, planned);
-    if (decision.followup) await this.followups.sent(decision, decision.followup, sent.sentIds);
-    // Under a grant the floor is the coordinator's: the withheld beats are dropped and the
-    // human message takes its course there.
-    if (sent.interrupter) {
-      if (!r.grant) await this.reroute(r, decision, d, sent);
-      await this.inbox.settle(sent.interrupter.messageId, new Date(this.clock.now()));
-    }
+    await this.delivered(r, decision, d.id, sent);
     return decision;
+  }
+
+  /**
+   * After the beats (sent in one go, or resumed after a restart): the follow-up learns what
+   * was said, a human message that claimed the burst is routed again (under a grant the
+   * floor is the coordinator's: the withheld beats are dropped and the message takes its
+   * course there), and the burst's durable plan ends.
+   */
+  async delivered(
+    r: TurnRequest,
+    decision: RouterDecision,
+    dispositionId: string,
+    sent: Dispatched,
+  ) {
+    if (decision.followup) await this.followups.sent(decision, decision.followup, sent.sentIds);
+    const at = () => new Date(this.clock.now());
+    if (sent.interrupter) {
+      if (!r.grant) await this.reroute(r, decision, dispositionId, sent);
+      if (sent.durable) await this.bursts.end(decision.decisionId, 'interrupted', at());
+      await this.inbox.settle(sent.interrupter.messageId, at());
+    } else if (sent.durable) {
+      const done = sent.atBeat >= decision.beats.length && !decision.undelivered;
+      await this.bursts.end(decision.decisionId, done ? 'done' : 'stopped', at());
+    }
   }
 
   /**
@@ -170,7 +177,14 @@ export class ExecuteTurn {
       );
       this.activity.markBotTurn(r.guildId, r.channelId, this.clock.now());
     }
-    const sent = await this.dispatch(decision, d, r.agent, r.mentioned);
+    const sent = await this.beats.dispatch(decision, {
+      agent: r.agent,
+      mentioned: r.mentioned,
+      burst: d.outputShape === 'burst',
+      voice: d.voice,
+      dispositionId: d.id,
+      durable: !r.grant,
+    });
     if (r.grant) {
       const text = decision.beats
         .slice(0, sent.atBeat)
@@ -255,120 +269,16 @@ export class ExecuteTurn {
     return prior && { messageId: prior.messageId, content: prior.content };
   }
 
-  /** Sends the beats in order; each after the previous one's own message.created. */
-  private async dispatch(
-    decision: RouterDecision,
-    d: Disposition,
-    agent: AgentPersona,
-    mentioned: boolean,
-  ): Promise<Dispatched> {
-    const { guildId, channelId, beats } = decision;
-    const out: Dispatched = { sentIds: [], atBeat: 0 };
-    if (!beats.length) return out;
-    const burst =
-      d.outputShape === 'burst' ? this.activity.beginBurst(guildId, channelId) : undefined;
-    try {
-      for (let i = 0; i < beats.length; i++) {
-        if (i > 0) {
-          const interrupter = burst?.interrupted();
-          if (interrupter) return { ...out, interrupter };
-        }
-        // The room as it is at post time (another agent, the orchestrator among them, may
-        // have spoken since the decision): never more than MAX_BOT_RUN bot messages without
-        // a human one, a mention included (it is answered with a reaction instead).
-        const waitedMs = this.config.DIRIGENT_ROUTER_BEAT_TIMEOUT_MS;
-        const wait = this.activity.claim(guildId, channelId, beats[i].text, MAX_BOT_RUN, waitedMs);
-        if (!wait) {
-          await this.holdBack(decision, i, mentioned && i === 0 ? d.voice : undefined);
-          break;
-        }
-        if (i > 0) await this.outbox.typing(guildId, channelId);
-        await this.outbox.sendMessage(
-          guildId,
-          channelId,
-          beats[i].text,
-          agent.id,
-          `beat-${decision.decisionId}-${i}`,
-        );
-        out.atBeat = i + 1;
-        const id = await Promise.race([
-          wait.delivered,
-          new Promise<null>((res) => setTimeout(() => res(null), waitedMs).unref()),
-        ]);
-        if (id === null) {
-          wait.cancel();
-          await this.stopBurst(decision, { beat: i, withheld: beats.length - i - 1, waitedMs });
-          break;
-        }
-        out.sentIds.push(id);
-        await this.learning
-          .delivered({
-            messageId: id,
-            agentId: agent.id,
-            dispositionId: decision.chosen,
-            decisionId: decision.decisionId,
-            guildId,
-            channelId,
-          })
-          .catch((e) => this.log.warn({ err: (e as Error).message }, 'message origin not kept'));
-      }
-      this.activity.markBotTurn(guildId, channelId, this.clock.now());
-      // A human message during the last beat withheld nothing: it is routed as usual.
-      const late = burst?.interrupted();
-      return late ? { ...out, interrupter: late } : out;
-    } finally {
-      burst?.end();
-    }
-  }
-
   /**
-   * The bots' run reached its bound before beat `at`: the decision keeps the beats sent and
-   * a mention that got no message yet (`voice` given) is answered with a reaction.
+   * Routes the human message that interrupted `parent` again, judged from that message;
+   * the same after a restart (the burst's plan and the claim are durable).
    */
-  private async holdBack(decision: RouterDecision, at: number, voice?: Voice): Promise<void> {
-    const { decisionId, guildId, channelId, agentId, inboundMessageId } = decision;
-    const withheld = decision.beats.length - at;
-    decision.beats = decision.beats.slice(0, at);
-    const reaction =
-      voice && inboundMessageId && !decision.reaction
-        ? reactionFor(voice, seededRandom(decision.seed, 'reaction')())
-        : undefined;
-    if (reaction) decision.reaction = reaction;
-    await this.decisions.update(decisionId, {
-      beats: decision.beats,
-      ...(reaction ? { reaction } : {}),
-    });
-    await this.holdBacks.run(guildId, channelId, {
-      decisionId,
-      agentId,
-      ...(inboundMessageId ? { inboundMessageId } : {}),
-      sent: at,
-      withheld,
-      ...(reaction ? { reaction } : {}),
-    });
-  }
-
-  /**
-   * A beat not seen delivered: the rest is not sent, and the decision and the
-   * `burst-stopped` event say so (with a warning), so no beat goes missing silently.
-   */
-  private async stopBurst(decision: RouterDecision, undelivered: RouterUndelivered) {
-    const { guildId, channelId, decisionId, agentId } = decision;
-    decision.undelivered = undelivered;
-    this.log.warn(
-      { decisionId, channelId, ...undelivered },
-      'beat not seen delivered: the burst stops here',
-    );
-    await this.decisions.update(decisionId, { undelivered });
-    await this.outbox.burstStopped(guildId, channelId, {
-      decisionId,
-      agentId,
-      reason: 'not-delivered',
-      ...undelivered,
-    });
-  }
-
-  private async reroute(r: TurnRequest, parent: RouterDecision, d: Disposition, sent: Dispatched) {
+  private async reroute(
+    r: TurnRequest,
+    parent: RouterDecision,
+    dispositionId: string,
+    sent: Dispatched,
+  ) {
     const m = sent.interrupter!;
     const withheld = parent.beats.slice(sent.atBeat).map((b) => b.text);
     const mentioned = isMentioned(r.agent, m);
@@ -398,7 +308,12 @@ export class ExecuteTurn {
       ...(withheld.length
         ? {
             parentDecisionId: parent.decisionId,
-            interruption: { parentDispositionId: d.id, atBeat: sent.atBeat, withheld, action },
+            interruption: {
+              parentDispositionId: dispositionId,
+              atBeat: sent.atBeat,
+              withheld,
+              action,
+            },
           }
         : {}),
     });

@@ -69,6 +69,8 @@ export type InboundState = 'new' | 'open' | 'settled';
 export interface OpenInbound {
   message: MessageCreated;
   eventId?: string;
+  /** The burst (its decision id) the message interrupted, when a running burst claimed it. */
+  claimedBy?: string;
 }
 
 /**
@@ -77,10 +79,49 @@ export interface OpenInbound {
  * restart is resumed. The message id makes a redelivery a no-op once it has settled.
  */
 export abstract class InboundStore {
-  abstract record(m: MessageCreated, eventId: string | undefined, at: Date): Promise<InboundState>;
+  /** `claimedBy`: the running burst that takes the message as its interruption. */
+  abstract record(
+    m: MessageCreated,
+    eventId: string | undefined,
+    at: Date,
+    claimedBy?: string,
+  ): Promise<InboundState>;
   abstract settle(messageId: string, at: Date): Promise<void>;
+  /** A message the inbox recorded (open or settled). */
+  abstract message(messageId: string): Promise<MessageCreated | null>;
   /** Open messages, oldest first. */
   abstract open(limit: number): Promise<OpenInbound[]>;
+}
+
+/** A burst's progress: beats of its decision sent so far and the ids seen delivered. */
+export interface BurstRecord {
+  decisionId: string;
+  guildId: string;
+  channelId: string;
+  agentId: string;
+  dispositionId: string;
+  status: 'running' | 'done' | 'interrupted' | 'stopped';
+  /** Beats published (the next one to send is `beats[sent]`). */
+  sent: number;
+  sentIds: string[];
+}
+
+/**
+ * `router_bursts`: a multi-beat delivery's plan kept durable (its beats are the decision's),
+ * so a router restarted mid-burst sends the beats still due or judges the human message that
+ * interrupted it (`router_inbound.claimed_by`), as the running process would have.
+ */
+export abstract class BurstStore {
+  /** Records a burst about to send its first beat (again: a no-op). */
+  abstract begin(b: Omit<BurstRecord, 'status' | 'sent' | 'sentIds'>, at: Date): Promise<void>;
+  abstract progress(decisionId: string, sent: number, sentIds: string[], at: Date): Promise<void>;
+  abstract end(
+    decisionId: string,
+    status: 'done' | 'interrupted' | 'stopped',
+    at: Date,
+  ): Promise<void>;
+  /** Bursts still running (a restart found them mid-way), oldest first. */
+  abstract running(limit: number): Promise<BurstRecord[]>;
 }
 
 export interface FollowupRecord {

@@ -16,7 +16,8 @@ import { ChannelActivity, type SeenMessage } from './channel-activity';
 import { ExecuteTurn } from './execute-turn';
 import { HoldBack } from './hold-back';
 import { Personas } from './personas';
-import { Clock, DecisionLog, InboundStore, TurnCoordination } from './ports';
+import { Clock, DecisionLog, InboundStore, TurnCoordination, type OpenInbound } from './ports';
+import { ResumeBursts } from './resume-bursts';
 import { SpeculativeTurns } from './speculative';
 
 /** Open messages resumed at start, at most (older ones stay open: a bound on a restart's work). */
@@ -72,6 +73,7 @@ export class ReactToMessage implements OnApplicationBootstrap {
     private readonly speculative: SpeculativeTurns,
     private readonly personas: Personas,
     private readonly holdBack: HoldBack,
+    private readonly bursts: ResumeBursts,
     @Optional() private readonly orchestrator?: OrchestrateInDiscord,
   ) {}
 
@@ -86,33 +88,51 @@ export class ReactToMessage implements OnApplicationBootstrap {
     if (this.claimed.has(m.messageId)) return;
     const seenAs = this.activity.observe(seen, this.agents.userIds);
     if (seenAs === 'own') return;
-    const state = await this.inbox.record(m, eventId, new Date(this.clock.now()));
-    // Claimed by a running burst, which routes it again and settles it; recorded first, so
-    // a SIGKILL before that resumes it at the next start like any other message.
+    // Claimed by a running burst, which routes it again and settles it; recorded first with
+    // the burst it interrupted, so a SIGKILL before that has it judged the same way at the
+    // next start (`ResumeBursts`).
+    const burst = seenAs === 'interrupt' ? this.activity.burstOf(m.channelId) : undefined;
+    const state = await this.inbox.record(m, eventId, new Date(this.clock.now()), burst);
     if (seenAs === 'interrupt') return this.claim(m.messageId);
     if (state === 'settled') return;
     this.start(m, seen, state === 'open');
   }
 
   /**
-   * At start: the messages recorded but not settled before a restart (within the last ten
-   * minutes) run their turns now, except those an agent had already decided on.
+   * At start: the bursts a restart cut short go first in their lanes (`ResumeBursts`: the
+   * human message that claimed one is judged as its interruption), then the messages
+   * recorded but not settled (within the last ten minutes) run their turns, except those an
+   * agent had already decided on.
    */
   async onApplicationBootstrap(): Promise<void> {
     const open = await this.inbox.open(RESUMED_AT_START);
+    const seen = (o: OpenInbound) => ({
+      ...seenMessage(o.message),
+      ...(o.eventId ? { eventId: o.eventId } : {}),
+    });
+    const bursts = await this.bursts.prepare(open, seen);
     if (open.length) this.log.warn({ messages: open.length }, 'resuming messages left open');
     const now = this.clock.now();
-    for (const { message, eventId } of open) {
+    const resumed: { message: MessageCreated; seen: SeenMessage }[] = [];
+    for (const o of open) {
+      const { message } = o;
       if (this.claimed.has(message.messageId)) continue;
+      if (bursts.taken.has(message.messageId)) {
+        this.claim(message.messageId);
+        continue;
+      }
       // Long gone (the router was down for a while): not answered now, out of context.
       if (now - Date.parse(message.createdAt) > RESUME_WITHIN_MS) {
         await this.inbox.settle(message.messageId, new Date(now));
         continue;
       }
-      const seen = { ...seenMessage(message), ...(eventId ? { eventId } : {}) };
-      this.activity.observe(seen, this.agents.userIds);
-      this.start(message, seen, true);
+      resumed.push({ message, seen: seen(o) });
     }
+    // Seen before a resumed burst runs (so none of them counts as its interruption), queued
+    // in the lanes behind it.
+    for (const r of resumed) this.activity.observe(r.seen, this.agents.userIds);
+    this.bursts.start(bursts.plans);
+    for (const r of resumed) this.start(r.message, r.seen, true);
   }
 
   /** Runs every agent's turn on the message, then settles it in the inbox. */

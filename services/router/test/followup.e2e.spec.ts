@@ -169,16 +169,18 @@ describe('router: plans survive SIGKILL', () => {
     upstream.behave = () => ({ kind: 'ok', text: 'first thought' });
   });
 
-  it('a human message a burst claimed before a SIGKILL is answered after the restart', async () => {
+  /**
+   * A burst of three beats with its first beat out and its echo held, then (optionally) a
+   * human message claimed by it, and a SIGKILL once the router acknowledged everything.
+   */
+  async function burstKilled(guild: string, channel: string, interruption?: string) {
     await weights('settle-debate');
     upstream.behave = () => ({ kind: 'ok', text: 'one\n\ntwo\n\nthree' });
-    const guild = snowflake();
-    const channel = snowflake();
     discord.hold();
     await discord.human(guild, channel, 'dit, settle this: tabs or spaces?');
     // The first beat is out and its delivery held: the burst is running.
     await waitFor(() => discord.sent(channel).length === 1, 15_000);
-    const interrupter = await discord.human(guild, channel, 'wait, what about rust?');
+    const interrupter = interruption ? await discord.human(guild, channel, interruption) : null;
     await waitFor(async () => {
       const i = await messaging.client.jsm.consumers.info(
         Streams.discordEvents,
@@ -188,10 +190,54 @@ describe('router: plans survive SIGKILL', () => {
     });
     await child!.kill('SIGKILL');
     await discord.release();
-    upstream.behave = () => ({ kind: 'ok', text: 'rust, then' });
+    upstream.behave = () => ({ kind: 'ok', text: 'a new answer' });
     await start();
-    const d = await waitFor(() => decisionOn(channel, interrupter.messageId), 20_000);
-    expect(d.data.agentId).toBe('dit');
+    const parent = events.find(
+      (e) => e.subject.endsWith(`${channel}.decision`) && e.data.trigger === 'reactive',
+    )!;
+    return { interrupter, parent: parent.data };
+  }
+  const texts = (channel: string) => discord.sent(channel).map((c) => c.data.content);
+
+  it('a topic change that interrupted a burst before a SIGKILL aborts it after the restart', async () => {
+    const guild = snowflake();
+    const channel = snowflake();
+    const { interrupter, parent } = await burstKilled(guild, channel, 'wait, what about rust?');
+    const d = await waitFor(() => decisionOn(channel, interrupter!.messageId), 20_000);
+    // Judged from the message, as the running process would have: not a new message.
+    expect(d.data).toMatchObject({
+      agentId: 'dit',
+      trigger: 'interruption',
+      parentDecisionId: parent.decisionId,
+      interrupted: { atBeat: 1, action: 'abort' },
+    });
+    await waitFor(() => texts(channel).includes('a new answer'), 15_000);
+    expect(texts(channel)).not.toContain('two');
+    upstream.behave = () => ({ kind: 'ok', text: 'first thought' });
+  });
+
+  it('agreement that interrupted a burst before a SIGKILL lets its beats go on after it', async () => {
+    const guild = snowflake();
+    const channel = snowflake();
+    const { interrupter } = await burstKilled(guild, channel, 'exactly');
+    const d = await waitFor(() => decisionOn(channel, interrupter!.messageId), 20_000);
+    expect(d.data).toMatchObject({
+      trigger: 'interruption',
+      interrupted: { atBeat: 1, action: 'continue' },
+    });
+    await waitFor(() => texts(channel).includes('three'), 15_000);
+    expect(texts(channel)).toEqual(['one', 'two', 'three']);
+    upstream.behave = () => ({ kind: 'ok', text: 'first thought' });
+  });
+
+  it('a burst cut by a SIGKILL sends its beats still due after the restart, once', async () => {
+    const guild = snowflake();
+    const channel = snowflake();
+    await burstKilled(guild, channel);
+    await waitFor(() => texts(channel).includes('three'), 20_000);
+    // The shortest wait that would show a beat sent twice: one more delivery round trip.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(texts(channel)).toEqual(['one', 'two', 'three']);
     upstream.behave = () => ({ kind: 'ok', text: 'first thought' });
   });
 

@@ -21,6 +21,7 @@ import { Migration20261128033000_decision_tool_calls } from './Migration20261128
 import { Migration20261128034000_orchestrator_tool_calls } from './Migration20261128034000_orchestrator_tool_calls';
 import { Migration20261128110000_roast_back_callback_later } from './Migration20261128110000_roast_back_callback_later';
 import { Migration20261128113000_memory_derived_vectors } from './Migration20261128113000_memory_derived_vectors';
+import { Migration20261128140000_router_bursts } from './Migration20261128140000_router_bursts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -93,5 +94,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261128113000_memory_derived_vectors',
     class: Migration20261128113000_memory_derived_vectors,
+  },
+  {
+    name: 'Migration20261128140000_router_bursts',
+    class: Migration20261128140000_router_bursts,
   },
 ];

@@ -11,4 +11,6 @@ export class InboundRow {
   @Property({ type: 'json' }) message: MessageCreated;
   @Property({ columnType: 'timestamptz' }) receivedAt: Date = new Date();
   @Property({ columnType: 'timestamptz', nullable: true }) settledAt: Date | null = null;
+  /** Migration20261128140000_router_bursts: the burst the message interrupted. */
+  @Property({ length: 64, nullable: true }) claimedBy: string | null = null;
 }

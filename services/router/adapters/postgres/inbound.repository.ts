@@ -9,15 +9,29 @@ export class PostgresInbound extends InboundStore {
     super();
   }
 
-  async record(m: MessageCreated, eventId: string | undefined, at: Date): Promise<InboundState> {
+  async record(
+    m: MessageCreated,
+    eventId: string | undefined,
+    at: Date,
+    claimedBy?: string,
+  ): Promise<InboundState> {
     const rows: { settled_at: Date | null; inserted: boolean }[] = await this.em
       .getConnection()
       .execute(
-        `insert into "router_inbound" ("message_id", "guild_id", "channel_id", "event_id", "message", "received_at")
-         values (?, ?, ?, ?, ?, ?)
-         on conflict ("message_id") do update set "message_id" = excluded."message_id"
+        `insert into "router_inbound" ("message_id", "guild_id", "channel_id", "event_id", "message", "received_at", "claimed_by")
+         values (?, ?, ?, ?, ?, ?, ?)
+         on conflict ("message_id") do update
+           set "claimed_by" = coalesce("router_inbound"."claimed_by", excluded."claimed_by")
          returning "settled_at", (xmax = 0) as "inserted"`,
-        [m.messageId, m.guildId, m.channelId, eventId ?? null, JSON.stringify(m), at],
+        [
+          m.messageId,
+          m.guildId,
+          m.channelId,
+          eventId ?? null,
+          JSON.stringify(m),
+          at,
+          claimedBy ?? null,
+        ],
       );
     const r = rows[0];
     if (r.inserted) return 'new';
@@ -30,10 +44,19 @@ export class PostgresInbound extends InboundStore {
       .nativeUpdate(InboundRow, { messageId, settledAt: null }, { settledAt: at });
   }
 
+  async message(messageId: string): Promise<MessageCreated | null> {
+    const r = await this.em.fork().findOne(InboundRow, { messageId });
+    return r?.message ?? null;
+  }
+
   async open(limit: number): Promise<OpenInbound[]> {
     const rows = await this.em
       .fork()
       .find(InboundRow, { settledAt: null }, { orderBy: { receivedAt: 'asc' }, limit });
-    return rows.map((r) => ({ message: r.message, ...(r.eventId ? { eventId: r.eventId } : {}) }));
+    return rows.map((r) => ({
+      message: r.message,
+      ...(r.eventId ? { eventId: r.eventId } : {}),
+      ...(r.claimedBy ? { claimedBy: r.claimedBy } : {}),
+    }));
   }
 }

@@ -1,0 +1,146 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { RouterDecision } from '@dirigent/contracts';
+import { KeyedQueue } from '@dirigent/messaging';
+import type { AgentPersona, Voice } from '@dirigent/router-domain';
+import { Agents } from './agents';
+import type { SeenMessage } from './channel-activity';
+import { DeliverBeats } from './deliver-beats';
+import { ExecuteTurn } from './execute-turn';
+import { Personas } from './personas';
+import {
+  BurstStore,
+  Clock,
+  DecisionLog,
+  InboundStore,
+  type BurstRecord,
+  type OpenInbound,
+} from './ports';
+import type { TurnRequest } from './turn-record';
+
+/** Bursts resumed at start, at most. */
+const RESUMED_AT_START = 100;
+
+interface Resumable {
+  burst: BurstRecord;
+  decision: RouterDecision;
+  agent: AgentPersona;
+  request: TurnRequest;
+  /** The human message that claimed the burst before the restart. */
+  interrupter?: SeenMessage;
+}
+
+/**
+ * At start: the bursts a restart cut short (`router_bursts` still running). One whose human
+ * interruption was claimed (`router_inbound.claimed_by`) has that message judged now, as
+ * the dead process would have (fold, abort or continue, with the beats still withheld);
+ * one without sends its beats still due, in its channel's lane, where a human message
+ * interrupts it as usual. Its decision and a warning say it was resumed.
+ */
+@Injectable()
+export class ResumeBursts {
+  private readonly log = new Logger('router:bursts');
+
+  constructor(
+    private readonly bursts: BurstStore,
+    private readonly decisions: DecisionLog,
+    private readonly inbox: InboundStore,
+    private readonly agents: Agents,
+    private readonly personas: Personas,
+    private readonly beats: DeliverBeats,
+    private readonly execute: ExecuteTurn,
+    private readonly lanes: KeyedQueue,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Reads what each running burst needs (before anything runs); the open messages the
+   * bursts take as their interruptions are theirs, not resumed as new messages.
+   */
+  async prepare(
+    open: readonly OpenInbound[],
+    seen: (o: OpenInbound) => SeenMessage,
+  ): Promise<{ plans: Resumable[]; taken: Set<string> }> {
+    const plans: Resumable[] = [];
+    const taken = new Set<string>();
+    const now = () => new Date(this.clock.now());
+    for (const burst of await this.bursts.running(RESUMED_AT_START)) {
+      const decision = await this.decisions.get(burst.decisionId);
+      const known = this.agents.get(burst.agentId);
+      const claimed = open.find((o) => o.claimedBy === burst.decisionId);
+      if (claimed) taken.add(claimed.message.messageId);
+      if (!decision || !known) {
+        await this.bursts.end(burst.decisionId, 'stopped', now());
+        continue;
+      }
+      // Routed again before the restart (its decision is stored): only the bookkeeping is left.
+      if (claimed && (await this.decisions.decidedOn(claimed.message.messageId, known.id))) {
+        await this.bursts.end(burst.decisionId, 'interrupted', now());
+        await this.inbox.settle(claimed.message.messageId, now());
+        continue;
+      }
+      const agent = await this.personas.forTurn(known);
+      const inbound = decision.inboundMessageId
+        ? await this.inbox.message(decision.inboundMessageId)
+        : null;
+      const request: TurnRequest = {
+        guildId: decision.guildId,
+        channelId: decision.channelId,
+        agent,
+        trigger: decision.trigger,
+        ...(inbound ? { inbound: seen({ message: inbound }) } : {}),
+        mentioned: decision.inputs?.mentioned ?? false,
+        seed: decision.seed,
+      };
+      plans.push({
+        burst,
+        decision,
+        agent,
+        request,
+        ...(claimed ? { interrupter: seen(claimed) } : {}),
+      });
+    }
+    return { plans, taken };
+  }
+
+  /** Queues each burst in its channel's lane (call before the open messages are queued). */
+  start(plans: readonly Resumable[]): void {
+    for (const p of plans) {
+      void this.lanes
+        .run(p.burst.channelId, () => this.resume(p))
+        .catch((e) =>
+          this.log.error(
+            { err: (e as Error).message, decisionId: p.burst.decisionId },
+            'burst not resumed',
+          ),
+        );
+    }
+  }
+
+  private async resume({ burst, decision, agent, request, interrupter }: Resumable) {
+    const { decisionId, channelId, sent, sentIds } = burst;
+    this.log.warn(
+      {
+        decisionId,
+        channelId,
+        sent,
+        due: decision.beats.length - sent,
+        interrupter: interrupter?.messageId,
+      },
+      interrupter
+        ? 'burst cut by a restart: judging its interruption'
+        : 'burst cut by a restart: sending the beats still due',
+    );
+    const dispatched = interrupter
+      ? { sentIds, atBeat: sent, interrupter, durable: true }
+      : await this.beats.dispatch(decision, {
+          agent,
+          mentioned: request.mentioned,
+          burst: true,
+          voice: decision.dimensions.voice as Voice,
+          dispositionId: burst.dispositionId,
+          durable: true,
+          from: { sent, sentIds },
+        });
+    await this.execute.delivered(request, decision, burst.dispositionId, dispatched);
+  }
+}
