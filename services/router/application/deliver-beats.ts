@@ -173,7 +173,7 @@ export class DeliverBeats {
    * A beat not seen delivered: the rest is not sent, and the decision and the
    * `burst-stopped` event say so (with a warning), so no beat goes missing silently.
    */
-  private async stopBurst(decision: RouterDecision, undelivered: RouterUndelivered) {
+  async stopBurst(decision: RouterDecision, undelivered: RouterUndelivered) {
     const { guildId, channelId, decisionId, agentId } = decision;
     decision.undelivered = undelivered;
     this.log.warn(

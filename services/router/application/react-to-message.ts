@@ -17,13 +17,11 @@ import { ExecuteTurn } from './execute-turn';
 import { HoldBack } from './hold-back';
 import { Personas } from './personas';
 import { Clock, DecisionLog, InboundStore, TurnCoordination, type OpenInbound } from './ports';
-import { ResumeBursts } from './resume-bursts';
+import { RESUME_WITHIN_MS, ResumeBursts } from './resume-bursts';
 import { SpeculativeTurns } from './speculative';
 
 /** Open messages resumed at start, at most (older ones stay open: a bound on a restart's work). */
 const RESUMED_AT_START = 500;
-/** An open message older than this at start is settled without turns. */
-const RESUME_WITHIN_MS = 10 * 60_000;
 /** The orchestrator's answer to a mention when the channel's bot run has no place for it. */
 const HELD_BACK_REACTION = '👀';
 /** Message ids remembered as claimed by this process. */

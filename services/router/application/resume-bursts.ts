@@ -19,6 +19,11 @@ import type { TurnRequest } from './turn-record';
 
 /** Bursts resumed at start, at most. */
 const RESUMED_AT_START = 100;
+/**
+ * An open message or a burst cut short older than this at start is settled without turns
+ * (a burst: stopped visibly, its beats withheld).
+ */
+export const RESUME_WITHIN_MS = 10 * 60_000;
 
 interface Resumable {
   burst: BurstRecord;
@@ -76,6 +81,15 @@ export class ResumeBursts {
       if (claimed && (await this.decisions.decidedOn(claimed.message.messageId, known.id))) {
         await this.bursts.end(burst.decisionId, 'interrupted', now());
         await this.inbox.settle(claimed.message.messageId, now());
+        continue;
+      }
+      // Long gone (the router was down for a while): out of context, stopped visibly.
+      const waitedMs = this.clock.now() - Date.parse(decision.at ?? '');
+      if (!(waitedMs <= RESUME_WITHIN_MS)) {
+        const withheld = decision.beats.length - burst.sent;
+        await this.beats.stopBurst(decision, { beat: burst.sent, withheld, waitedMs });
+        await this.bursts.end(burst.decisionId, 'stopped', now());
+        if (claimed) await this.inbox.settle(claimed.message.messageId, now());
         continue;
       }
       const agent = await this.personas.forTurn(known);

@@ -173,7 +173,12 @@ describe('router: plans survive SIGKILL', () => {
    * A burst of three beats with its first beat out and its echo held, then (optionally) a
    * human message claimed by it, and a SIGKILL once the router acknowledged everything.
    */
-  async function burstKilled(guild: string, channel: string, interruption?: string) {
+  async function burstKilled(
+    guild: string,
+    channel: string,
+    interruption?: string,
+    whileDown?: () => Promise<void>,
+  ) {
     await weights('settle-debate');
     upstream.behave = () => ({ kind: 'ok', text: 'one\n\ntwo\n\nthree' });
     discord.hold();
@@ -190,6 +195,7 @@ describe('router: plans survive SIGKILL', () => {
     });
     await child!.kill('SIGKILL');
     await discord.release();
+    await whileDown?.();
     upstream.behave = () => ({ kind: 'ok', text: 'a new answer' });
     await start();
     const parent = events.find(
@@ -238,6 +244,38 @@ describe('router: plans survive SIGKILL', () => {
     // The shortest wait that would show a beat sent twice: one more delivery round trip.
     await new Promise((r) => setTimeout(r, 1000));
     expect(texts(channel)).toEqual(['one', 'two', 'three']);
+    upstream.behave = () => ({ kind: 'ok', text: 'first thought' });
+  });
+
+  it('a burst cut by a SIGKILL long ago stops visibly at the restart, its beats withheld', async () => {
+    const guild = snowflake();
+    const channel = snowflake();
+    // What a router down for eleven minutes finds: a decision older than the resume window.
+    const elevenMinutesAgo = async () => {
+      const orm = await MikroORM.init(ormConfig(testDatabaseUrl()));
+      try {
+        await orm.em
+          .getConnection()
+          .execute(
+            `update "disposition_decisions" set "at" = now() - interval '11 minutes' where "channel_id" = ?`,
+            [channel],
+          );
+      } finally {
+        await orm.close();
+      }
+    };
+    const { parent } = await burstKilled(guild, channel, undefined, elevenMinutesAgo);
+    const stopped = await waitFor(
+      () => events.find((e) => e.subject.endsWith(`${channel}.burst-stopped`)),
+      20_000,
+    );
+    expect(stopped.data).toMatchObject({
+      decisionId: parent.decisionId,
+      reason: 'not-delivered',
+      beat: 1,
+      withheld: 2,
+    });
+    expect(texts(channel)).toEqual(['one']);
     upstream.behave = () => ({ kind: 'ok', text: 'first thought' });
   });
 
