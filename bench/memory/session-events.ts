@@ -225,6 +225,25 @@ export const SESSION_EVENTS: SessionEvent[] = [
   },
   {
     family: 'body',
+    tell: 'I passed the lifeguard exam {rel}. I am a certified lifeguard now!',
+    reply: 'Amazing, the pool is lucky to have you',
+    ask: 'What qualification did {P} earn?',
+    when: 'When did {P} pass the lifeguard exam?',
+    near: ['The pool near us is closed for repairs', 'Swimming lessons are booked out for months'],
+  },
+  {
+    family: 'work',
+    tell: 'I am a mentor for two new hires since {rel}, it is more rewarding than I expected',
+    reply: 'They are lucky, you explain things so well',
+    ask: 'Who is {P} mentoring at work?',
+    when: 'When did {P} start mentoring?',
+    near: [
+      'New hires always look terrified in the first week',
+      'Nobody mentored me when I started',
+    ],
+  },
+  {
+    family: 'body',
     tell: 'I joined a climbing gym {rel}, my forearms are on fire',
     reply: 'Climbing is addictive, watch out',
     ask: 'What kind of gym did {P} join?',
@@ -293,6 +312,8 @@ export const CHAT = [
   'Take care, talk soon!',
   'Bye! Say hi to everyone for me',
   'Oh wow, really?',
+  "I'm a bit tired today, long week.",
+  'I am a total mess before coffee, sorry!',
   'That made my day honestly',
   'I know right, I could not believe it either',
 ];

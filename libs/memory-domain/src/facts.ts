@@ -73,34 +73,43 @@ export interface Disclosure {
   statement: string;
 }
 
-const DISCLOSURES: { re: RegExp; key: string | ((m: RegExpMatchArray) => string); say: string }[] =
-  [
-    {
-      re: /\bi(?:'m| am)? (?:live|living|now live|just moved|moved|relocated) (?:in|to) ([\p{L}][\p{L} .'-]{1,40})/iu,
-      key: 'lives-in',
-      say: 'lives in',
-    },
-    {
-      re: /\bi(?:'m| am) (?:now )?(?:working|employed) (?:at|for) ([\p{L}\p{N}][\p{L}\p{N} .&'-]{1,40})/iu,
-      key: 'works-at',
-      say: 'works at',
-    },
-    {
-      re: /\bi (?:now )?work (?:at|for) ([\p{L}\p{N}][\p{L}\p{N} .&'-]{1,40})/iu,
-      key: 'works-at',
-      say: 'works at',
-    },
-    {
-      re: /\bmy (?:new )?favou?rite ([\p{L}]{2,20}) is (?:now )?([\p{L}\p{N}][\p{L}\p{N} .'-]{1,40})/iu,
-      key: (m) => `favorite-${m[1].toLowerCase()}`,
-      say: 'favorite',
-    },
-    {
-      re: /\bi(?:'m| am) (?:a|an) ([\p{L}][\p{L} -]{2,40}?)(?: by trade| now)?(?=[.!,]|$)/iu,
-      key: 'is-a',
-      say: 'is a',
-    },
-  ];
+const DISCLOSURES: {
+  re: RegExp;
+  key: string | ((m: RegExpMatchArray) => string);
+  say: string;
+  /** Values that hold side by side: the key is made per value (`is-a:nurse`). */
+  each?: true;
+}[] = [
+  {
+    re: /\bi(?:'m| am)? (?:live|living|now live|just moved|moved|relocated) (?:in|to) ([\p{L}][\p{L} .'-]{1,40})/iu,
+    key: 'lives-in',
+    say: 'lives in',
+  },
+  {
+    re: /\bi(?:'m| am) (?:now )?(?:working|employed) (?:at|for) ([\p{L}\p{N}][\p{L}\p{N} .&'-]{1,40})/iu,
+    key: 'works-at',
+    say: 'works at',
+  },
+  {
+    re: /\bi (?:now )?work (?:at|for) ([\p{L}\p{N}][\p{L}\p{N} .&'-]{1,40})/iu,
+    key: 'works-at',
+    say: 'works at',
+  },
+  {
+    re: /\bmy (?:new )?favou?rite ([\p{L}]{2,20}) is (?:now )?([\p{L}\p{N}][\p{L}\p{N} .'-]{1,40})/iu,
+    key: (m) => `favorite-${m[1].toLowerCase()}`,
+    say: 'favorite',
+  },
+  {
+    // What someone is holds beside what else they are ("a nurse", "a runner", "a bit
+    // tired"): each is its own fact, never superseding another (which would rank the
+    // message that said the first after the second).
+    re: /\bi(?:'m| am) (?:a|an) ([\p{L}][\p{L} -]{2,40}?)(?: by trade| now)?(?=[.!,]|$)/iu,
+    key: 'is-a',
+    say: 'is a',
+    each: true,
+  },
+];
 
 /**
  * Self-disclosures in a message, first person only; values end at punctuation.
@@ -127,7 +136,7 @@ export function disclosures(text: string): Disclosure[] {
       typeof d.key === 'string'
         ? `${d.say} ${value}`
         : `${d.say} ${key.slice('favorite-'.length)} is ${value}`;
-    out.push({ key, value, statement });
+    out.push({ key: d.each ? `${key}:${value.toLowerCase()}` : key, value, statement });
   }
   return out;
 }

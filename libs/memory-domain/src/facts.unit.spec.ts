@@ -48,8 +48,22 @@ describe('self-disclosures', () => {
     ['i live in New York and love it', 'lives-in', 'New York', 'lives in New York'],
     ["I'm working at Acme Corp now", 'works-at', 'Acme Corp', 'works at Acme Corp'],
     ['my favourite band is Radiohead.', 'favorite-band', 'Radiohead', 'favorite band is Radiohead'],
+    [
+      'I am a certified lifeguard now!',
+      'is-a:certified lifeguard',
+      'certified lifeguard',
+      'is a certified lifeguard',
+    ],
   ])('%j → %s = %s', (text, key, value, statement) => {
     expect(disclosures(text)).toEqual([{ key, value, statement }]);
+  });
+
+  it('keeps what someone is beside what else they are, never superseding it', () => {
+    const [lifeguard] = disclosures('I passed the exam. I am a certified lifeguard now!');
+    const [tired] = disclosures("I'm a bit tired today, long week.");
+    expect(tired.key).not.toBe(lifeguard.key);
+    // A fact is superseded by one of the same key: where someone lives, not what they are.
+    expect(disclosures('I moved to Lisbon.')[0].key).toBe(disclosures('I live in Porto')[0].key);
   });
 
   it('finds nothing in third-person talk', () => {
