@@ -62,7 +62,10 @@ export async function benchRecall(messaging: Messaging): Promise<BenchResult> {
       corpus: recallCorpus(seed, now, SHAPES[shape]) as Corpus,
     }));
     const heldout = heldoutCorpora().map((corpus) => ({ shape: 'pair', corpus }));
-    const sessions = sessionCorpora().map((corpus) => ({ shape: 'pair', corpus }));
+    // DIRIGENT_BENCH_RECALL_ONE_CHANNEL=1: the sessions' conversations all in one channel.
+    const sessions = process.env.DIRIGENT_BENCH_RECALL_ONE_CHANNEL
+      ? [{ shape: 'one-channel', corpus: oneChannel(sessionCorpora()) }]
+      : sessionCorpora().map((corpus) => ({ shape: 'pair', corpus }));
     // DIRIGENT_BENCH_RECALL=generated,heldout,sessions (any of them) asks those only.
     const only = (process.env.DIRIGENT_BENCH_RECALL || 'generated,heldout,sessions').split(',');
     return {
@@ -202,4 +205,22 @@ async function ingest(
   const timers = await DurableTimers.open(messaging, 'memory');
   for (const ch of channels) await timers.cancel(epochTimerKey(guildId, ch));
   return guildId;
+}
+
+/** Corpora as one guild's single channel: their people side by side, their messages interleaved. */
+function oneChannel(corpora: Corpus[]): Corpus {
+  const people: string[] = [];
+  const messages: Corpus['messages'] = [];
+  const questions: Corpus['questions'] = [];
+  corpora.forEach((c, n) => {
+    const id = (m: string) => `${n + 1}${m.padStart(6, '0')}`;
+    const offset = people.length;
+    people.push(...c.people);
+    for (const m of c.messages) {
+      messages.push({ ...m, channel: 0, author: m.author + offset, messageId: id(m.messageId) });
+    }
+    for (const q of c.questions) questions.push({ ...q, evidence: q.evidence.map(id) });
+  });
+  messages.sort((a, b) => a.at - b.at);
+  return { people, channels: 1, messages, questions };
 }

@@ -162,16 +162,17 @@ function withoutRepeats(
 }
 
 /**
- * How much a message falls in a question's time window: 1 when it was sent there, or when
- * what it tells happened there about as precisely as the question asks ("yesterday" for a
- * date); half when what it tells only overlaps it ("last week" for a date); else 0.
+ * How much a message falls in a question's time window: 1 when it was sent there; 1.5
+ * when what it tells happened there about as precisely as the question asks ("yesterday"
+ * for a date: on the point more than the small talk around it); 0.5 when what it tells
+ * only overlaps it ("last week" for a date); else 0.
  */
 function inWindow(
   d: { at: number; told: { since: number; until: number } | null },
   w: { since: number; until: number },
 ): number {
-  if (d.at >= w.since && d.at < w.until) return 1;
+  const sent = d.at >= w.since && d.at < w.until ? 1 : 0;
   const t = d.told;
-  if (!t || t.until <= w.since || t.since >= w.until) return 0;
-  return t.until - t.since <= 2 * Math.max(w.until - w.since, 86_400_000) ? 1 : 0.5;
+  if (!t || t.until <= w.since || t.since >= w.until) return sent;
+  return t.until - t.since <= 2 * Math.max(w.until - w.since, 86_400_000) ? 1.5 : 0.5 + sent;
 }

@@ -109,6 +109,8 @@ const RULES: Rule[] = [
     /\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple|several)\s+(?:of\s+)?(day|week|month|year)s?\s+ago\b/,
     (m, now) => {
       const n = NUMBERS[m[1]] ?? +m[1];
+      // "two days ago" is a day; "a few days ago", "two weeks ago" are rough.
+      if (m[2] === 'day' && !/few|couple|several/.test(m[1])) return dayOf(now - n * DAY);
       const span = n * UNITS[m[2]];
       // As people say it: "two weeks ago" is roughly, not exactly, 14 days.
       return [now - span * 1.5 - DAY, now - span * 0.5 + DAY];
