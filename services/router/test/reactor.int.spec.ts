@@ -162,7 +162,8 @@ describe('router reactor: fan-out, grants, self-follow-ups, speculative turns', 
       { 'quick-react': 1 },
       {
         'quick-react': {
-          selfFollowupHint: { probability: 1, bias: 'self-correct', windowMs: [1500, 1500] },
+          // Long enough for the reply to land before it comes due on a loaded machine.
+          selfFollowupHint: { probability: 1, bias: 'self-correct', windowMs: [4000, 4000] },
         },
       },
     );
@@ -202,7 +203,8 @@ describe('router reactor: fan-out, grants, self-follow-ups, speculative turns', 
   });
 
   it('a follow-up due while its channel’s lane is busy aborts then, not after the lane', async () => {
-    const hint = { probability: 1, bias: 'self-correct', windowMs: [1500, 1500] };
+    // Long enough for the reply to land before it comes due on a loaded machine.
+    const hint = { probability: 1, bias: 'self-correct', windowMs: [4000, 4000] };
     await only({ 'quick-react': 1 }, { 'quick-react': { selfFollowupHint: hint } });
     s.upstream.behave = () => ({ kind: 'ok', text: 'lukewarm take' });
     const channel = snowflake();
@@ -227,7 +229,6 @@ describe('router reactor: fan-out, grants, self-follow-ups, speculative turns', 
       holding = true;
       return { kind: 'hold', until: held, then: { kind: 'ok', text: 'fine, fine' } };
     };
-    await only({ 'quick-react': 1 });
     try {
       await s.discord.human(guild, channel, 'no way', {
         replyToMessageId: bot,
@@ -236,7 +237,7 @@ describe('router reactor: fan-out, grants, self-follow-ups, speculative turns', 
       await waitFor(() => holding, 10_000);
       const aborted = await waitFor(
         () => followupEvents(channel).find((f) => f.status === 'aborted'),
-        10_000,
+        15_000,
       );
       expect(aborted).toMatchObject({ followupId: scheduled.followupId, reason: 'human-replied' });
       expect(holding).toBe(true);
