@@ -12,6 +12,7 @@ import { benchDiscordIngest } from './discord-ingest.bench';
 import { benchFoundation } from './foundation.bench';
 import { benchLlmGateway } from './llm-gateway.bench';
 import { benchMemory, benchMemoryScale } from './memory.bench';
+import { benchOtelOverhead } from './otel-overhead.bench';
 import { benchProjection } from './projection.bench';
 import { benchRouter } from './router.bench';
 import type { BenchResult } from './stats';
@@ -20,6 +21,7 @@ import { benchTurnCoordinator } from './turn-coordinator.bench';
 const suites: [string, () => Promise<BenchResult>][] = [
   ['foundation', benchFoundation],
   ['turn-coordinator', benchTurnCoordinator],
+  ['otel-overhead', benchOtelOverhead],
   ['coordinator-replicas', benchCoordinatorReplicas],
   ['channel-load', benchChannelLoad],
   ['projection', benchProjection],

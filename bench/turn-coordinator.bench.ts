@@ -1,35 +1,22 @@
 import { resolve } from 'node:path';
-import { MikroORM } from '@mikro-orm/postgresql';
 import {
   Aggregates,
   CheckTurnRequest,
   Durables,
-  StreamSpecs,
   Streams,
   Subjects,
   subject,
   type CheckTurnResult,
-  type Envelope,
 } from '@dirigent/contracts';
-import { Messaging, NatsClient, ensureStream } from '@dirigent/messaging';
+import { NatsClient } from '@dirigent/messaging';
 import { EventStore } from '@dirigent/event-store';
-import { migrate, ormConfig, ProjectionCheckpoint } from '@dirigent/persistence';
+import { ProjectionCheckpoint } from '@dirigent/persistence';
 import { startServiceApp } from '@dirigent/service-kit';
-import {
-  freePort,
-  snowflake,
-  spawnNode,
-  testDatabaseUrl,
-  testNatsUrl,
-  uid,
-  waitFor,
-} from '@dirigent/testing';
-import type { TurnGranted } from '@dirigent/contracts';
+import { freePort, spawnNode, uid, waitFor } from '@dirigent/testing';
 import { TurnCoordinatorService } from '../services/turn-coordinator/turn-coordinator.module';
-import { FakeIngest } from '../services/turn-coordinator/test/fake-ingest';
 import { COORDINATOR_NODE_FLAGS } from '../services/turn-coordinator/node-flags';
-import { startPrivateNats } from '../libs/testing/src/private-services';
 import { nestEcho, rawEcho } from './anchors';
+import { openLoop, startCoordinatorWorld, type Running } from './coordinator-world';
 import { echoReply } from './echo-server';
 import { startProcess } from './llm-gateway/processes';
 import { profilePhase } from './profile';
@@ -50,53 +37,7 @@ const CHANNELS = 1000;
 const CHECK_SECONDS = 10;
 const GRANT_SAMPLES = 300;
 const GRANT_RATE = 100;
-const SETUP_CONCURRENCY = 25;
-const TIMEOUT_MS = 60_000;
 const SETTLE_MS = 30_000;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(check: () => boolean, what: () => string): Promise<void> {
-  const deadline = Date.now() + TIMEOUT_MS;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`bench timed out waiting for ${what()}`);
-    await sleep(5);
-  }
-}
-
-/** Fires `fire(i)` at a fixed rate (open loop: a slow answer does not slow the schedule). */
-async function openLoop(rate: number, total: number, fire: (i: number) => Promise<void>) {
-  const start = performance.now();
-  const inflight: Promise<void>[] = [];
-  for (let i = 0; i < total; i++) {
-    const wait = start + (i * 1000) / rate - performance.now();
-    if (wait >= 1) await sleep(wait);
-    inflight.push(fire(i));
-  }
-  await Promise.all(inflight);
-}
-
-/** Setup calls are retried: on a shared NATS another ingest may answer (and refuse) first. */
-async function retry<T extends { ok: boolean }>(call: () => Promise<T>, attempts = 5): Promise<T> {
-  let last = await call();
-  for (let i = 1; i < attempts && !last.ok; i++) last = await call();
-  return last;
-}
-
-async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<void>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      while (next < items.length) await fn(items[next++]);
-    }),
-  );
-}
-
-interface Running {
-  stop(): Promise<void>;
-  /** CPU time the server's process has used so far, ms (undefined: it is this process). */
-  cpuMs(): number | undefined;
-}
 
 /**
  * The coordinator: the built service (dist/services/turn-coordinator/main.js) as a process of
@@ -166,90 +107,11 @@ async function startEchoes(
  * Needs NATS (`NATS_URL`) and Postgres (`DATABASE_URL`), as the service does.
  */
 export async function benchTurnCoordinator(): Promise<BenchResult> {
-  // A nats-server of its own unless NATS_URL names one: the machine's server keeps what
-  // earlier runs left, e.g. thousands of pending coordinator timers that every coordinator on
-  // it watches, scans on each change and fires (docs/performance.md).
-  const ownNats = process.env.NATS_URL ? undefined : await startPrivateNats();
-  const natsUrl = process.env.NATS_URL ?? ownNats?.url ?? testNatsUrl();
-  const databaseUrl = process.env.DATABASE_URL ?? testDatabaseUrl();
-  await migrate(databaseUrl);
-  const client = await NatsClient.connect({ url: natsUrl, name: 'bench-turn-coordinator' });
-  const quiet = () => undefined;
-  const nats = new Messaging(client, 'bench', { info: quiet, warn: quiet, error: quiet });
-  // A private nats-server starts empty: the fake ingest's command durable needs its stream.
-  for (const spec of Object.values(StreamSpecs)) await ensureStream(client.jsm, spec);
-  const fake = new FakeIngest(nats, snowflake());
-  await fake.start();
-  const orm = await MikroORM.init(ormConfig(databaseUrl));
   const inProcess = !!(process.env.BENCH_IN_PROCESS || process.env.BENCH_CPU_PROFILE);
-  const coordinator = await startCoordinator(inProcess, {
-    NATS_URL: natsUrl,
-    DATABASE_URL: databaseUrl,
-    LOG_LEVEL: 'silent',
-    DIRIGENT_MODERATOR_USER_ID: fake.moderatorId,
-  });
-  const current = new Map<string, { agentId: string; at: bigint }>();
-  const grantWaiters = new Map<string, (agentId: string) => void>();
-  const grants = client.nc.subscribe(Subjects.turn.grantedAll, {
-    callback: (_err, msg) => {
-      const g = msg.json<Envelope<TurnGranted>>().data;
-      current.set(g.channelId, { agentId: g.agentId, at: process.hrtime.bigint() });
-      grantWaiters.get(g.channelId)?.(g.agentId);
-    },
-  });
+  const world = await startCoordinatorWorld(CHANNELS, (env) => startCoordinator(inProcess, env));
+  const { natsUrl, client, nats, orm, coordinator, guildId, agents, channels } = world;
+  const { current, grantWaiters } = world;
   try {
-    const guildId = snowflake();
-    fake.guilds.add(guildId);
-    const human = snowflake();
-    const agents = [0, 1].map((i) => ({
-      agentId: uid(`bench${i}`).replace(/[^A-Za-z0-9_-]/g, '_'),
-      userId: snowflake(),
-    }));
-    for (const a of agents) {
-      const r = await nats.request(Subjects.admin.identityUpsert, {
-        discordUserId: a.userId,
-        agentId: a.agentId,
-      });
-      if (!r.ok) throw new Error(`identity upsert: ${r.error.message}`);
-    }
-
-    // 1000 two-agent chat channels, each woken by a person: the first agent holds the turn.
-    const channels: string[] = [];
-    await inParallel(
-      Array.from({ length: CHANNELS }, (_, i) => i),
-      SETUP_CONCURRENCY,
-      async (i) => {
-        const r = await retry(() =>
-          nats.request<{ channelId: string }>(
-            subject.tool('create-chat-channel'),
-            {
-              callerAgentId: agents[0].agentId,
-              guildId,
-              name: `bench-${i}`,
-              participants: [agents[1].userId],
-            },
-            10_000,
-          ),
-        );
-        if (!r.ok) throw new Error(`create-chat-channel: ${r.error.message}`);
-        channels.push(r.data.channelId);
-        await fake.post(guildId, r.data.channelId, human, 'hello', false);
-      },
-    );
-    try {
-      await until(
-        () => channels.every((c) => current.has(c)),
-        () =>
-          `every channel to be woken (${channels.filter((c) => current.has(c)).length} of ${CHANNELS})`,
-      );
-    } catch (e) {
-      const stuck = channels.find((c) => !current.has(c));
-      const view = stuck
-        ? await nats.request(Subjects.admin.channelGet, { channelId: stuck })
-        : null;
-      throw new Error(`${(e as Error).message}; e.g. ${stuck}: ${JSON.stringify(view)}`);
-    }
-
     // Measure the steady state: wait until the reactor has no commit left, then until the
     // channel projection's checkpoint holds the channels' last commit.
     let backlog = 0;
@@ -396,12 +258,6 @@ export async function benchTurnCoordinator(): Promise<BenchResult> {
     };
     return { ...result, results: writeResults(result, CHANNELS) };
   } finally {
-    grants.unsubscribe();
-    await coordinator.stop();
-    await orm.close(true);
-    await fake.stop();
-    await nats.close();
-    await client.close();
-    await ownNats?.stop();
+    await world.stop();
   }
 }

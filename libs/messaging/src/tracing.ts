@@ -6,6 +6,7 @@ import {
   type Attributes,
   type Tracer,
 } from '@opentelemetry/api';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { currentTrace, withTrace, type TraceContext } from './trace';
 
 export { SpanKind };
@@ -39,32 +40,53 @@ export function startTracing(
   }
   started ??= (async () => {
     // Loaded only here: a process without an endpoint never requires the SDK.
-    const { NodeTracerProvider, BatchSpanProcessor } = await import(
-      '@opentelemetry/sdk-trace-node'
-    );
+    const { BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-node');
     const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
-    const { resourceFromAttributes } = await import('@opentelemetry/resources');
     const base = (env.OTEL_EXPORTER_OTLP_ENDPOINT ?? '').replace(/\/$/, '');
     const exporter = new OTLPTraceExporter({
       url: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${base}/v1/traces`,
     });
     const delay = Number(env.OTEL_BSP_SCHEDULE_DELAY);
-    const provider = new NodeTracerProvider({
-      resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME ?? serviceName }),
-      spanProcessors: [
-        new BatchSpanProcessor(exporter, delay > 0 ? { scheduledDelayMillis: delay } : {}),
-      ],
-    });
-    tracer = provider.getTracer('dirigent');
-    return {
-      shutdown: async () => {
-        tracer = undefined;
-        started = undefined;
-        await provider.shutdown();
-      },
-    };
+    return provide(
+      env.OTEL_SERVICE_NAME ?? serviceName,
+      new BatchSpanProcessor(exporter, delay > 0 ? { scheduledDelayMillis: delay } : {}),
+    );
   })();
   return started;
+}
+
+/**
+ * Starts the SDK with its spans handed to `processor` only, exported nowhere: what the span
+ * helpers cost with the SDK loaded, whatever an exporter adds (the overhead bench,
+ * `bench/otel-overhead.bench.ts`). Once per process, as `startTracing`; `shutdown()` unloads
+ * it, after which `tracingEnabled()` is false again.
+ */
+export function startUnexportedTracing(
+  serviceName: string,
+  processor: SpanProcessor,
+): Promise<{ shutdown(): Promise<void> }> {
+  started ??= provide(serviceName, processor);
+  return started as Promise<{ shutdown(): Promise<void> }>;
+}
+
+async function provide(
+  serviceName: string,
+  processor: SpanProcessor,
+): Promise<{ shutdown(): Promise<void> }> {
+  const { NodeTracerProvider } = await import('@opentelemetry/sdk-trace-node');
+  const { resourceFromAttributes } = await import('@opentelemetry/resources');
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': serviceName }),
+    spanProcessors: [processor],
+  });
+  tracer = provider.getTracer('dirigent');
+  return {
+    shutdown: async () => {
+      tracer = undefined;
+      started = undefined;
+      await provider.shutdown();
+    },
+  };
 }
 
 /** A span under way: its ids are the trace context its children and messages carry. */
