@@ -26,6 +26,8 @@ interface GuildIndex {
    */
   vectors: VectorIndex | null;
   ready: boolean;
+  /** The load has read its last page: only indexing what it read is left. */
+  finishing: boolean;
   loaded: Promise<void>;
   /** Written or deleted while the load was reading: applied once it is done. */
   added: LexicalDoc[];
@@ -79,16 +81,21 @@ export class ArchiveIndex implements OnApplicationBootstrap {
   }
 
   /**
-   * The guild's index once loaded (waiting at most `waitMs` for a load under way); null
-   * while it is still loading.
+   * The guild's index once loaded (waiting at most `waitMs` for a load under way, or
+   * `finishingWaitMs` for one that has read its last page); null while it is still loading.
    */
-  async get(guildId: string, waitMs: number): Promise<LexicalIndex | null> {
+  async get(
+    guildId: string,
+    waitMs: number,
+    finishingWaitMs = waitMs,
+  ): Promise<LexicalIndex | null> {
     const g = this.guild(guildId);
     if (!g.ready) {
       let timer: NodeJS.Timeout | undefined;
+      const wait = g.finishing ? finishingWaitMs : waitMs;
       await Promise.race([
         g.loaded,
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs))),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, wait))),
       ]);
       clearTimeout(timer);
       if (!g.ready) return null;
@@ -169,6 +176,7 @@ export class ArchiveIndex implements OnApplicationBootstrap {
         index: new LexicalIndex(),
         vectors: derived ? new VectorIndex(derived.vector('').length) : null,
         ready: false,
+        finishing: false,
         loaded: Promise.resolve(),
         added: [],
         removed: new Set(),
@@ -197,6 +205,7 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     const t0 = Date.now();
     for (;;) {
       const rows = await this.page(guildId, g.lastSeq, PAGE);
+      g.finishing = rows.length < PAGE;
       for (let i = 0; i < rows.length; i++) {
         if (i && i % CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
         const r = rows[i];

@@ -31,11 +31,12 @@ export interface SearchQuery extends ArchiveFilter {
 const CANDIDATES = 50;
 /**
  * How long a search waits for its guild's word index to load before using Postgres's full
- * text, a much poorer ranking (on the held-out bench corpus, recall@10 0.59 against 0.80).
- * A guild of a few thousand messages loads within it; a large one after a restart takes
- * seconds, and its searches meanwhile answer from Postgres within the first-search bound.
+ * text, a much poorer ranking (on the held-out bench corpus, recall@10 0.59 against 0.80):
+ * a load that has read its last page (at most a page of rows left to index) finishes
+ * within the longer wait; a large guild's load after a restart takes seconds, and its
+ * searches meanwhile answer from Postgres at once.
  */
-const INDEX_WAIT_MS = 250;
+const INDEX_WAIT_MS = { loading: 50, finishing: 250 };
 /** Messages up to which a search waits for the guild's first vector load. */
 const SMALL_GUILD = 5_000;
 /**
@@ -107,7 +108,9 @@ export class SearchMemory {
     const layers = new Set(q.layers?.length ? q.layers : SEARCH_LAYERS);
     const has = (l: SearchLayer) => layers.has(l);
     const now = this.now();
-    const index = has('archive') ? await this.archive.get(guildId, INDEX_WAIT_MS) : null;
+    const index = has('archive')
+      ? await this.archive.get(guildId, INDEX_WAIT_MS.loading, INDEX_WAIT_MS.finishing)
+      : null;
     if (has('archive') && !index) observeArchiveFallback();
     const [[highlightFt, epochFt, loreFt, factFt, bodyFt], nearest, postgres] = await Promise.all([
       // The other layers' words in one statement (one round trip).
