@@ -59,7 +59,7 @@ function add(
   from: number,
   to: number,
   weight: number,
-): void {
+): number {
   let h = FNV_OFFSET;
   let g = FNV_OFFSET ^ SIGN_SEED;
   for (let i = 0; i < tag.length; i++) {
@@ -73,6 +73,7 @@ function add(
     g = Math.imul(g ^ c, FNV_PRIME);
   }
   v[(h >>> 0) % v.length] += ((g >>> 0) & 1 ? 1 : -1) * weight;
+  return h >>> 0;
 }
 
 /**
@@ -99,18 +100,29 @@ export function hashedEmbeddingF32(
   text: string,
   dimensions = HASHED_EMBEDDER_DIMENSIONS,
 ): Float32Array {
-  const v = hashedFeatures(text, dimensions);
+  return normalizeInPlace(hashedFeatures(text, dimensions));
+}
+
+/** Divides a vector by its length (a zero vector stays zero). */
+function normalizeInPlace(v: Float32Array): Float32Array {
   const norm = Math.sqrt(sumOfSquares(v));
   if (norm) for (let i = 0; i < v.length; i++) if (v[i] !== 0) v[i] = v[i] / norm;
   return v;
 }
 
-/** The unnormalised sum of a text's hashed features. */
-function hashedFeatures(text: string, dimensions: number): Float32Array {
+/** A feature's 32-bit key (its hash before the modulo) and its weight in the text. */
+type KeepFeature = (key: number, weight: number) => void;
+
+/**
+ * The unnormalised sum of a text's hashed features; `keep` is told each stem feature and
+ * each 5-gram (the features an index of candidates files a text under).
+ */
+function hashedFeatures(text: string, dimensions: number, keep?: KeepFeature): Float32Array {
   const v = new Float32Array(dimensions);
   for (const word of contentWords(text)) {
     const s = stem(word);
-    add(v, 'w:', s, 0, s.length, 1);
+    const key = add(v, 'w:', s, 0, s.length, 1);
+    keep?.(key, 1);
     const padded = `<${s}>`;
     const len = padded.length;
     // Character 3-, 4- and 5-grams of the padded stem.
@@ -118,10 +130,42 @@ function hashedFeatures(text: string, dimensions: number): Float32Array {
     // A long word contributes as much as a short one, spread over its pieces.
     const w = 1.2 / Math.sqrt(grams || 1);
     for (let n = 3; n <= 5; n++) {
-      for (let i = 0; i + n <= len; i++) add(v, 'g:', padded, i, i + n, w);
+      for (let i = 0; i + n <= len; i++) {
+        const gram = add(v, 'g:', padded, i, i + n, w);
+        if (n === 5) keep?.(gram, w);
+      }
     }
   }
   return v;
+}
+
+/** A text's vector and the features a {@link FeatureIndex} files it under. */
+export interface HashedIndexFeatures {
+  vector: Float32Array;
+  keys: Uint32Array;
+  weights: Float32Array;
+}
+
+/**
+ * A text's {@link hashedEmbeddingF32} vector and the features it is filed under in a
+ * {@link FeatureIndex}: its stems and its words' 5-grams, by their 32-bit keys (distinct
+ * features rarely share one, unlike the vector's coordinates), each with its weight in the
+ * normalised vector. Two texts' dot product is the sum over the features they share (all
+ * of them, not only these) plus the noise of coordinates shared by chance.
+ */
+export function hashedIndexFeatures(
+  text: string,
+  dimensions = HASHED_EMBEDDER_DIMENSIONS,
+): HashedIndexFeatures {
+  const kept = new Map<number, number>();
+  const v = hashedFeatures(text, dimensions, (key, w) => kept.set(key, (kept.get(key) ?? 0) + w));
+  const norm = Math.sqrt(sumOfSquares(v));
+  normalizeInPlace(v);
+  return {
+    vector: v,
+    keys: Uint32Array.from(kept.keys()),
+    weights: Float32Array.from(kept.values(), (w) => (norm ? w / norm : 0)),
+  };
 }
 
 function sumOfSquares(v: Float32Array): number {

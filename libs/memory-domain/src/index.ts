@@ -8,6 +8,7 @@ export * from './types';
 export * from './tokens';
 export * from './embedder';
 export * from './vector-index';
+export * from './feature-index';
 export * from './fusion';
 export * from './facts';
 export * from './moments';

@@ -1,5 +1,10 @@
+import { cutoff, Postings } from './postings';
+
 export interface VectorIndexOptions {
-  /** Coordinates of each vector kept in the inverted lists: its largest by magnitude. */
+  /**
+   * Coordinates of each vector kept in the inverted lists: its largest by magnitude (0: no
+   * lists, for an index searched by `exact` and `rescore` only).
+   */
   perVector?: number;
   /** Coordinates of the query whose lists are read: its largest by magnitude. */
   perQuery?: number;
@@ -15,26 +20,6 @@ export interface VectorHit {
 }
 
 const BLOCK = 1024;
-
-/** A growable list of (slot, value) pairs: one per dimension. */
-class Postings {
-  ids = new Int32Array(16);
-  values = new Float32Array(16);
-  length = 0;
-
-  push(id: number, value: number): void {
-    if (this.length === this.ids.length) {
-      const ids = new Int32Array(this.ids.length * 2);
-      ids.set(this.ids);
-      this.ids = ids;
-      const values = new Float32Array(this.values.length * 2);
-      values.set(this.values);
-      this.values = values;
-    }
-    this.ids[this.length] = id;
-    this.values[this.length++] = value;
-  }
-}
 
 /** Indices of the `n` largest |v[i]| (non-zero only), largest first. */
 function strongest(v: ArrayLike<number>, n: number): number[] {
@@ -110,7 +95,9 @@ export class VectorIndex {
       this.dead = dead;
     }
     this.blocks[this.blocks.length - 1].set(vector, (slot % BLOCK) * this.dimensions);
-    for (const d of strongest(vector, this.perVector)) this.postings[d].push(slot, vector[d]);
+    if (this.perVector > 0) {
+      for (const d of strongest(vector, this.perVector)) this.postings[d].push(slot, vector[d]);
+    }
     return slot;
   }
 
@@ -146,7 +133,7 @@ export class VectorIndex {
     if (this.count < this.exactBelow) return this.exact(query, k, accept);
     const touched = this.partialScores(query);
     const wanted = Math.max(this.candidates, 8 * k);
-    const threshold = touched.length > wanted ? this.cutoff(touched, wanted) : -Infinity;
+    const threshold = cutoff(this.acc, touched, wanted);
     const top = new TopK(k);
     const q = sparse(query);
     for (const slot of touched) {
@@ -170,6 +157,26 @@ export class VectorIndex {
     return top.sorted();
   }
 
+  /**
+   * The `k` best of the given slots by their exact dot product with the query (live ones
+   * that `accept` lets through): the exact scoring of candidates found elsewhere.
+   */
+  rescore(
+    query: ArrayLike<number>,
+    slots: Iterable<number>,
+    k: number,
+    accept?: (slot: number) => boolean,
+  ): VectorHit[] {
+    if (query.length !== this.dimensions || k <= 0) return [];
+    const top = new TopK(k);
+    const q = sparse(query);
+    for (const slot of slots) {
+      if (slot < 0 || slot >= this.count || this.dead[slot] || (accept && !accept(slot))) continue;
+      top.offer(slot, this.dot(q, slot));
+    }
+    return top.sorted();
+  }
+
   /** Partial dot products over the query's strongest coordinates, into `acc`; the slots touched. */
   private partialScores(query: ArrayLike<number>): number[] {
     if (this.acc.length < this.count) this.acc = new Float32Array(this.dead.length);
@@ -187,28 +194,6 @@ export class VectorIndex {
       }
     }
     return touched;
-  }
-
-  /** The partial score above which about `wanted` of the touched slots lie (a histogram). */
-  private cutoff(touched: number[], wanted: number): number {
-    let min = Infinity;
-    let max = -Infinity;
-    for (const slot of touched) {
-      const s = this.acc[slot];
-      if (s < min) min = s;
-      if (s > max) max = s;
-    }
-    if (max <= min) return -Infinity;
-    const bins = new Uint32Array(1024);
-    const width = (max - min) / bins.length;
-    const bin = (s: number) => Math.min(bins.length - 1, Math.floor((s - min) / width));
-    for (const slot of touched) bins[bin(this.acc[slot])]++;
-    let above = 0;
-    for (let b = bins.length - 1; b >= 0; b--) {
-      above += bins[b];
-      if (above >= wanted) return min + b * width;
-    }
-    return -Infinity;
   }
 }
 

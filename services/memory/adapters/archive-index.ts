@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import {
+  FeatureIndex,
   LexicalIndex,
   VectorIndex,
   type LexicalDoc,
@@ -17,6 +18,18 @@ const CHUNK = 500;
 const LOOKBACK = 2_000;
 /** How often a guild's index looks for rows it did not write itself (other replicas). */
 const CATCH_UP_MS = 1_000;
+/**
+ * Below this many messages every vector is scored (about the cost of rescoring the
+ * candidates and reading their lists); above, candidates come by feature.
+ */
+const EXACT_BELOW = 8_192;
+/**
+ * Candidates by feature scored exactly, per hit asked for (and at least): the features'
+ * sums leave out the 3- and 4-grams and the coordinates texts share by chance, which
+ * reorder the closest few hundred (`feature-index.unit.spec.ts`).
+ */
+const RESCORED_PER_HIT = 40;
+const RESCORED_MIN = 400;
 
 interface GuildIndex {
   index: LexicalIndex;
@@ -25,6 +38,8 @@ interface GuildIndex {
    * with `index`: both take each message once, in the same order); null otherwise.
    */
   vectors: VectorIndex | null;
+  /** The vectors' candidates by shared feature (slot for slot with `vectors`). */
+  features: FeatureIndex | null;
   ready: boolean;
   /** The load has read its last page: only indexing what it read is left. */
   finishing: boolean;
@@ -134,33 +149,55 @@ export class ArchiveIndex implements OnApplicationBootstrap {
   }
 
   /**
-   * The guild's messages nearest a query vector of the derived model, among those the
-   * filter lets through; null when this index holds no vectors of that model for the
-   * guild (another embedder, or the guild still loading).
+   * The guild's messages nearest a query of the derived model, among those the filter
+   * lets through; null when this index holds no vectors of that model for the guild
+   * (another embedder, or the guild still loading). A small guild's vectors are all
+   * scored; a larger one's candidates are those sharing the query's rarer features
+   * (`FeatureIndex`), scored exactly: the cost follows the query's words, not the guild.
    */
   nearest(
     guildId: string,
     model: string,
-    vector: ArrayLike<number>,
+    query: string,
     k: number,
     filter: LexicalFilter = {},
   ): { id: string; score: number }[] | null {
     const g = this.guilds.get(guildId);
-    if (!g?.ready || !g.vectors || model !== this.embedder.derived?.model) return null;
+    const derived = this.embedder.derived;
+    if (!g?.ready || !g.vectors || !g.features || model !== derived?.model) return null;
     const pass = g.index.filter(filter);
-    // As 4-byte floats, as the store's searches pass them: one element kind in the loops.
-    return g.vectors
-      .search(Float32Array.from(vector), k, pass)
-      .map((h) => ({ id: g.index.doc(h.slot).id, score: h.score }));
+    const q = derived.features(query);
+    if (g.vectors.size < EXACT_BELOW) return found(g, g.vectors.exact(q.vector, k, pass));
+    // A filter that keeps few messages (a channel, a person): those few, every one scored.
+    const { channelId, excludeChannelId, authorId, since, until } = filter;
+    const filtered = [channelId, excludeChannelId, authorId, since, until].some(
+      (v) => v !== undefined,
+    );
+    const few = filtered ? kept(g.vectors.size, pass) : null;
+    const hits = few
+      ? g.vectors.rescore(q.vector, few, k)
+      : g.vectors.rescore(
+          q.vector,
+          g.features.candidates(
+            q.keys,
+            q.weights,
+            Math.max(RESCORED_MIN, RESCORED_PER_HIT * k),
+            pass,
+          ),
+          k,
+        );
+    return found(g, hits);
   }
 
   /** A message into the guild's words (and vectors), once. */
   private index(g: GuildIndex, d: LexicalDoc): void {
     if (g.index.has(d.id)) return;
     g.index.add(d);
-    if (!g.vectors) return;
-    const slot = g.vectors.add(this.embedder.derived!.vector(d.text));
+    if (!g.vectors || !g.features) return;
+    const f = this.embedder.derived!.features(d.text);
+    const slot = g.vectors.add(f.vector);
     if (slot !== g.index.slot(d.id)) throw new Error('archive words and vectors out of step');
+    g.features.add(slot, f.keys, f.weights);
   }
 
   private unindex(g: GuildIndex, id: string): void {
@@ -174,7 +211,8 @@ export class ArchiveIndex implements OnApplicationBootstrap {
       const derived = this.embedder.derived;
       const fresh: GuildIndex = {
         index: new LexicalIndex(),
-        vectors: derived ? new VectorIndex(derived.vector('').length) : null,
+        vectors: derived ? new VectorIndex(derived.vector('').length, { perVector: 0 }) : null,
+        features: derived ? new FeatureIndex() : null,
         ready: false,
         finishing: false,
         loaded: Promise.resolve(),
@@ -252,4 +290,16 @@ export class ArchiveIndex implements OnApplicationBootstrap {
       [guildId, afterSeq, limit],
     );
   }
+}
+
+const found = (g: GuildIndex, hits: { slot: number; score: number }[]) =>
+  hits.map((h) => ({ id: g.index.doc(h.slot).id, score: h.score }));
+
+/** The slots a filter keeps, when they are fewer than `EXACT_BELOW`; null otherwise. */
+function kept(slots: number, pass: (slot: number) => boolean): number[] | null {
+  const out: number[] = [];
+  for (let slot = 0; slot < slots; slot++) {
+    if (pass(slot) && out.push(slot) >= EXACT_BELOW) return null;
+  }
+  return out;
 }

@@ -5,6 +5,7 @@ import {
   HASHED_EMBEDDER_MODEL,
   hashedEmbedding,
   hashedEmbeddingF32,
+  hashedIndexFeatures,
 } from '@dirigent/memory-domain';
 import type { Embedder, ModelPurpose, Summarizer } from '../application/ports';
 
@@ -56,6 +57,7 @@ export class LocalEmbedder implements Embedder {
     this.derived = {
       model: `${HASHED_EMBEDDER_MODEL}/${dimensions}`,
       vector: (text: string) => hashedEmbeddingF32(text, dimensions),
+      features: (text: string) => hashedIndexFeatures(text, dimensions),
     };
   }
 

@@ -1,4 +1,4 @@
-import type { SearchLayer } from '@dirigent/memory-domain';
+import type { HashedIndexFeatures, SearchLayer } from '@dirigent/memory-domain';
 
 /** Where item vectors live and how the nearest are found (real[] in process, or pgvector). */
 export interface VectorStore {
@@ -31,7 +31,12 @@ export interface Embedder {
    * hashed embedder): the archive's vectors are then derived where they are searched, from
    * the messages the archive index holds, and never stored.
    */
-  readonly derived?: { model: string; vector(text: string): Float32Array };
+  readonly derived?: {
+    model: string;
+    vector(text: string): Float32Array;
+    /** The vector and the features it is filed under (`hashedIndexFeatures`). */
+    features(text: string): HashedIndexFeatures;
+  };
 }
 export const EMBEDDER = Symbol('EMBEDDER');
 

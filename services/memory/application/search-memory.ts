@@ -197,7 +197,7 @@ export class SearchMemory {
     const qv = await this.indexer.query(guildId, query);
     if (!qv) return [];
     const derived = layers.includes('archive')
-      ? this.archive.nearest(guildId, qv.model, qv.vector, CANDIDATES, filter)
+      ? this.archive.nearest(guildId, qv.model, query, CANDIDATES, filter)
       : null;
     const stored = derived ? layers.filter((l) => l !== 'archive') : layers;
     const found = stored.length
