@@ -71,6 +71,23 @@ export function replyGraphSignal(
   return score > 0 ? { kind: 'replied', score } : null;
 }
 
+const quoting = new WeakMap<readonly RoomMessage[], { q: RoomMessage; passages: string[] }[]>();
+
+/**
+ * The window's messages that quote something, with their passages: read once per window
+ * (a batch asks it of each of its messages, up to 500 against a window of 1,000).
+ */
+function quotingMessages(window: readonly RoomMessage[]) {
+  let found = quoting.get(window);
+  if (!found) {
+    found = window
+      .map((q) => ({ q, passages: quotedPassages(q.content) }))
+      .filter((x) => x.passages.length);
+    quoting.set(window, found);
+  }
+  return found;
+}
+
 /**
  * A message quoted later; the bot's own reply quoted by a person is a callback that
  * landed, worth more than an ordinary quote.
@@ -80,13 +97,17 @@ export function quoteSignal(
   window: readonly RoomMessage[],
   p = DEFAULT_MOMENT_POLICY,
 ): MomentSignal | null {
-  const quotedBy = window.filter(
-    (q) =>
+  let quotedBy = 0;
+  for (const { q, passages } of quotingMessages(window)) {
+    if (
       q.at > m.at &&
       q.authorId !== m.authorId &&
       !q.authorIsBot &&
-      quotedPassages(q.content).some((passage) => m.content.includes(passage)),
-  ).length;
+      passages.some((passage) => m.content.includes(passage))
+    ) {
+      quotedBy++;
+    }
+  }
   const quotes = Math.max(m.quoteCount, quotedBy);
   if (!quotes) return null;
   return m.authorIsBot

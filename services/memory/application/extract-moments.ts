@@ -43,6 +43,8 @@ export const MOMENTS = timer({
 const EXCHANGE_MS = 30 * 60_000;
 /** Messages one batch looks at, at most. */
 const BATCH_LIMIT = 500;
+/** Messages judged between two turns of the event loop. */
+const YIELD_EVERY = 25;
 /** Phrases not used again for this long are forgotten unless they became lore. */
 const PHRASE_TTL_MS = 30 * 86_400_000;
 
@@ -175,7 +177,9 @@ export class ExtractMoments {
     sample: boolean,
   ): Promise<void> {
     const kept: { messageId: string; text: string }[] = [];
-    for (const m of scope) {
+    for (const [i, m] of scope.entries()) {
+      // A batch judges up to 500 messages: searches answer between its slices.
+      if (i && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
       const signals = momentSignals(m, window, now, this.policy);
       let moment = judgeMoment(signals);
       if (moment?.verify && this.config.DIRIGENT_MEMORY_VERIFY_DISCLOSURES) {
