@@ -45,6 +45,8 @@ const EXCHANGE_MS = 30 * 60_000;
 const BATCH_LIMIT = 500;
 /** Messages judged between two turns of the event loop. */
 const YIELD_EVERY = 25;
+/** A guild's phrases are coalesced at least this often, whatever the batches record. */
+const COALESCE_EVERY_MS = 60_000;
 /** Phrases not used again for this long are forgotten unless they became lore. */
 const PHRASE_TTL_MS = 30 * 86_400_000;
 
@@ -83,6 +85,8 @@ export class ExtractMoments {
   private readonly log = new Logger('memory:moments');
   private readonly policy: MomentPolicy;
   private readonly counted = new Map<string, number>();
+  /** When each guild's phrases were last coalesced by this process. */
+  private readonly coalescedAt = new Map<string, number>();
 
   constructor(
     private readonly em: EntityManager,
@@ -160,8 +164,15 @@ export class ExtractMoments {
     const fresh = rows.map(roomMessage);
     const now = this.now();
     await this.extract(guildId, [...before.map(roomMessage), ...fresh], fresh, now, true);
-    await this.recordPhrases(guildId, fresh);
-    const sources = await this.coalesce(guildId, now);
+    const confirmed = await this.recordPhrases(guildId, fresh);
+    // Coalescing reads every confirmed phrase of the guild: only when this batch's uses
+    // reached one (or once a minute, for lore a deletion dropped that may come back).
+    const due = now - (this.coalescedAt.get(guildId) ?? -Infinity) >= COALESCE_EVERY_MS;
+    let sources: string[] = [];
+    if (confirmed.length || due) {
+      this.coalescedAt.set(guildId, now);
+      sources = await this.coalesce(guildId, now);
+    }
     await this.redactRaced(guildId, [...fresh.map((m) => m.messageId), ...sources], now);
     // The newest message is looked at again until the silence after it is known.
     const last = fresh[fresh.length - 1];
@@ -217,8 +228,8 @@ export class ExtractMoments {
     );
   }
 
-  private async recordPhrases(guildId: string, fresh: RoomMessage[]): Promise<void> {
-    await this.em.transactional(() =>
+  private async recordPhrases(guildId: string, fresh: RoomMessage[]): Promise<string[]> {
+    return this.em.transactional(() =>
       this.phrases.record(
         guildId,
         fresh

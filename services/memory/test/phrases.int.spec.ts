@@ -79,4 +79,27 @@ describe('phrases under concurrent batches and redactions', () => {
       expect(r.uses).toBe(batches);
     }
   });
+
+  it('tells which confirmed phrases took the uses: the lore a batch can change', async () => {
+    const guildId = snowflake();
+    const em = h.app!.get(EntityManager);
+    const at = new Date();
+    const record = (messageId: string, authorId: string, phrase = 'always blame dns') =>
+      em
+        .fork()
+        .transactional((tx) =>
+          new PhraseStore(tx).record(guildId, [
+            { phrase, occurrence: { messageId, authorId }, at },
+          ]),
+        );
+    expect(await record('a1', 'ann')).toEqual([]);
+    expect(await record('b1', 'ben')).toEqual([]);
+    // The third person confirms it; later uses change its sources, up to 16 of them.
+    expect(await record('c1', 'cat')).toEqual(['always blame dns']);
+    for (let i = 2; i <= 14; i++)
+      expect(await record(`a${i}`, 'ann')).toEqual(['always blame dns']);
+    // Full: a 17th use is not kept, so the lore drawn on the phrase cannot change.
+    expect(await record('a15', 'ann')).toEqual([]);
+    expect(await record('x1', 'ann', 'pizza on friday')).toEqual([]);
+  });
 });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import {
+  LORE_MIN_PEOPLE,
   MAX_OCCURRENCES,
   mergeOccurrences,
   type PhraseOccurrence,
@@ -27,13 +28,16 @@ export class PhraseStore {
    * message, each person's first use first, at most `MAX_OCCURRENCES`) happens in the
    * upsert, on the row as it is when locked, so concurrent batches lose no use; rows are
    * written in phrase order, the order every writer of `memory_phrase` locks them in, so
-   * concurrent batches and redactions cannot deadlock.
+   * concurrent batches and redactions cannot deadlock. Returns the phrases said by at
+   * least `minPeople` people whose occurrences took one of these uses: the lore these
+   * uses can change.
    */
   async record(
     guildId: string,
     uses: { phrase: string; occurrence: PhraseOccurrence; at: Date }[],
-  ): Promise<void> {
-    if (!uses.length) return;
+    minPeople = LORE_MIN_PEOPLE,
+  ): Promise<string[]> {
+    if (!uses.length) return [];
     const byPhrase = new Map<string, { occ: PhraseOccurrence[]; at: Date }>();
     for (const u of uses) {
       const cur = byPhrase.get(u.phrase) ?? { occ: [], at: u.at };
@@ -47,9 +51,9 @@ export class PhraseStore {
       uses: occ.length,
       last_at: at.toISOString(),
     }));
-    await sql(
+    const kept = await sql(
       this.em,
-      `insert into memory_phrase (guild_id, phrase, occurrences, uses, last_at)
+      `with up as (insert into memory_phrase (guild_id, phrase, occurrences, uses, last_at)
        select ?, x.phrase, x.occurrences, x.uses, x.last_at
        from jsonb_to_recordset(?::jsonb) as x(phrase varchar, occurrences jsonb, uses int, last_at timestamptz)
        order by x.phrase
@@ -63,9 +67,20 @@ export class PhraseStore {
                        order by e.o->>'messageId', e.ord) d
                  order by is_first desc, d.ord limit ${MAX_OCCURRENCES}) s),
          uses = memory_phrase.uses + excluded.uses,
-         last_at = greatest(memory_phrase.last_at, excluded.last_at)`,
-      [guildId, JSON.stringify(rows)],
+         last_at = greatest(memory_phrase.last_at, excluded.last_at)
+       returning phrase, occurrences)
+       select up.phrase from up
+       where (select count(distinct o->>'authorId') from jsonb_array_elements(up.occurrences) o) >= ?
+       and exists (select 1 from jsonb_array_elements(up.occurrences) o
+         where o->>'messageId' in (select jsonb_array_elements_text(?::jsonb)))`,
+      [
+        guildId,
+        JSON.stringify(rows),
+        minPeople,
+        JSON.stringify([...new Set(uses.map((u) => u.occurrence.messageId))]),
+      ],
     );
+    return kept.map((r) => r.phrase as string);
   }
 
   /**
