@@ -5,13 +5,16 @@ export const archivePersonDeepLens: Lens = {
   id: 'archive-person-deep',
   describe: "one person's own past statements on the topic, with their dossier",
   async assemble(req, memory) {
-    const live = await narrowLive(req, memory, 5, 0.5);
+    // Read beside the rest when the request names its focus (its rejection is Promise.all's).
+    const pending = narrowLive(req, memory, 5, 0.5);
+    pending.catch(() => undefined);
     const focus =
       req.focusUserId ??
-      [...live.items].reverse().find((i) => i.authorId && !i.authorIsBot)?.authorId;
-    if (!focus) return nonEmpty([live]);
+      [...(await pending).items].reverse().find((i) => i.authorId && !i.authorIsBot)?.authorId;
+    if (!focus) return nonEmpty([await pending]);
     const topic = await topicOf(req, memory);
-    const [said, dossier, latest] = await Promise.all([
+    const [live, said, dossier, latest] = await Promise.all([
+      pending,
       topic
         ? memory.search(req.guildId, topic, { k: 12, layers: ['archive'], authorId: focus })
         : Promise.resolve([]),

@@ -1,11 +1,12 @@
 import type { Lens } from './lens';
-import { dossiersFor, liveSection, nonEmpty } from './shared';
+import { dossiersBeside, liveSection, nonEmpty } from './shared';
 
 export const liveDossiersLens: Lens = {
   id: 'live+dossiers',
   describe: 'the live window plus the dossiers of the people present',
   async assemble(req, memory) {
-    const live = await liveSection(req, memory);
-    return nonEmpty([await dossiersFor(req, memory, live), live]);
+    const pending = liveSection(req, memory);
+    const [live, dossiers] = await Promise.all([pending, dossiersBeside(req, memory, pending)]);
+    return nonEmpty([dossiers, live]);
   },
 };

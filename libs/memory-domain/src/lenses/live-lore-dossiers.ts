@@ -1,14 +1,15 @@
 import type { Lens } from './lens';
-import { dossiersFor, liveSection, loreSection, nonEmpty } from './shared';
+import { dossiersBeside, liveSection, loreSection, nonEmpty } from './shared';
 
 export const liveLoreDossiersLens: Lens = {
   id: 'live+lore+dossiers',
   describe: 'the live window, lore and dossiers of the people present; no archive',
   async assemble(req, memory) {
-    const live = await liveSection(req, memory);
-    const [lore, dossiers] = await Promise.all([
+    const pending = liveSection(req, memory);
+    const [live, lore, dossiers] = await Promise.all([
+      pending,
       loreSection(memory, req.guildId),
-      dossiersFor(req, memory, live),
+      dossiersBeside(req, memory, pending),
     ]);
     return nonEmpty([lore, dossiers, live]);
   },

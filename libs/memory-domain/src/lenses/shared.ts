@@ -76,6 +76,21 @@ export async function dossiersFor(
   return ranked('dossiers', items, top);
 }
 
+/**
+ * {@link dossiersFor} beside the live section's read: the people present are known
+ * without it, so only a request that names nobody waits for the live window's authors.
+ */
+export function dossiersBeside(
+  req: LensRequest,
+  memory: MemoryReader,
+  live: Promise<LensSection>,
+  top = 0.8,
+): Promise<LensSection> {
+  return req.presentUserIds.length
+    ? dossiersFor(req, memory, null, top)
+    : live.then((l) => dossiersFor(req, memory, l, top));
+}
+
 export async function loreSection(memory: MemoryReader, guildId: string, top = 0.7) {
   return ranked('lore', await memory.lore(guildId, 10), top);
 }
