@@ -31,7 +31,8 @@ const STOP = new Set(
     'any also some than very really like get got okay ok yes yeah one out over more most much should ' +
     "may might let lets let's i'm it's that's don't dont im youre you're we're ever think " +
     'today finally know want going still maybe thing things something anyone everyone please ' +
-    'yet nobody said say much here sure hmm good fair point interesting hear others'
+    'yet nobody said say much here sure hmm good fair point interesting hear others ' +
+    "i'd i'll i've you'd you'll we'll we've time"
   ).split(' '),
 );
 
@@ -80,7 +81,7 @@ export function readPrompt(req: ChatRequest): ReadPrompt {
   const key = normal(message);
   const memory = parts
     .filter((s) => MEMORY_HEADINGS.test(s.heading))
-    .flatMap((s) => s.body.split('\n'))
+    .flatMap((s) => upTo(s.body.split('\n'), key))
     .map(recalled)
     .filter(
       (r): r is Recalled => !!r && normal(withoutMentions(r.text)) !== key && !isMarker(r.text),
@@ -101,6 +102,19 @@ export function readPrompt(req: ChatRequest): ReadPrompt {
   };
 }
 
+/**
+ * A section's lines up to the message answered (its last occurrence): what follows it in a
+ * transcript answers it (another agent's reply to the same message), not memory of anything.
+ */
+function upTo(lines: string[], key: string): string[] {
+  if (!key) return lines;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const r = recalled(lines[i]);
+    if (r && normal(withoutMentions(r.text)) === key) return lines.slice(0, i + 1);
+  }
+  return lines;
+}
+
 const normal = (text: string) => text.toLowerCase().replace(/\W+/g, ' ').trim();
 const isMarker = (text: string) => text.trim() === NO_REPLY || text.startsWith('[offline');
 
@@ -109,6 +123,9 @@ function contentWords(text: string): string[] {
     (w) => w.length > 2 && !STOP.has(w),
   );
 }
+
+/** Words that ask about memory: they match a line, but never make its topic. */
+const ASKING = new Set('decide decided deciding remember remembered recall'.split(' '));
 
 /** Short words a phrase keeps inside it ("a trip to Lisbon"), never at its ends. */
 const JOINERS = new Set('a an the to of in for on at with my our his her'.split(' '));
@@ -119,7 +136,8 @@ const JOINERS = new Set('a an the to of in for on at with my our his her'.split(
  */
 function topic(text: string, max = 3): string {
   const words = withoutMentions(text).match(/[A-Za-z0-9][A-Za-z0-9'-]*/g) ?? [];
-  const content = (w: string) => w.length > 2 && !STOP.has(w.toLowerCase());
+  const content = (w: string) =>
+    w.length > 2 && !STOP.has(w.toLowerCase()) && !ASKING.has(w.toLowerCase());
   let best: string[] = [];
   let bestCount = 0;
   let run: string[] = [];
@@ -150,9 +168,9 @@ const OWN_WORDS = /\b(i (said|told|mentioned|wrote|asked)|my)\b/i;
  * The memory line sharing the most words with the message (ties: the latest); null if none.
  * A question about the asker's own words ("where I said …") looks at the asker's lines first.
  */
-function bestHit(p: ReadPrompt, anyWillDo: boolean): Recalled | null {
+function bestHit(p: ReadPrompt, anyWillDo: boolean, memoryAsk: boolean): Recalled | null {
   const asked = new Set(contentWords(p.message));
-  const own = OWN_WORDS.test(p.message) && p.author;
+  const own = memoryAsk && OWN_WORDS.test(p.message) && p.author;
   let best: Recalled | null = null;
   let bestScore = 0;
   for (const r of p.memory) {
@@ -167,14 +185,36 @@ function bestHit(p: ReadPrompt, anyWillDo: boolean): Recalled | null {
   return best;
 }
 
-const pick = <T>(options: readonly T[], seed: string): T =>
-  options[createHash('sha256').update(seed).digest().readUInt32BE(0) % options.length];
+/**
+ * One of `options`, by the message, shifted by the speaker's initial: agents whose names start
+ * with different letters (Ada, Basil, Clio, Dit) word one message differently, not in chorus.
+ */
+function pick<T>(options: readonly T[], o: { message: string; speaker?: string }): T {
+  const base = createHash('sha256').update(o.message).digest().readUInt32BE(0);
+  const shift = o.speaker ? o.speaker.toLowerCase().charCodeAt(0) : 0;
+  return options[(base + shift) % options.length];
+}
 
 const GREETING = /^(hi|hey|hello|hiya|yo|good (morning|afternoon|evening))\b/i;
 const THANKS = /\b(thanks|thank you|thx|cheers)\b/i;
 const QUESTION =
   /\?|^(who|what|when|where|why|how|do|does|did|can|could|is|are|should|would|will)\b/i;
-const MEMORY_ASK = /\b(remember|recall|earlier|last time|decid|agreed|we said|talked about)/i;
+const MEMORY_ASK =
+  /\b(remember|recall|remind|earlier|last time|decid|agreed|we said|talked about)/i;
+const REMIND = /\bremind (me|us)\b/i;
+
+/**
+ * What a recalled line says beyond the question (": old lighthouse" for "the venue is the old
+ * lighthouse" asked "what did we decide about the venue?"), or '' when it adds nothing.
+ */
+function answerIn(hit: Recalled, p: ReadPrompt): string {
+  const asked = new Set(contentWords(p.message));
+  const rest = hit.text.replace(/[A-Za-z0-9][A-Za-z0-9'-]*/g, (w) =>
+    asked.has(w.toLowerCase()) ? ' and ' : w,
+  );
+  const fresh = topic(rest, 3);
+  return fresh && !topic(hit.text, 4).includes(fresh) ? `: ${fresh}` : '';
+}
 const CAPABILITIES = /\b(what can you do|what do you do|help me with|your (skills|abilities))\b/i;
 const CODING =
   /\b(code|coding|implement|refactor|debug|compile|script|program|function|fix (the|a|this) bug|pull request)\b/i;
@@ -208,63 +248,109 @@ function orchestratorReply(p: ReadPrompt): string | null {
  */
 export function participantReply(req: ChatRequest): string {
   const p = readPrompt(req);
-  const seed = `${p.speaker ?? ''}\n${p.message}`;
-  const to = p.author ? `, ${p.author}` : '';
+  // "You (human)", the playground's person, is greeted without a name.
+  const name = p.author?.replace(/\s*\([^)]*\)\s*$/, '');
+  const to = name && !/^you$/i.test(name) ? `, ${name}` : '';
   if (p.orchestrator) {
     const own = orchestratorReply(p);
     if (own) return own;
   }
-  const memoryAsk = MEMORY_ASK.test(p.message);
+  // Asked, not told: "we decided on the lighthouse" is news, not a question to memory.
+  const memoryAsk =
+    MEMORY_ASK.test(p.message) && (QUESTION.test(p.message) || REMIND.test(p.message));
   // A memory question recalls only what shares a word with it (or the asker's own words):
   // the latest line at random would answer something nobody asked.
-  const hit = bestHit(p, !p.message);
+  const hit = bestHit(p, !p.message, memoryAsk);
   const who = !hit?.who
     ? 'we had'
     : hit.who === p.author
       ? 'you brought up'
       : `${hit.who} brought up`;
-  const recall = hit ? `${who} ${topic(hit.text, 4)}` : '';
-  if (!p.message) return recall ? pick([`Thinking back: ${recall}.`], seed) : NO_REPLY;
+  const recall = hit ? `${who} ${topic(hit.text, 4)}${memoryAsk ? answerIn(hit, p) : ''}` : '';
+  const by = { message: p.message, speaker: p.speaker };
+  if (!p.message) return recall ? `Thinking back: ${recall}.` : NO_REPLY;
   if (GREETING.test(p.message) && !QUESTION.test(p.message.replace(GREETING, ''))) {
     return pick(
-      [`Hey${to}! Good to see you.`, `Hi${to}, welcome in.`, `Hello${to}! What's up?`],
-      seed,
+      [
+        `Hey${to}! Good to see you.`,
+        `Hi${to}, welcome in.`,
+        `Hello${to}! What's up?`,
+        `Hey${to}, glad you're here.`,
+      ],
+      by,
     );
   }
-  if (THANKS.test(p.message)) return pick([`Anytime${to}.`, 'Glad it helped.'], seed);
+  if (THANKS.test(p.message))
+    return pick([`Anytime${to}.`, 'Glad it helped.', 'Happy to help.', 'No problem at all.'], by);
   const about = topic(p.message);
   if (memoryAsk) {
     return recall
-      ? pick([`If I remember right, ${recall}.`, `Last I have is that ${recall}.`], seed)
+      ? pick(
+          [
+            `If I remember right, ${recall}.`,
+            `Last I have is that ${recall}.`,
+            `From what I recall, ${recall}.`,
+            `I think ${recall}.`,
+          ],
+          by,
+        )
       : pick(
-          ["I don't have anything on that in memory yet.", 'Nothing comes to mind on that yet.'],
-          seed,
+          [
+            "I don't have anything on that in memory yet.",
+            'Nothing comes to mind on that yet.',
+            "I can't find that in what I remember.",
+            "That one isn't in my memory yet.",
+          ],
+          by,
         );
   }
   if (QUESTION.test(p.message)) {
     return recall
-      ? pick([`Good question. From memory: ${recall}.`, `As far as I recall, ${recall}.`], seed)
+      ? pick(
+          [
+            `Good question. From memory: ${recall}.`,
+            `As far as I recall, ${recall}.`,
+            `Not sure, but I think ${recall}.`,
+            `If it helps: ${recall}.`,
+          ],
+          by,
+        )
       : pick(
           about
             ? [
                 `Good question about ${about}. I don't know yet; what do you think?`,
                 `Not sure about ${about} yet; nobody has said much on it here.`,
                 `Hmm, ${about}. I'd like to hear what the others think.`,
+                `Open question on ${about}; anyone here know?`,
               ]
-            : ["Good question. I don't know yet; what do you think?", "I'm not sure; anyone?"],
-          seed,
+            : [
+                "Good question. I don't know yet; what do you think?",
+                "I'm not sure; anyone?",
+                'No idea yet, honestly.',
+                'Hmm, hard to say.',
+              ],
+          by,
         );
   }
   return recall
-    ? pick([`That ties back to when ${recall}.`, `Makes sense; ${recall} earlier, too.`], seed)
+    ? pick(
+        [
+          `That ties back to when ${recall}.`,
+          `Makes sense; ${recall} earlier, too.`,
+          `Reminds me: ${recall}.`,
+          `Right, and earlier ${recall}.`,
+        ],
+        by,
+      )
     : pick(
         about
           ? [
               `Interesting point about ${about}.`,
               `Fair point on ${about}.`,
               `I hear you on ${about}.`,
+              `Noted on ${about}.`,
             ]
-          : ['Fair enough.', 'I hear you.'],
-        seed,
+          : ['Fair enough.', 'I hear you.', 'Makes sense.', 'Got it.'],
+        by,
       );
 }

@@ -79,6 +79,13 @@ describe('the offline participant model', () => {
       participantReply(chat(`You are ${n}.`, msg)),
     );
     expect(new Set(replies).size).toBeGreaterThan(1);
+    // Names with different initials never answer one message in chorus.
+    for (const m of ['hey everyone!', 'also the snacks are on Ada this time', 'what now?']) {
+      const four = ['Ada', 'Basil', 'Clio', 'Dit'].map((n) =>
+        participantReply(chat(`You are ${n}.`, `## message from Sam\n${m}`)),
+      );
+      expect(new Set(four).size).toBe(4);
+    }
   });
 
   it('never recalls its own lines, bot markers or the message itself', () => {
@@ -130,8 +137,78 @@ describe('the offline participant model', () => {
       ),
     );
     expect(text).toMatch(
-      /^(I don't have anything on that in memory yet|Nothing comes to mind on that yet)\.$/,
+      /^(I don't have anything on that in memory yet|Nothing comes to mind on that yet|I can't find that in what I remember|That one isn't in my memory yet)\.$/,
     );
+  });
+
+  it('answers what a memory question asks: the part of the line the question lacks', () => {
+    const text = participantReply(
+      chat(
+        'You are Dit.',
+        [
+          '## Live transcript',
+          '[#1] You (human): we decided the summer party venue is the old lighthouse',
+          '[#1] Ada: Fair point on summer party venue.',
+          '[#1] You (human): @Dit do you remember what we decided about the summer party venue?',
+          '',
+          '## message from You (human)',
+          '@Dit do you remember what we decided about the summer party venue?',
+        ].join('\n'),
+      ),
+    );
+    expect(text).toMatch(/you brought up summer party venue: old lighthouse\.$/);
+  });
+
+  it('hears news as news: a statement that says "decided" is no question to memory', () => {
+    const text = participantReply(
+      chat(
+        'You are Ada.',
+        '## message from Sam\nwe decided the summer party venue is the lighthouse',
+      ),
+    );
+    expect(text).not.toMatch(/nothing|memory|remember/i);
+    expect(text).toMatch(/summer party venue/);
+  });
+
+  it('never recalls another agent’s reply to the same message', () => {
+    const asked = 'what is Dirigent good for?';
+    const text = participantReply(
+      chat(
+        'You are Dit.',
+        [
+          '## Live transcript',
+          '[#1] Sam: hey everyone',
+          `[#1] Sam: @Dit ${asked}`,
+          "[#1] Basil: Hmm, Dirigent. I'd like to hear what the others think.",
+          '',
+          '## message from Sam',
+          `@Dit ${asked}`,
+        ].join('\n'),
+      ),
+    );
+    expect(text).not.toMatch(/Basil|brought up/);
+    expect(text).toMatch(/Dirigent/);
+  });
+
+  it('does not take "my" in a plain question for a question about the asker’s words', () => {
+    const text = participantReply(
+      chat(
+        'You are Ada.',
+        [
+          '## message from Sam',
+          'can you write a script that renames my photos by date?',
+          '## memory',
+          'Sam: the summer party venue is the old lighthouse',
+        ].join('\n'),
+      ),
+    );
+    expect(text).not.toMatch(/lighthouse|summer/);
+  });
+
+  it('greets the playground’s person without calling them "You (human)"', () => {
+    const hi = participantReply(chat('You are Ada.', '## message from You (human)\nhey everyone!'));
+    expect(hi).toMatch(/^(Hey|Hi|Hello)\b/);
+    expect(hi).not.toMatch(/You \(human\)|, You/);
   });
 
   it('stays quiet on an unprompted turn with nothing in memory', () => {

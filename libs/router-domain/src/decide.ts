@@ -56,7 +56,12 @@ export function sampleCandidate(
 function fallback(dispositions: readonly Disposition[], ctx: RouteContext): Disposition | null {
   const relaxed = dispositions.filter((d) => {
     const reason = gate(d, ctx);
-    return reason === 'voice' || reason === 'budget' || reason === 'asked-to-act';
+    return (
+      reason === 'voice' ||
+      reason === 'budget' ||
+      reason === 'asked-to-act' ||
+      reason === 'asked-to-recall'
+    );
   });
   const speaking = relaxed.filter((d) => d.outputShape !== 'silent');
   if (ctx.mentioned && speaking.length) {

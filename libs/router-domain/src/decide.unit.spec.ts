@@ -2,6 +2,7 @@ import {
   CANONICAL_DISPOSITIONS,
   gate,
   isMentioned,
+  isModelFree,
   preflight,
   followupAbortReason,
   rollFollowup,
@@ -119,6 +120,27 @@ describe('route', () => {
     // Not mentioned, a plain chat, or no budget left to act with: the emoji stays possible.
     expect(gate(vibing, { ...ctx, mentioned: false })).toBeNull();
     expect(gate(vibing, { ...ctx, content: 'dit, nice one' })).toBeNull();
+    expect(gate(vibing, { ...ctx, budgetFraction: 0 })).toBeNull();
+  });
+
+  it('answers a mention asking what memory holds in words, never with an emoji alone', () => {
+    // The room favours the react-only disposition as much as it can.
+    const agent = { ...dit, weights: { vibing: 50 } };
+    const content = '@Dit do you remember what we decided about the venue';
+    for (let i = 0; i < 60; i++) {
+      const d = route(CANONICAL_DISPOSITIONS, {
+        ...base,
+        agent,
+        content,
+        mentioned: true,
+        seed: `r${i}`,
+      });
+      expect(isModelFree(CANONICAL_DISPOSITIONS.find((x) => x.id === d.chosen)!)).toBe(false);
+    }
+    const vibing = CANONICAL_DISPOSITIONS.find((d) => d.id === 'vibing')!;
+    const ctx = { ...base, agent, content, mentioned: true };
+    expect(gate(vibing, ctx)).toBe('asked-to-recall');
+    expect(gate(vibing, { ...ctx, mentioned: false })).toBeNull();
     expect(gate(vibing, { ...ctx, budgetFraction: 0 })).toBeNull();
   });
 });

@@ -4,6 +4,7 @@ import { isModelFree } from './dimensions';
 import type { InterruptionAction } from './interruption';
 import { GROUP_HUMANS } from './lens-choice';
 import {
+  asksMemory,
   MAX_BOT_RUN,
   messageFeatures,
   type MemorySignals,
@@ -63,6 +64,8 @@ export function gate(d: Disposition, ctx: RouteContext): string | null {
   // skills answers (an emoji cannot act), unless the budget leaves no model to act with.
   const spent = ctx.budgetFraction !== undefined && ctx.budgetFraction < BUDGET_EXHAUSTED;
   if (ctx.mentioned && !posts(d) && !spent && featuresOf(ctx).asksAction) return 'asked-to-act';
+  // Asked by name what memory holds ("do you remember …"): an emoji does not answer it.
+  if (ctx.mentioned && !posts(d) && !spent && asksMemory(featuresOf(ctx))) return 'asked-to-recall';
   if (ctx.interruption?.action === 'fold' && !posts(d)) return 'fold';
   if (!ctx.mentioned && posts(d)) {
     if (ctx.features?.addressedToOther) return 'addressed-to-other';
