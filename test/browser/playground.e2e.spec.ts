@@ -154,18 +154,9 @@ describe('playground /playground in Chromium', () => {
   });
 
   it('Dit, called by name, takes its turn through the offline model; its decision is shown; the agents recall from memory', async () => {
-    await page.fill('#content', 'Dit, what did we say we would build?');
+    // Asked of everyone: the demo agents answer, each with one thing memory found for it.
+    await page.fill('#content', 'what did we say we would build?');
     await page.press('#content', 'Enter');
-    const dit = await page.waitForSelector('#messages li[data-kind="agent"][data-author="Dit"]', {
-      timeout: 60_000,
-    });
-    expect(await dit.textContent()).toMatch(/\w/);
-    const decision = await page.waitForSelector(
-      '#decisions li[data-trigger="reactive"]:not([data-chosen="silent-listen"])',
-    );
-    expect(await decision.textContent()).toMatch(/scores: .*\d\.\d{3}/);
-    expect(await decision.textContent()).toContain('seed ');
-    // The demo agents answered too, each with one thing memory found for the question.
     await page.waitForFunction(
       () =>
         document.querySelectorAll('#messages li[data-kind="agent"]:not([data-author="Dit"])')
@@ -177,6 +168,23 @@ describe('playground /playground in Chromium', () => {
     expect(said.some((t) => / brought up /.test(t))).toBe(true);
     expect(said.filter((t) => SCAFFOLDING.test(t))).toEqual([]);
     await page.waitForSelector('#dormant:has-text("yes (unanimous-empty)")', { timeout: 60_000 });
+    const demo = await demoReplies();
+
+    // Asked of Dit by name: Dit answers, the demo agents leave it to Dit.
+    await page.fill('#content', 'Dit, what did we say we would build?');
+    await page.press('#content', 'Enter');
+    const dit = await page.waitForSelector('#messages li[data-kind="agent"][data-author="Dit"]', {
+      timeout: 60_000,
+    });
+    expect(await dit.textContent()).toMatch(/\w/);
+    expect(SCAFFOLDING.test((await dit.textContent()) ?? '')).toBe(false);
+    const decision = await page.waitForSelector(
+      '#decisions li[data-trigger="reactive"]:not([data-chosen="silent-listen"])',
+    );
+    expect(await decision.textContent()).toMatch(/scores: .*\d\.\d{3}/);
+    expect(await decision.textContent()).toContain('seed ');
+    await page.waitForSelector('#dormant:has-text("yes (unanimous-empty)")', { timeout: 60_000 });
+    expect(await demoReplies()).toEqual(demo);
     await page.screenshot({ path: artifact('playground-dit-1280x800.png'), fullPage: true });
   });
 

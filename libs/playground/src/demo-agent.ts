@@ -11,13 +11,38 @@ export interface DemoAgentSpec {
   userId: string;
 }
 
-/** What a demo agent says, given the channel so far: pure, so it is tested alone. */
+/** An agent a message may name: by mention (`<@id>`), `@Name` or its name as a word. */
+export interface Nameable {
+  name: string;
+  userId: string;
+}
+
+const escapeRe = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Whether `content` names `agent` (`<@id>`, `@Dit`, "Dit, …", "thanks dit"). */
+export function names(content: string, agent: Nameable): boolean {
+  if (content.includes(`<@${agent.userId}>`) || content.includes(`<@!${agent.userId}>`))
+    return true;
+  return new RegExp(`(^|[^\\p{L}\\p{N}_])@?${escapeRe(agent.name)}(?![\\p{L}\\p{N}_])`, 'iu').test(
+    content,
+  );
+}
+
+/**
+ * What a demo agent says, given the channel so far: pure, so it is tested alone. A message
+ * that names other agents (`others`) and not this one is theirs to answer: the demo agents
+ * leave "@Dit …" to Dit, as the router's agents leave a message addressed to someone else.
+ */
 export function demoAgentDecision(
   agentUserId: string,
   messages: readonly { id: string; authorId: string; authorIsBot: boolean; content: string }[],
+  self?: Nameable,
+  others: readonly Nameable[] = [],
 ): { reply: false } | { reply: true; prompt: string; messageId: string } {
   const lastHuman = [...messages].reverse().find((m) => !m.authorIsBot);
   if (!lastHuman) return { reply: false };
+  const toOther = others.some((o) => o.userId !== agentUserId && names(lastHuman.content, o));
+  if (toOther && !(self && names(lastHuman.content, self))) return { reply: false };
   const answered = messages.some(
     (m) => m.authorId === agentUserId && BigInt(m.id) > BigInt(lastHuman.id),
   );
@@ -64,6 +89,8 @@ export class DemoAgent {
       discord: FakeDiscord;
       durable: string;
       replyDelayMs: number;
+      /** The guild's other agents: a message naming one of them (and not this one) is theirs. */
+      others?: readonly Nameable[];
       log: (line: string) => void;
     },
   ) {}
@@ -99,7 +126,7 @@ export class DemoAgent {
       authorIsBot: discord.users.get(m.authorId)?.bot ?? true,
       content: m.content,
     }));
-    const decision = demoAgentDecision(this.spec.userId, messages);
+    const decision = demoAgentDecision(this.spec.userId, messages, this.spec, this.deps.others);
     let text = NO_REPLY;
     if (decision.reply) {
       const recall = await this.recall(guildId, decision.prompt, decision.messageId);

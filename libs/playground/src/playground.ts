@@ -230,6 +230,7 @@ export class Playground {
         discord: this.discord,
         durable: `playground-${spec.agentId}`,
         replyDelayMs: this.opts.replyDelayMs ?? 700,
+        others: this.everyone,
         log: (l) => this.log(l),
       });
       await agent.start();

@@ -30,6 +30,23 @@ describe('demo agent decision', () => {
     });
   });
 
+  it('leaves a message naming another agent to it, and answers one naming itself', () => {
+    const ada = { name: 'Ada', userId: '7' };
+    const others = [ada, { name: 'Dit', userId: '9' }, { name: 'Molt', userId: '10' }];
+    for (const content of ['@Dit do you remember the venue?', 'Dit, roll a d20', '<@10> hi']) {
+      expect(demoAgentDecision('7', [msg('100', '1', false, content)], ada, others)).toEqual({
+        reply: false,
+      });
+    }
+    for (const content of ['hey everyone', '@Ada and @Dit, thoughts?', 'Editing is fun']) {
+      expect(demoAgentDecision('7', [msg('100', '1', false, content)], ada, others)).toEqual({
+        reply: true,
+        prompt: content,
+        messageId: '100',
+      });
+    }
+  });
+
   it('passes when no human spoke', () => {
     expect(demoAgentDecision('7', [msg('5', '8', true)])).toEqual({ reply: false });
     expect(demoAgentDecision('7', [])).toEqual({ reply: false });
