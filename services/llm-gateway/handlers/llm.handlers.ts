@@ -102,7 +102,12 @@ export class LlmHandlers {
   async embed(@Payload() data: LlmEmbedRequest): Promise<unknown> {
     try {
       const req = validated(parseEmbeddingsRequest(withModel(data)));
-      const r = await this.embeddings.run(req, meta(data.guildId, data.purpose));
+      // The model call as a span of the request's trace, as for chat.
+      const r = await withSpan(
+        'model embed',
+        { 'dirigent.purpose': data.purpose ?? '', 'dirigent.guild_id': data.guildId ?? '' },
+        () => this.embeddings.run(req, meta(data.guildId, data.purpose)),
+      );
       return {
         response: r.response,
         model: r.model.id,
