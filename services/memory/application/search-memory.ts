@@ -212,11 +212,12 @@ export class SearchMemory {
       refId: h.id,
       score: h.score,
     }));
-    // The best of both, as one store would answer: the layers share the candidates.
+    // Each its own candidates: sharing them made the archive's vector signal depend on
+    // whether other layers' vectors (written by moment batches and epoch closes, loaded in
+    // the background) happened to exist yet, and a search's answer on its timing.
     return [...archive, ...found]
-      .sort((a, b) => b.score - a.score)
-      .slice(0, CANDIDATES)
-      .filter((f) => f.score > 0.05); // below this a vector says little: noise in the fusion
+      .filter((f) => f.score > 0.05) // below this a vector says little: noise in the fusion
+      .sort((a, b) => b.score - a.score);
   }
 
   /** Reads fused keys back from their tables; what was deleted meanwhile is simply absent. */
