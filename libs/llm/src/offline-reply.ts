@@ -282,7 +282,12 @@ export function participantReply(req: ChatRequest): string {
   }
   if (THANKS.test(p.message))
     return pick([`Anytime${to}.`, 'Glad it helped.', 'Happy to help.', 'No problem at all.'], by);
-  const about = topic(p.message);
+  // What the message is about, never the speaker itself ("the snacks are on Ada" to Ada).
+  const about = topic(
+    p.speaker
+      ? p.message.replace(new RegExp(`\\b${p.speaker.replace(/\W/g, '')}\\b`, 'gi'), ' and ')
+      : p.message,
+  );
   if (memoryAsk) {
     return recall
       ? pick(

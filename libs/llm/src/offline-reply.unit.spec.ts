@@ -205,6 +205,14 @@ describe('the offline participant model', () => {
     expect(text).not.toMatch(/lighthouse|summer/);
   });
 
+  it('never makes its own name the topic of its reply', () => {
+    const text = participantReply(
+      chat('You are Ada.', '## message from Sam\nalso the snacks are on Ada this time'),
+    );
+    expect(text).toMatch(/snacks/);
+    expect(text).not.toMatch(/Ada/);
+  });
+
   it('greets the playground’s person without calling them "You (human)"', () => {
     const hi = participantReply(chat('You are Ada.', '## message from You (human)\nhey everyone!'));
     expect(hi).toMatch(/^(Hey|Hi|Hello)\b/);
