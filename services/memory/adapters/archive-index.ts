@@ -77,6 +77,9 @@ export class ArchiveIndex implements OnApplicationBootstrap {
   private readonly log = new Logger('memory:archive-index');
   private readonly guilds = new Map<string, GuildIndex>();
 
+  /** Rows read per query while loading a guild (smaller in tests, to load in pages). */
+  pageSize = PAGE;
+
   constructor(
     private readonly em: EntityManager,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
@@ -241,17 +244,21 @@ export class ArchiveIndex implements OnApplicationBootstrap {
 
   private async load(guildId: string, g: GuildIndex): Promise<void> {
     const t0 = Date.now();
+    // The load's own cursor: `add` moves `g.lastSeq` past rows committed meanwhile, and
+    // paging from there would skip the rows between this page and those.
+    let cursor = 0;
     for (;;) {
-      const rows = await this.page(guildId, g.lastSeq, PAGE);
-      g.finishing = rows.length < PAGE;
+      const rows = await this.page(guildId, cursor, this.pageSize);
+      g.finishing = rows.length < this.pageSize;
       for (let i = 0; i < rows.length; i++) {
         if (i && i % CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
         const r = rows[i];
         if (!g.removed.has(r.message_id)) this.index(g, lexicalDoc(r));
-        g.lastSeq = Math.max(g.lastSeq, Number(r.seq));
+        cursor = Math.max(cursor, Number(r.seq));
       }
-      if (rows.length < PAGE) break;
+      if (rows.length < this.pageSize) break;
     }
+    g.lastSeq = Math.max(g.lastSeq, cursor);
     for (const d of g.added) if (!g.removed.has(d.id)) this.index(g, d);
     for (const id of g.removed) this.unindex(g, id);
     g.added = [];
