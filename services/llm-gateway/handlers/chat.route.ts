@@ -1,11 +1,13 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { tracingEnabled } from '@dirigent/messaging';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { CompleteChat } from '../application/complete-chat';
 import type { LlmGatewayConfig } from '../config';
 import { checkBearer, readJsonBody, serveChat } from './chat-endpoint';
 import { sendError } from './http-errors';
+import { inServerSpan, modelSpan } from './http-spans';
 
 const PATH = '/v1/chat/completions';
 
@@ -44,10 +46,19 @@ export class ChatRoute implements OnApplicationBootstrap {
     return !(encoding && encoding !== 'identity') && !(type && /charset=(?!utf-?8)/i.test(type));
   }
 
-  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Tracing off, nothing is made for spans: the one check, then the answer.
+    if (tracingEnabled()) return inServerSpan(req, res, PATH, () => this.answer(req, res, true));
+    return this.answer(req, res, false);
+  }
+
+  private async answer(req: IncomingMessage, res: ServerResponse, traced: boolean): Promise<void> {
     try {
       checkBearer(req, this.config);
-      await serveChat(this.chats, await readJsonBody(req), req, res);
+      const body = await readJsonBody(req);
+      if (traced)
+        await modelSpan('model chat', req, body, () => serveChat(this.chats, body, req, res));
+      else await serveChat(this.chats, body, req, res);
     } catch (e) {
       sendError(res, e);
     }

@@ -36,7 +36,8 @@ export function sendError(res: ServerResponse, e: unknown): void {
   sendJson(res, err.status, err.toBody());
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
+/** A request header's (first) value. */
+export function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }

@@ -8,6 +8,7 @@ import { ListModels } from '../application/list-models';
 import type { LlmGatewayConfig } from '../config';
 import { checkBearer, invalid, serveChat } from './chat-endpoint';
 import { requestMeta, routingHeaders, sendError } from './http-errors';
+import { inSpanIfTracing, modelSpan } from './http-spans';
 
 /** The OpenAI-compatible API: `/v1/chat/completions` (plain and SSE), `/v1/embeddings`, `/v1/models`. */
 @Controller('v1')
@@ -46,23 +47,44 @@ export class OpenAiController {
   /** Served by {@link ChatRoute} first; here when the body needs Express's parser. */
   @Post('chat/completions')
   @HttpCode(200)
-  async chat(@Req() req: Request, @Res() res: Response): Promise<void> {
+  chat(@Req() req: Request, @Res() res: Response): Promise<void> {
+    return inSpanIfTracing(req, res, '/v1/chat/completions', (traced) =>
+      this.answerChat(req, res, traced),
+    );
+  }
+
+  @Post('embeddings')
+  @HttpCode(200)
+  embed(@Req() req: Request, @Res() res: Response): Promise<void> {
+    return inSpanIfTracing(req, res, '/v1/embeddings', (traced) =>
+      this.answerEmbed(req, res, traced),
+    );
+  }
+
+  private async answerChat(req: Request, res: Response, traced: boolean): Promise<void> {
     try {
       this.check(req);
-      await serveChat(this.chats, req.body, req, res);
+      if (traced)
+        await modelSpan('model chat', req, req.body, () =>
+          serveChat(this.chats, req.body, req, res),
+        );
+      else await serveChat(this.chats, req.body, req, res);
     } catch (e) {
       sendError(res, e);
     }
   }
 
-  @Post('embeddings')
-  @HttpCode(200)
-  async embed(@Req() req: Request, @Res() res: Response): Promise<void> {
+  private async answerEmbed(req: Request, res: Response, traced: boolean): Promise<void> {
     try {
       this.check(req);
       const parsed = parseEmbeddingsRequest(req.body);
       if (!parsed.ok) throw invalid(parsed.problem);
-      const result = await this.embeddings.run(parsed.value, requestMeta(req, res));
+      const meta = requestMeta(req, res);
+      const result = traced
+        ? await modelSpan('model embed', req, req.body, () =>
+            this.embeddings.run(parsed.value, meta),
+          )
+        : await this.embeddings.run(parsed.value, meta);
       routingHeaders(res, result);
       res.json(result.response);
     } catch (e) {

@@ -30,6 +30,8 @@ export type Behavior =
       /** Several calls in one answer (parallel tool calls); `toolCall` is the one-call form. */
       toolCalls?: FakeToolCall[];
       usage?: { input: number; output: number };
+      /** A streamed answer holds its finish chunk (and the end) until this resolves. */
+      tailAfter?: Promise<void>;
     }
   | { kind: 'error'; status: number; headers?: Record<string, string>; message?: string }
   | { kind: 'hang' }
@@ -179,7 +181,11 @@ export class FakeUpstream {
     );
   }
 
-  private openai(res: ServerResponse, body: any, b: Extract<Behavior, { kind: 'ok' }>): void {
+  private async openai(
+    res: ServerResponse,
+    body: any,
+    b: Extract<Behavior, { kind: 'ok' }>,
+  ): Promise<void> {
     const calls = callsOf(b, 'call_fake');
     const text = b.text ?? (calls.length ? '' : `upstream says hi to ${body.model}`);
     const finish_reason = calls.length ? 'tool_calls' : 'stop';
@@ -242,6 +248,8 @@ export class FakeUpstream {
         `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: i === 0 ? { role: 'assistant', ...d } : d, finish_reason: null }] })}\n\n`,
       ),
     );
+    if (b.tailAfter) await b.tailAfter;
+    if (res.destroyed) return;
     res.write(
       `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason }] })}\n\n`,
     );
