@@ -216,7 +216,8 @@ describe('playground /playground in Chromium', () => {
     await page.selectOption('#nc-kind', 'discussion');
     await page.click('#new-channel button[type=submit]');
     await page.waitForSelector('#channels button[aria-current="true"]:has-text("discussion")');
-    expect(await page.isDisabled('#mode')).toBe(true);
+    // A discussion has no turn mode to pick: the selector turns off once its state loads.
+    await page.waitForSelector('#mode:disabled', { timeout: 10_000 });
     await page.waitForSelector('#messages li:has-text("design-review")');
 
     const clio = playground.agentSpecs.find((a) => a.name === 'Clio')!;
