@@ -60,7 +60,8 @@ function fallback(dispositions: readonly Disposition[], ctx: RouteContext): Disp
       reason === 'voice' ||
       reason === 'budget' ||
       reason === 'asked-to-act' ||
-      reason === 'asked-to-recall'
+      reason === 'asked-to-recall' ||
+      reason === 'asked-a-question'
     );
   });
   const speaking = relaxed.filter((d) => d.outputShape !== 'silent');

@@ -3,6 +3,7 @@ import {
   gate,
   isMentioned,
   isModelFree,
+  messageFeatures,
   preflight,
   followupAbortReason,
   rollFollowup,
@@ -123,25 +124,41 @@ describe('route', () => {
     expect(gate(vibing, { ...ctx, budgetFraction: 0 })).toBeNull();
   });
 
-  it('answers a mention asking what memory holds in words, never with an emoji alone', () => {
-    // The room favours the react-only disposition as much as it can.
-    const agent = { ...dit, weights: { vibing: 50 } };
-    const content = '@Dit do you remember what we decided about the venue';
+  // The room favours the react-only disposition as much as it can.
+  const emojiLover = { ...dit, weights: { vibing: 50 } };
+  const vibing = CANONICAL_DISPOSITIONS.find((d) => d.id === 'vibing')!;
+  /** Over 60 seeds, a mention of `content` always gets a disposition that posts words. */
+  const alwaysInWords = (content: string) => {
     for (let i = 0; i < 60; i++) {
       const d = route(CANONICAL_DISPOSITIONS, {
         ...base,
-        agent,
+        agent: emojiLover,
         content,
         mentioned: true,
-        seed: `r${i}`,
+        seed: `w${i}`,
       });
       expect(isModelFree(CANONICAL_DISPOSITIONS.find((x) => x.id === d.chosen)!)).toBe(false);
     }
-    const vibing = CANONICAL_DISPOSITIONS.find((d) => d.id === 'vibing')!;
-    const ctx = { ...base, agent, content, mentioned: true };
+    return { ...base, agent: emojiLover, content, mentioned: true };
+  };
+
+  it('answers a mention asking what memory holds in words, never with an emoji alone', () => {
+    const ctx = alwaysInWords('@Dit do you remember what we decided about the venue');
     expect(gate(vibing, ctx)).toBe('asked-to-recall');
     expect(gate(vibing, { ...ctx, mentioned: false })).toBeNull();
     expect(gate(vibing, { ...ctx, budgetFraction: 0 })).toBeNull();
+  });
+
+  it("answers a human's question by name in words; a statement or a bot's question may get an emoji", () => {
+    const content = '@Dit what is Dirigent good for?';
+    const ctx = alwaysInWords(content);
+    expect(gate(vibing, ctx)).toBe('asked-a-question');
+    expect(gate(vibing, { ...ctx, content: '@Dit nice one' })).toBeNull();
+    expect(gate(vibing, { ...ctx, authorIsBot: true })).toBeNull();
+    expect(gate(vibing, { ...ctx, budgetFraction: 0 })).toBeNull();
+    // Recorded before the feature existed: replayed as it was decided.
+    const old = { ...messageFeatures(content), asks: undefined };
+    expect(gate(vibing, { ...ctx, features: old })).toBeNull();
   });
 });
 

@@ -30,6 +30,11 @@ export interface MessageFeatures {
    * recorded before it existed (read as false).
    */
   recall?: boolean;
+  /**
+   * A human asks a question in words: a mention of it must be answered in words, never by
+   * an emoji alone. Absent in decisions recorded before it existed (read as false).
+   */
+  asks?: boolean;
 }
 
 /** The channel's activity when the decision is made. */
@@ -85,6 +90,7 @@ export function messageFeatures(
     addressedToOther: o.addressedToOther ?? false,
     asksAction: ACTION.test(content),
     recall: RECALL.test(content),
+    asks: !(o.authorIsBot ?? false) && QUESTION.test(content),
   };
 }
 

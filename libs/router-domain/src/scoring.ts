@@ -66,6 +66,9 @@ export function gate(d: Disposition, ctx: RouteContext): string | null {
   if (ctx.mentioned && !posts(d) && !spent && featuresOf(ctx).asksAction) return 'asked-to-act';
   // Asked by name what memory holds ("do you remember …"): an emoji does not answer it.
   if (ctx.mentioned && !posts(d) && !spent && asksMemory(featuresOf(ctx))) return 'asked-to-recall';
+  // Asked a question by name: an emoji does not answer it either.
+  if (ctx.mentioned && !posts(d) && !spent && featuresOf(ctx).asks === true)
+    return 'asked-a-question';
   if (ctx.interruption?.action === 'fold' && !posts(d)) return 'fold';
   if (!ctx.mentioned && posts(d)) {
     if (ctx.features?.addressedToOther) return 'addressed-to-other';
