@@ -97,6 +97,16 @@ export const PLAYGROUND_CLIENT_JS = String.raw`'use strict';
     if (text !== undefined) e.textContent = text;
     return e;
   }
+  // Discord's bold (**text**), as Discord shows it; the rest stays plain text.
+  function rich(attrs, text) {
+    var e = el('span', attrs);
+    String(text).split(/(\*\*[^*\n]+\*\*)/).forEach(function (part) {
+      var bold = /^\*\*[^*\n]+\*\*$/.test(part);
+      if (bold) e.appendChild(el('strong', {}, part.slice(2, -2)));
+      else if (part) e.appendChild(document.createTextNode(part));
+    });
+    return e;
+  }
   function post(path, body) {
     return fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
       .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, body: j }; }); });
@@ -134,7 +144,7 @@ export const PLAYGROUND_CLIENT_JS = String.raw`'use strict';
     var li = el('li', { id: 'm-' + m.id, 'data-kind': m.kind, 'data-author': m.author, class: m.kind === 'moderator' ? 'moderator' : '' });
     li.appendChild(el('span', { class: 'author' }, m.author));
     if (m.kind !== 'human') li.appendChild(el('span', { class: 'tag' }, m.kind === 'moderator' ? 'DIRIGENT' : 'BOT'));
-    li.appendChild(el('span', { class: 'content' }, m.content));
+    li.appendChild(rich({ class: 'content' }, m.content));
     // What the skills did to a message: a native poll, a pin, a thread started from it.
     if (m.poll) {
       var poll = el('div', { class: 'poll', 'data-question': m.poll.question });
