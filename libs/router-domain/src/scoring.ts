@@ -63,12 +63,14 @@ export function gate(d: Disposition, ctx: RouteContext): string | null {
   // Asked by name to roll, poll, thread, pin or restructure: only a turn that can call the
   // skills answers (an emoji cannot act), unless the budget leaves no model to act with.
   const spent = ctx.budgetFraction !== undefined && ctx.budgetFraction < BUDGET_EXHAUSTED;
-  if (ctx.mentioned && !posts(d) && !spent && featuresOf(ctx).asksAction) return 'asked-to-act';
-  // Asked by name what memory holds ("do you remember …"): an emoji does not answer it.
-  if (ctx.mentioned && !posts(d) && !spent && asksMemory(featuresOf(ctx))) return 'asked-to-recall';
-  // Asked a question by name: an emoji does not answer it either.
-  if (ctx.mentioned && !posts(d) && !spent && featuresOf(ctx).asks === true)
-    return 'asked-a-question';
+  if (ctx.mentioned && !posts(d) && !spent) {
+    const f = featuresOf(ctx);
+    if (f.asksAction) return 'asked-to-act';
+    // Asked by name what memory holds ("do you remember …"): an emoji does not answer it.
+    if (asksMemory(f)) return 'asked-to-recall';
+    // Asked a question by name: an emoji does not answer it either.
+    if (f.asks === true) return 'asked-a-question';
+  }
   if (ctx.interruption?.action === 'fold' && !posts(d)) return 'fold';
   if (!ctx.mentioned && posts(d)) {
     if (ctx.features?.addressedToOther) return 'addressed-to-other';
