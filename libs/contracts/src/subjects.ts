@@ -134,6 +134,13 @@ export const Subjects = {
   deadLetter: { prefix: 'dirigent.deadletter', all: 'dirigent.deadletter.>' },
 } as const;
 
+/**
+ * The NATS header every message and request carries its W3C trace context in
+ * (https://www.w3.org/TR/trace-context/): the services' spans, and the relay client's calls
+ * made while it handles a grant, join the trace of what caused them.
+ */
+export const TRACEPARENT_HEADER = 'traceparent';
+
 /** JetStream stream names. */
 export const Streams = {
   discordEvents: 'DIRIGENT_DISCORD_EVT',

@@ -1,5 +1,5 @@
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
-import { isEnvelope, type Envelope } from '@dirigent/contracts';
+import { isEnvelope, TRACEPARENT_HEADER, type Envelope } from '@dirigent/contracts';
 import type { NatsClient } from './connection';
 import { publishDeadLetter } from './dead-letters';
 import { isPermanent, PermanentError, type Logger } from './errors';
@@ -256,7 +256,7 @@ async function handleOne(
   const labels = { stream: opts.stream, durable: opts.durable };
   consumerLag.set(labels, m.info.pending);
   if (m.info.deliveryCount > 1) redeliveries.inc(labels);
-  const parent = parseTraceparent(m.headers?.get('traceparent'));
+  const parent = parseTraceparent(m.headers?.get(TRACEPARENT_HEADER));
   const span = tracingEnabled()
     ? startSpan(`consume ${opts.durable}`, SpanKind.CONSUMER, parent, {
         'messaging.system': 'nats',

@@ -10,6 +10,7 @@ import {
   type Reply,
   envelope as makeEnvelope,
   DomainError,
+  TRACEPARENT_HEADER,
 } from '@dirigent/contracts';
 import type { NatsClient } from './connection';
 import { listDeadLetters } from './dead-letters';
@@ -65,7 +66,7 @@ export class Messaging {
 
   private traceHeaders(extra?: Record<string, string>, span?: TraceContext): MsgHdrs {
     const h = natsHeaders();
-    h.set('traceparent', formatTraceparent(span ?? nextSpan(currentTrace())));
+    h.set(TRACEPARENT_HEADER, formatTraceparent(span ?? nextSpan(currentTrace())));
     for (const [k, v] of Object.entries(extra ?? {})) h.set(k, v);
     return h;
   }

@@ -1,5 +1,5 @@
 import type { Msg } from '@nats-io/nats-core';
-import { DomainError, ErrorCodes, type Reply } from '@dirigent/contracts';
+import { DomainError, ErrorCodes, TRACEPARENT_HEADER, type Reply } from '@dirigent/contracts';
 import { failureReply, type Logger } from './errors';
 import { nextSpan, parseTraceparent, withTrace, type TraceContext } from './trace';
 import { SpanKind, startSpan, tracingEnabled } from './tracing';
@@ -52,7 +52,7 @@ export function answerRequest(msg: Msg, responder: Responder): void {
   let reply: Reply<unknown> | Promise<Reply<unknown>>;
   try {
     const body = requestBody(msg);
-    const parent = parseTraceparent(msg.headers?.get('traceparent'));
+    const parent = parseTraceparent(msg.headers?.get(TRACEPARENT_HEADER));
     if (tracingEnabled()) return answerTraced(msg, responder, body, parent, startedAt);
     reply = withTrace(nextSpan(parent), replyOf, responder, body, msg);
   } catch (e) {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import {
@@ -10,7 +11,7 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from '@nats-io/jetstream';
-import { headers, nanos } from '@nats-io/nats-core';
+import { headers, nanos, type MsgHdrs } from '@nats-io/nats-core';
 import {
   EnvelopeTypes,
   Streams,
@@ -18,6 +19,7 @@ import {
   envelope,
   isEnvelope,
   subject,
+  TRACEPARENT_HEADER,
   validatePayload,
   type CheckTurnResult,
   type Envelope,
@@ -110,6 +112,23 @@ function requestFailure(subj: string, e: unknown): Error {
 const DURABLE = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
+ * The W3C `traceparent` of the grant whose handler is running, which the handler's calls
+ * (check-turn, turn-complete, tools) carry: the turn a completion ends and the grant that
+ * follows stay in the trace of the message that started the cycle. A completion without it
+ * would begin a trace of its own, and the next speaker's turn (its model call too) with it.
+ */
+const grantTrace = new AsyncLocalStorage<string>();
+
+/** `h` (new headers when not given) with the running grant's trace context, if there is one. */
+function traced(h?: MsgHdrs): MsgHdrs | undefined {
+  const parent = grantTrace.getStore();
+  if (!parent) return h;
+  const out = h ?? headers();
+  out.set(TRACEPARENT_HEADER, parent);
+  return out;
+}
+
+/**
  * What an agent runtime — Dirigent's own or one on another instance joined through a NATS
  * leaf node — needs to take part in turn-taking: ask whether it may speak, report that its
  * turn is over, hear when it is granted a turn, and call the agent tools.
@@ -165,8 +184,10 @@ export class RelayClient {
   private async request<R>(subj: string, data: unknown): Promise<R> {
     let reply: Reply<R>;
     try {
+      const h = traced();
       const msg = await this.nc.request(subj, JSON.stringify(data), {
         timeout: this.opts.requestTimeoutMs,
+        ...(h ? { headers: h } : {}),
       });
       reply = msg.json<Reply<R>>();
     } catch (e) {
@@ -208,7 +229,7 @@ export class RelayClient {
     try {
       const msg = await this.nc.request(subj, JSON.stringify(env), {
         timeout: this.opts.requestTimeoutMs,
-        headers: h,
+        headers: traced(h),
       });
       answer = msg.json<StoredAnswer>();
     } catch (e) {
@@ -275,8 +296,12 @@ export class RelayClient {
           m.ack();
           continue;
         }
+        // The handler runs in the grant's trace: its calls through this client carry it on.
+        const parent = m.headers?.get(TRACEPARENT_HEADER);
         try {
-          await opts.handler(env.data, env);
+          await (parent
+            ? grantTrace.run(parent, () => opts.handler(env.data, env))
+            : opts.handler(env.data, env));
           m.ack();
         } catch {
           m.nak(Math.min(1000 * m.info.deliveryCount, 10_000));
