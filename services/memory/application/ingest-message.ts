@@ -16,8 +16,12 @@ import { ExtractMoments } from './extract-moments';
 import { Indexer } from './indexer';
 import { WriteBehind } from './write-behind';
 
-/** Messages written per transaction at most, and transactions at once. */
-export const INGEST_BATCH = { maxBatch: 256, maxConcurrent: 2 };
+/**
+ * Messages written per transaction at most, and transactions at once. Large batches: the
+ * statements per batch are few and fixed (the message insert, the authors' counters), so
+ * their cost, and the commit's, is shared by up to this many messages.
+ */
+export const INGEST_BATCH = { maxBatch: 1024, maxConcurrent: 2 };
 
 interface Outcome {
   e: MessageCreated;
