@@ -13,7 +13,7 @@ import {
 } from '@dirigent/memory-domain';
 import { ArchiveIndex } from '../adapters/archive-index';
 import { observeArchiveFallback } from '../adapters/metrics';
-import { DossierRepository, factItem } from '../adapters/postgres/dossier.repository';
+import { bodyItem, DossierRepository, factRowItem } from '../adapters/postgres/dossier.repository';
 import { EpochRepository, epochItem } from '../adapters/postgres/epoch.repository';
 import { HighlightRepository, highlightItem } from '../adapters/postgres/highlight.repository';
 import { LoreRepository, loreItem } from '../adapters/postgres/lore.repository';
@@ -49,7 +49,14 @@ const SMALL_GUILD = 5_000;
 const WEIGHTS = { archive: 1, layer: 0.5, names: 0.5, vector: 0.3 };
 
 const ranked = (rows: Row[], layer: SearchLayer): RankedList =>
-  rows.map((r) => ({ key: `${layer}:${r.id}`, at: ms(r.created_at) ?? 0 }));
+  rows.map((r) => ({ key: `${layer}:${r.id}`, at: ms(r.at_ ?? r.created_at) ?? 0 }));
+
+/** A message read back; the message a superseded fact came from is as stale as the fact. */
+function archiveItem(r: Row): MemoryItem {
+  const item = messageItem(r);
+  if (r.stale) Object.assign(item, { validFrom: 0, validUntil: 0 });
+  return item;
+}
 
 /**
  * Hybrid search over the guild's layers. The archive is ranked in process
@@ -112,53 +119,41 @@ export class SearchMemory {
       ? await this.archive.get(guildId, INDEX_WAIT_MS.loading, INDEX_WAIT_MS.finishing)
       : null;
     if (has('archive') && !index) observeArchiveFallback();
-    const [[highlightFt, epochFt, loreFt, factFt, bodyFt], nearest, postgres] = await Promise.all([
-      // The other layers' words in one statement (one round trip).
-      selectMany(this.em, [
-        has('highlights') ? this.highlights.fullText(guildId, query, CANDIDATES) : null,
-        has('epochs') ? this.epochs.fullText(guildId, query, CANDIDATES) : null,
-        has('lore') ? this.lore.fullText(guildId, query, CANDIDATES) : null,
-        has('dossiers') ? this.dossiers.fullTextFacts(guildId, query, CANDIDATES) : null,
-        has('dossiers') ? this.dossiers.fullTextBodies(guildId, query, 10) : null,
-      ]),
+    const [nearest, postgres] = await Promise.all([
       // A small guild's vectors load in moments: worth waiting for; a large one's take
       // seconds after a restart, and the search goes on without them meanwhile.
       this.nearest(guildId, query, [...layers], q, !index || index.size > SMALL_GUILD ? 50 : 2_000),
       has('archive') && !index ? this.postgresArchive(guildId, query, q) : null,
     ]);
-    const vectorLists = nearest.map((n) => ({ key: `${n.layer}:${n.refId}`, at: 0 }));
+    // The fused list's first `shown` are read back; with the word index, archive keys come
+    // from its ranking alone, so that its first `shown` are all that can be among them.
+    const shown = q.k * 4 + 20;
     const archive: RankedList = index
       ? rankMessages(index, query, {
           now,
-          limit: CANDIDATES * 2,
+          limit: Math.min(CANDIDATES * 2, shown),
           filter: q,
           vectorScores: new Map(
             nearest.filter((n) => n.layer === 'archive').map((n) => [n.refId, n.score]),
           ),
         }).map((h) => ({ key: `archive:${h.id}`, at: 0 }))
       : ranked(postgres?.fullText ?? [], 'archive');
+    // The archive's vectors are one of its ranking's signals once its index is loaded.
+    const vectors: RankedList = nearest
+      .filter((n) => !index || n.layer !== 'archive')
+      .map((n) => ({ key: `${n.layer}:${n.refId}`, at: 0 }));
+    const named = postgres ? ranked(postgres.named, 'archive') : [];
+    const { fullText, items } = await this.read(guildId, query, has, [archive, vectors, named]);
     const lists: [RankedList, number][] = [
       [archive, WEIGHTS.archive],
-      [ranked(highlightFt, 'highlights'), WEIGHTS.layer],
-      [ranked(epochFt, 'epochs'), WEIGHTS.layer],
-      [ranked(loreFt, 'lore'), WEIGHTS.layer],
-      [ranked(factFt, 'dossiers'), WEIGHTS.layer],
-      [ranked(bodyFt, 'dossiers'), WEIGHTS.layer],
-      // The archive's vectors are one of its ranking's signals once its index is loaded.
-      [
-        index ? vectorLists.filter((v) => !v.key.startsWith('archive:')) : vectorLists,
-        WEIGHTS.vector,
-      ],
-      [postgres ? ranked(postgres.named, 'archive') : [], WEIGHTS.names],
+      ...fullText.map((l): [RankedList, number] => [l, WEIGHTS.layer]),
+      [vectors, WEIGHTS.vector],
+      [named, WEIGHTS.names],
     ];
     const fused = reciprocalRankFusion(
       lists.map(([l]) => l),
       { now, weights: lists.map(([, w]) => w), recencyWeight: 0 },
-    ).slice(0, q.k * 4 + 20);
-    const items = await this.hydrate(
-      guildId,
-      fused.map((f) => f.key),
-    );
+    ).slice(0, shown);
     const asOf = q.until ?? now;
     const out: ScoredItem[] = [];
     for (const f of fused) {
@@ -172,6 +167,74 @@ export class SearchMemory {
     return out
       .filter((h) => !h.messageId || (!messages.has(h.messageId) && !!messages.add(h.messageId)))
       .slice(0, q.k);
+  }
+
+  /**
+   * One statement (one round trip): the other layers' full-text matches and the rows of
+   * every key the id-only lists hold (the archive's ranking, vectors, named authors), each
+   * row with the columns its item needs; what was deleted meanwhile is simply absent.
+   */
+  private async read(
+    guildId: string,
+    query: string,
+    has: (l: SearchLayer) => boolean,
+    idLists: RankedList[],
+  ): Promise<{ fullText: RankedList[]; items: Map<string, MemoryItem> }> {
+    const wanted = new Map<string, Set<string>>();
+    for (const list of idLists) {
+      for (const { key } of list) {
+        const colon = key.indexOf(':');
+        const layer = key.slice(0, colon);
+        let ids = wanted.get(layer);
+        if (!ids) wanted.set(layer, (ids = new Set()));
+        ids.add(key.slice(colon + 1));
+      }
+    }
+    const ids = (layer: SearchLayer) => [...(wanted.get(layer) ?? [])];
+    const dossierIds = ids('dossiers');
+    const [hlFt, epFt, loreFt, factFt, bodyFt, msgs, hls, eps, lores, facts, bodies] =
+      await selectMany(this.em, [
+        has('highlights') ? this.highlights.fullText(guildId, query, CANDIDATES) : null,
+        has('epochs') ? this.epochs.fullText(guildId, query, CANDIDATES) : null,
+        has('lore') ? this.lore.fullText(guildId, query, CANDIDATES) : null,
+        has('dossiers') ? this.dossiers.fullTextFacts(guildId, query, CANDIDATES) : null,
+        has('dossiers') ? this.dossiers.fullTextBodies(guildId, query, 10) : null,
+        this.messages.byIds(guildId, ids('archive')),
+        this.highlights.byIds(guildId, ids('highlights')),
+        this.epochs.byIds(guildId, ids('epochs')),
+        this.lore.byIds(guildId, ids('lore')),
+        this.dossiers.factsByIds(
+          guildId,
+          dossierIds.filter((i) => i.startsWith('fact-')),
+        ),
+        this.dossiers.bodiesByIds(
+          guildId,
+          dossierIds.filter((i) => i.startsWith('dossier-')).map((i) => i.slice(8)),
+        ),
+      ]);
+    const items = new Map<string, MemoryItem>();
+    const put = (rows: Row[], item: (r: Row) => MemoryItem) => {
+      for (const r of rows) {
+        const it = item(r);
+        items.set(`${it.layer}:${it.id}`, it);
+      }
+    };
+    put(msgs, archiveItem);
+    put([...hlFt, ...hls], highlightItem);
+    put([...epFt, ...eps], epochItem);
+    put([...loreFt, ...lores], loreItem);
+    put([...factFt, ...facts], factRowItem);
+    put([...bodyFt, ...bodies], bodyItem);
+    return {
+      fullText: [
+        ranked(hlFt, 'highlights'),
+        ranked(epFt, 'epochs'),
+        ranked(loreFt, 'lore'),
+        ranked(factFt, 'dossiers'),
+        ranked(bodyFt, 'dossiers'),
+      ],
+      items,
+    };
   }
 
   /** The archive by Postgres full text, while this process's word index is still loading. */
@@ -218,49 +281,6 @@ export class SearchMemory {
     return [...archive, ...found]
       .filter((f) => f.score > 0.05) // below this a vector says little: noise in the fusion
       .sort((a, b) => b.score - a.score);
-  }
-
-  /** Reads fused keys back from their tables; what was deleted meanwhile is simply absent. */
-  private async hydrate(guildId: string, keys: string[]): Promise<Map<string, MemoryItem>> {
-    const ids = (layer: string) =>
-      keys.filter((k) => k.startsWith(`${layer}:`)).map((k) => k.slice(layer.length + 1));
-    const dossierIds = ids('dossiers');
-    const [msgs, hls, eps, lores, facts, bodies] = await Promise.all([
-      this.messages.byIds(guildId, ids('archive')),
-      this.highlights.byIds(guildId, ids('highlights')),
-      this.epochs.byIds(guildId, ids('epochs')),
-      this.lore.byIds(guildId, ids('lore')),
-      this.dossiers.factsByIds(
-        guildId,
-        dossierIds.filter((i) => i.startsWith('fact-')),
-      ),
-      this.dossiers.getMany(
-        guildId,
-        dossierIds.filter((i) => i.startsWith('dossier-')).map((i) => i.slice('dossier-'.length)),
-      ),
-    ]);
-    const map = new Map<string, MemoryItem>();
-    for (const r of msgs) {
-      const item = messageItem(r);
-      // The message a superseded fact came from is as stale as the fact.
-      if (r.stale) Object.assign(item, { validFrom: 0, validUntil: 0 });
-      map.set(`archive:${r.message_id}`, item);
-    }
-    for (const r of hls) map.set(`highlights:${r.id}`, highlightItem(r));
-    for (const r of eps) map.set(`epochs:${r.id}`, epochItem(r));
-    for (const r of lores) map.set(`lore:${r.id}`, loreItem(r));
-    for (const f of facts) map.set(`dossiers:${f.id}`, factItem(f, f.userName));
-    for (const d of bodies) {
-      map.set(`dossiers:dossier-${d.user_id}`, {
-        layer: 'dossiers',
-        id: `dossier-${d.user_id}`,
-        authorId: d.user_id,
-        authorName: d.user_name ?? undefined,
-        text: d.body,
-        at: ms(d.last_consolidated_at ?? d.last_seen_at) ?? 0,
-      });
-    }
-    return map;
   }
 }
 

@@ -46,6 +46,21 @@ export function factItem(f: FactRow, userName: string | null): MemoryItem {
   };
 }
 
+/** A fact row (with its person's `user_name`) as a search item. */
+export const factRowItem = (r: Row): MemoryItem => factItem(factFromRow(r), r.user_name ?? null);
+
+/** A dossier's body as a search item of the dossiers layer (`dossier-<userId>`). */
+export function bodyItem(r: Row): MemoryItem {
+  return {
+    layer: 'dossiers',
+    id: `dossier-${r.user_id}`,
+    authorId: r.user_id,
+    authorName: r.user_name ?? undefined,
+    text: r.body,
+    at: ms(r.last_consolidated_at ?? r.last_seen_at) ?? 0,
+  };
+}
+
 /** Dossiers (counters, body, signals) and their facts with validity windows. */
 export class DossierRepository extends EntityRepository<MemoryDossierRow> {
   /**
@@ -232,19 +247,25 @@ export class DossierRepository extends EntityRepository<MemoryDossierRow> {
     return rows.map(factFromRow);
   }
 
-  async factsByIds(
-    guildId: string,
-    ids: string[],
-  ): Promise<(FactRow & { userName: string | null })[]> {
-    if (!ids.length) return [];
-    const rows = await sql(
-      this.em,
-      `select f.*, d.user_name from memory_fact f left join memory_dossier d
+  /** Facts by id with their person's name (a statement for `selectMany`). */
+  factsByIds(guildId: string, ids: string[]): Statement | null {
+    if (!ids.length) return null;
+    return {
+      sql: `select f.*, d.user_name from memory_fact f left join memory_dossier d
          on d.guild_id = f.guild_id and d.user_id = f.user_id
-       where f.guild_id = ? and f.id in (select jsonb_array_elements_text(?::jsonb))`,
-      [guildId, JSON.stringify(ids)],
-    );
-    return rows.map((r) => ({ ...factFromRow(r), userName: r.user_name ?? null }));
+       where f.guild_id = ? and f.id = any(array(select jsonb_array_elements_text(?::jsonb)))`,
+      params: [guildId, JSON.stringify(ids)],
+    };
+  }
+
+  /** Dossiers of people by user id (a statement for `selectMany`). */
+  bodiesByIds(guildId: string, userIds: string[]): Statement | null {
+    if (!userIds.length) return null;
+    return {
+      sql: `select * from memory_dossier where guild_id = ?
+       and user_id = any(array(select jsonb_array_elements_text(?::jsonb)))`,
+      params: [guildId, JSON.stringify(userIds)],
+    };
   }
 
   /** Facts drawn from deleted messages go with them; what they had closed holds again. */
@@ -290,12 +311,16 @@ export class DossierRepository extends EntityRepository<MemoryDossierRow> {
     const q = orQuery(query);
     if (!q) return null;
     return {
-      sql: `select f.id, f.valid_from as created_at from memory_fact f
+      // A fact matches by its words or its person's name. The names are matched among the
+      // guild's dossiers once (a hashed subplan), not joined into every fact's vector: the
+      // join read the table's every dossier for each search.
+      sql: `select f.*, d.user_name, f.valid_from as at_ from memory_fact f
        left join memory_dossier d on d.guild_id = f.guild_id and d.user_id = f.user_id,
        to_tsquery('english', ?) q
-       where f.guild_id = ? and (f.tsv || to_tsvector('simple', coalesce(d.user_name, ''))) @@ q
+       where f.guild_id = ? and (f.tsv @@ q or f.user_id in (select n.user_id from memory_dossier n
+         where n.guild_id = ? and to_tsvector('simple', coalesce(n.user_name, '')) @@ to_tsquery('english', ?)))
        order by ts_rank_cd(f.tsv || to_tsvector('simple', coalesce(d.user_name, '')), q) desc limit ?`,
-      params: [q, guildId, limit],
+      params: [q, guildId, guildId, q, limit],
     };
   }
 
@@ -304,7 +329,8 @@ export class DossierRepository extends EntityRepository<MemoryDossierRow> {
     const q = orQuery(query);
     if (!q) return null;
     return {
-      sql: `select 'dossier-' || user_id as id, coalesce(last_consolidated_at, last_seen_at) as created_at
+      sql: `select d.*, 'dossier-' || d.user_id as id,
+         coalesce(d.last_consolidated_at, d.last_seen_at) as at_
        from memory_dossier d, to_tsquery('english', ?) q
        where guild_id = ? and body <> '' and d.tsv @@ q order by ts_rank_cd(d.tsv, q) desc limit ?`,
       params: [q, guildId, limit],

@@ -2,7 +2,7 @@ import { EntityRepository } from '@mikro-orm/postgresql';
 import type { EpochClosed, MemoryEpoch } from '@dirigent/contracts';
 import type { MemoryItem } from '@dirigent/memory-domain';
 import type { MemoryEpochRow } from './epoch.entity';
-import { containsPatterns, fullTextIds, ms, rowsByIds, sql, type Row } from './sql';
+import { containsPatterns, fullTextRows, ms, rowsByIds, sql, type Row } from './sql';
 
 export function epochView(r: Row): MemoryEpoch {
   return {
@@ -163,12 +163,13 @@ export class EpochRepository extends EntityRepository<MemoryEpochRow> {
     );
   }
 
-  byIds(guildId: string, ids: string[]): Promise<Row[]> {
-    return rowsByIds(this.em, 'memory_epoch', guildId, ids);
+  /** Rows by id (a statement for `selectMany`). */
+  byIds(guildId: string, ids: string[]) {
+    return rowsByIds('memory_epoch', guildId, ids);
   }
 
   /** Rows matching the query's words, best first (a statement for `selectMany`). */
   fullText(guildId: string, query: string, limit: number) {
-    return fullTextIds('memory_epoch', 'end_at', guildId, query, limit);
+    return fullTextRows('memory_epoch', 'end_at', guildId, query, limit);
   }
 }

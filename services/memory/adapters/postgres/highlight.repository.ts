@@ -2,7 +2,7 @@ import { EntityRepository } from '@mikro-orm/postgresql';
 import type { MemoryHighlight } from '@dirigent/contracts';
 import type { MemoryItem } from '@dirigent/memory-domain';
 import type { MemoryHighlightRow } from './highlight.entity';
-import { fullTextIds, ms, rowsByIds, sql, type Row } from './sql';
+import { fullTextRows, ms, rowsByIds, sql, type Row } from './sql';
 
 export const highlightId = (messageId: string) => `hl-${messageId}`;
 
@@ -86,12 +86,13 @@ export class HighlightRepository extends EntityRepository<MemoryHighlightRow> {
     return rows.map(highlightItem);
   }
 
-  byIds(guildId: string, ids: string[]): Promise<Row[]> {
-    return rowsByIds(this.em, 'memory_highlight', guildId, ids);
+  /** Rows by id (a statement for `selectMany`). */
+  byIds(guildId: string, ids: string[]) {
+    return rowsByIds('memory_highlight', guildId, ids);
   }
 
   /** Rows matching the query's words, best first (a statement for `selectMany`). */
   fullText(guildId: string, query: string, limit: number) {
-    return fullTextIds('memory_highlight', 'at', guildId, query, limit);
+    return fullTextRows('memory_highlight', 'at', guildId, query, limit);
   }
 }

@@ -1,7 +1,7 @@
 import { EntityRepository } from '@mikro-orm/postgresql';
 import type { MemoryItem } from '@dirigent/memory-domain';
 import type { MemoryLore } from './lore.entity';
-import { containsPatterns, fullTextIds, ms, rowsByIds, sql, type Row } from './sql';
+import { containsPatterns, fullTextRows, ms, rowsByIds, sql, type Row } from './sql';
 
 export function loreItem(r: Row): MemoryItem {
   return {
@@ -105,12 +105,13 @@ export class LoreRepository extends EntityRepository<MemoryLore> {
     return rows.map(loreItem);
   }
 
-  byIds(guildId: string, ids: string[]): Promise<Row[]> {
-    return rowsByIds(this.em, 'memory_lore', guildId, ids);
+  /** Rows by id (a statement for `selectMany`). */
+  byIds(guildId: string, ids: string[]) {
+    return rowsByIds('memory_lore', guildId, ids);
   }
 
   /** Rows matching the query's words, best first (a statement for `selectMany`). */
   fullText(guildId: string, query: string, limit: number) {
-    return fullTextIds('memory_lore', 'valid_from', guildId, query, limit);
+    return fullTextRows('memory_lore', 'valid_from', guildId, query, limit);
   }
 }

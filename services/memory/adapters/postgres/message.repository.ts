@@ -1,7 +1,15 @@
 import { EntityRepository } from '@mikro-orm/postgresql';
 import type { MemoryItem } from '@dirigent/memory-domain';
 import type { MemoryMessage } from './message.entity';
-import { archiveWhere, ms, orQuery, sql, type ArchiveFilter, type Row } from './sql';
+import {
+  archiveWhere,
+  ms,
+  orQuery,
+  sql,
+  type ArchiveFilter,
+  type Row,
+  type Statement,
+} from './sql';
 
 /** Matches of one full-text query ranked at most (the newest). */
 const RANKED = 1000;
@@ -226,18 +234,19 @@ export class MessageRepository extends EntityRepository<MemoryMessage> {
     return rows.map(messageItem);
   }
 
-  /** Messages by id, each marked `stale` when a fact drawn from it has been superseded. */
-  async byIds(guildId: string, messageIds: string[]): Promise<Row[]> {
-    if (!messageIds.length) return [];
-    // One statement: the superseded mark rides along instead of a second round trip.
-    return sql(
-      this.em,
-      `select ${COLUMNS}, exists (select 1 from memory_fact f where f.guild_id = m.guild_id
+  /**
+   * Messages by id, each marked `stale` when a fact drawn from it has been superseded (a
+   * statement for `selectMany`).
+   */
+  byIds(guildId: string, messageIds: string[]): Statement | null {
+    if (!messageIds.length) return null;
+    return {
+      sql: `select ${COLUMNS}, exists (select 1 from memory_fact f where f.guild_id = m.guild_id
          and f.source_message_id = m.message_id and f.valid_until is not null) as stale
        from memory_message m where m.guild_id = ?
        and m.message_id = any(array(select jsonb_array_elements_text(?::jsonb)))`,
-      [guildId, JSON.stringify(messageIds)],
-    );
+      params: [guildId, JSON.stringify(messageIds)],
+    };
   }
 
   async sample(guildId: string, limit: number, seed: number): Promise<MemoryItem[]> {

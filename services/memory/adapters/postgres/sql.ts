@@ -72,10 +72,10 @@ export interface Statement {
 }
 
 /**
- * Ids of a layer table's rows matching the query's words, best first (`id`, `created_at`);
- * null when the query has no words.
+ * Rows of a layer table matching the query's words, best first, each with its time as
+ * `at_`; null when the query has no words.
  */
-export function fullTextIds(
+export function fullTextRows(
   table: 'memory_highlight' | 'memory_lore' | 'memory_epoch',
   atColumn: string,
   guildId: string,
@@ -85,7 +85,7 @@ export function fullTextIds(
   const q = orQuery(query);
   if (!q) return null;
   return {
-    sql: `select t.id, t.${atColumn} as created_at from ${table} t, to_tsquery('english', ?) q
+    sql: `select t.*, t.${atColumn} as at_ from ${table} t, to_tsquery('english', ?) q
      where t.guild_id = ? and t.tsv @@ q order by ts_rank_cd(t.tsv, q) desc limit ?`,
     params: [q, guildId, limit],
   };
@@ -93,8 +93,9 @@ export function fullTextIds(
 
 /**
  * Several queries in one round trip (one statement, `union all`): each one's rows, in its
- * own order. A search asks five layers at once; five statements cost five round trips
- * and five backends' planning on a loaded machine. A null query gives no rows.
+ * own order, with the columns it selected (`tsv` left out: no caller reads a text-search
+ * vector). A search asks every layer at once; a statement per layer costs a round trip and
+ * a backend's planning each on a loaded machine. A null query gives no rows.
  */
 export async function selectMany(
   em: EntityManager,
@@ -103,32 +104,36 @@ export async function selectMany(
   const parts = queries.flatMap((q, i) => (q ? [{ ...q, i }] : []));
   const out = queries.map((): Row[] => []);
   if (!parts.length) return out;
-  // Each part's rows are numbered as its ordered subquery yields them.
+  // Each part's rows are numbered as its ordered subquery yields them, and carried as one
+  // jsonb value: the parts select different columns. Times come back as ISO text.
   const union = parts
-    .map((p) => `(select ${p.i} as part_, row_number() over () as n_, s.* from (${p.sql}) s)`)
+    .map(
+      (p) =>
+        `(select ${p.i} as part_, row_number() over () as n_, to_jsonb(s) - 'tsv' as row_
+          from (${p.sql}) s)`,
+    )
     .join(' union all ');
-  const rows = await sql(
+  const rows = await sql<{ part_: number; row_: Row }>(
     em,
-    `select * from (${union}) u order by part_, n_`,
+    `select part_, row_ from (${union}) u order by part_, n_`,
     parts.flatMap((p) => p.params),
   );
-  for (const r of rows) out[r.part_].push(r);
+  for (const r of rows) out[r.part_].push(r.row_);
   return out;
 }
 
-/** Rows of a layer table by id, within one guild. */
-export async function rowsByIds(
-  em: EntityManager,
+/** Rows of a layer table by id, within one guild (a statement for `selectMany`). */
+export function rowsByIds(
   table: 'memory_highlight' | 'memory_lore' | 'memory_epoch',
   guildId: string,
   ids: string[],
-): Promise<Row[]> {
-  if (!ids.length) return [];
-  return sql(
-    em,
-    `select * from ${table} where guild_id = ? and id in (select jsonb_array_elements_text(?::jsonb))`,
-    [guildId, JSON.stringify(ids)],
-  );
+): Statement | null {
+  if (!ids.length) return null;
+  return {
+    sql: `select * from ${table} where guild_id = ?
+     and id = any(array(select jsonb_array_elements_text(?::jsonb)))`,
+    params: [guildId, JSON.stringify(ids)],
+  };
 }
 
 /** `ilike` patterns matching text that contains any of the needles (empty ones left out). */
