@@ -264,14 +264,15 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
     const slot = this.slot(key);
     // One refresh at a time per slot; concurrent searches share it. A loaded slot takes
     // this process's writes as they are stored, so it is refreshed once a second (other
-    // replicas' rows), or while writes made before it was loaded may still commit.
+    // replicas' rows), or while writes made before it was loaded may still commit. A
+    // search does not wait for a loaded slot's refresh (a round trip): other replicas'
+    // rows were a second late already, and reach the next search.
     const s = slot;
     const now = Date.now();
     const due =
       !s.loaded || now - s.refreshedAt >= REFRESH_MS || now - s.writtenAt < WRITE_SETTLE_MS;
     if (due) void this.start(guildId, model, s).catch(() => undefined);
-    if (s.loaded) await s.loading;
-    else {
+    if (!s.loaded) {
       let timer: NodeJS.Timeout | undefined;
       const waited = new Promise<void>(
         (resolve) => (timer = setTimeout(resolve, q.firstLoadWaitMs ?? FIRST_LOAD_WAIT_MS)),
