@@ -23,6 +23,7 @@ import { LoreRepository } from './adapters/postgres/lore.repository';
 import { PostgresMemoryReader } from './adapters/memory-reader';
 import { MessageRepository } from './adapters/postgres/message.repository';
 import { PhraseStore } from './adapters/postgres/phrase.store';
+import { ReadBatch } from './adapters/postgres/read-batch';
 import { pgvectorAvailable, PgVectorStore } from './adapters/pgvector.store';
 import { RedactionStore } from './adapters/postgres/redaction.store';
 import { AddHighlight } from './application/add-highlight';
@@ -148,6 +149,7 @@ const repository = (
     Indexer,
     SearchMemory,
     RerankHits,
+    ReadBatch,
     PostgresMemoryReader,
     IngestMessage,
     DeleteMessage,

@@ -1,27 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import type { MemoryItem, MemoryReader } from '@dirigent/memory-domain';
 import { SearchMemory } from '../application/search-memory';
-import { DossierRepository, factItem } from './postgres/dossier.repository';
-import { EpochRepository, epochItem } from './postgres/epoch.repository';
-import { HighlightRepository } from './postgres/highlight.repository';
-import { LoreRepository } from './postgres/lore.repository';
-import { MessageRepository } from './postgres/message.repository';
+import { dossiersRead, factItem, factsRead } from './postgres/dossier.repository';
+import { epochItem, epochsRead } from './postgres/epoch.repository';
+import { strongestRead } from './postgres/highlight.repository';
+import { loreRead } from './postgres/lore.repository';
+import { recentRead, sampleRead } from './postgres/message.repository';
+import { ReadBatch } from './postgres/read-batch';
 import { ms } from './postgres/sql';
 
-/** The lenses' read port over the memory tables and the hybrid search. */
+/**
+ * The lenses' read port over the memory tables and the hybrid search. A lens's table reads
+ * go out together (`ReadBatch`): one round trip per context, not one per read.
+ */
 @Injectable()
 export class PostgresMemoryReader implements MemoryReader {
   constructor(
-    private readonly messages: MessageRepository,
+    private readonly batch: ReadBatch,
     private readonly search_: SearchMemory,
-    private readonly dossierRepo: DossierRepository,
-    private readonly loreRepo: LoreRepository,
-    private readonly epochRepo: EpochRepository,
-    private readonly highlightRepo: HighlightRepository,
   ) {}
 
   recent(guildId: string, q: Parameters<MemoryReader['recent']>[1]) {
-    return this.messages.recent(guildId, q);
+    return this.batch.run(recentRead(guildId, q));
   }
 
   search(guildId: string, query: string, q: Parameters<MemoryReader['search']>[2]) {
@@ -30,9 +30,10 @@ export class PostgresMemoryReader implements MemoryReader {
 
   /** A dossier as one item: its curated body, else its current facts. */
   async dossiers(guildId: string, userIds: string[]): Promise<MemoryItem[]> {
+    if (!userIds.length) return [];
     const [rows, facts] = await Promise.all([
-      this.dossierRepo.getMany(guildId, userIds),
-      this.dossierRepo.facts(guildId, userIds, true),
+      this.batch.run(dossiersRead(guildId, userIds)),
+      this.batch.run(factsRead(guildId, userIds, true)),
     ]);
     return rows.map((d) => {
       const own = facts.filter((f) => f.userId === d.user_id);
@@ -52,18 +53,18 @@ export class PostgresMemoryReader implements MemoryReader {
   }
 
   lore(guildId: string, limit: number) {
-    return this.loreRepo.list(guildId, limit);
+    return this.batch.run(loreRead(guildId, limit));
   }
 
   async epochs(guildId: string, q: { limit: number; channelId?: string }) {
-    return (await this.epochRepo.list(guildId, q.channelId, q.limit)).map(epochItem);
+    return (await this.batch.run(epochsRead(guildId, q.channelId, q.limit))).map(epochItem);
   }
 
   highlights(guildId: string, q: { limit: number; kinds?: string[] }) {
-    return this.highlightRepo.strongest(guildId, q.limit, q.kinds);
+    return this.batch.run(strongestRead(guildId, q.limit, q.kinds));
   }
 
   sample(guildId: string, q: { limit: number; seed: number }) {
-    return this.messages.sample(guildId, q.limit, q.seed);
+    return this.batch.run(sampleRead(guildId, q.limit, q.seed));
   }
 }

@@ -6,7 +6,7 @@ import {
   type TimedFact,
 } from '@dirigent/memory-domain';
 import type { MemoryDossierRow } from './dossier.entity';
-import { ms, orQuery, sql, type Row, type Statement } from './sql';
+import { ms, orQuery, runRead, sql, type Read, type Row, type Statement } from './sql';
 
 export interface FactRow extends TimedFact {
   guildId: string;
@@ -58,6 +58,32 @@ export function bodyItem(r: Row): MemoryItem {
     authorName: r.user_name ?? undefined,
     text: r.body,
     at: ms(r.last_consolidated_at ?? r.last_seen_at) ?? 0,
+  };
+}
+
+/** The dossiers of the users (those that exist). */
+export function dossiersRead(guildId: string, userIds: string[]): Read<Row[]> {
+  return {
+    sql: `select * from memory_dossier where guild_id = ?
+      and user_id in (select jsonb_array_elements_text(?::jsonb))`,
+    params: [guildId, JSON.stringify(userIds)],
+    answer: (rows) => rows,
+  };
+}
+
+/** Facts of users (or only those that still hold), current first, then newest. */
+export function factsRead(
+  guildId: string,
+  userIds: string[],
+  currentOnly = false,
+): Read<FactRow[]> {
+  return {
+    sql: `select * from memory_fact where guild_id = ?
+      and user_id in (select jsonb_array_elements_text(?::jsonb))
+      ${currentOnly ? 'and valid_until is null' : ''}
+      order by (valid_until is null) desc, valid_from desc`,
+    params: [guildId, JSON.stringify(userIds)],
+    answer: (rows) => rows.map(factFromRow),
   };
 }
 
@@ -174,12 +200,7 @@ export class DossierRepository extends EntityRepository<MemoryDossierRow> {
 
   async getMany(guildId: string, userIds: string[]): Promise<Row[]> {
     if (!userIds.length) return [];
-    return sql(
-      this.em,
-      `select * from memory_dossier where guild_id = ?
-       and user_id in (select jsonb_array_elements_text(?::jsonb))`,
-      [guildId, JSON.stringify(userIds)],
-    );
+    return runRead(this.em, dossiersRead(guildId, userIds));
   }
 
   /** Learns what a message disclosed: a contradicted fact is closed, never deleted. */
@@ -236,15 +257,8 @@ export class DossierRepository extends EntityRepository<MemoryDossierRow> {
   }
 
   /** Facts of users, current first, then newest. */
-  async facts(guildId: string, userIds: string[], currentOnly = false): Promise<FactRow[]> {
-    const rows = await sql(
-      this.em,
-      `select * from memory_fact where guild_id = ? and user_id in (select jsonb_array_elements_text(?::jsonb))
-       ${currentOnly ? 'and valid_until is null' : ''}
-       order by (valid_until is null) desc, valid_from desc`,
-      [guildId, JSON.stringify(userIds)],
-    );
-    return rows.map(factFromRow);
+  facts(guildId: string, userIds: string[], currentOnly = false): Promise<FactRow[]> {
+    return runRead(this.em, factsRead(guildId, userIds, currentOnly));
   }
 
   /** Facts by id with their person's name (a statement for `selectMany`). */

@@ -2,7 +2,16 @@ import { EntityRepository } from '@mikro-orm/postgresql';
 import type { EpochClosed, MemoryEpoch } from '@dirigent/contracts';
 import type { MemoryItem } from '@dirigent/memory-domain';
 import type { MemoryEpochRow } from './epoch.entity';
-import { containsPatterns, fullTextRows, ms, rowsByIds, sql, type Row } from './sql';
+import {
+  containsPatterns,
+  fullTextRows,
+  ms,
+  rowsByIds,
+  runRead,
+  sql,
+  type Read,
+  type Row,
+} from './sql';
 
 export function epochView(r: Row): MemoryEpoch {
   return {
@@ -25,6 +34,20 @@ export function epochItem(r: Row): MemoryItem {
     channelId: r.channel_id,
     text: `${r.summary}${topics}`,
     at: ms(r.end_at)!,
+  };
+}
+
+/** Closed epochs of the guild (or of one channel), newest first. */
+export function epochsRead(
+  guildId: string,
+  channelId: string | undefined,
+  limit: number,
+): Read<Row[]> {
+  return {
+    sql: `select * from memory_epoch where guild_id = ? ${channelId ? 'and channel_id = ?' : ''}
+      order by end_at desc limit ?`,
+    params: channelId ? [guildId, channelId, limit] : [guildId, limit],
+    answer: (rows) => rows,
   };
 }
 
@@ -154,13 +177,8 @@ export class EpochRepository extends EntityRepository<MemoryEpochRow> {
     );
   }
 
-  async list(guildId: string, channelId: string | undefined, limit: number): Promise<Row[]> {
-    return sql(
-      this.em,
-      `select * from memory_epoch where guild_id = ? ${channelId ? 'and channel_id = ?' : ''}
-       order by end_at desc limit ?`,
-      channelId ? [guildId, channelId, limit] : [guildId, limit],
-    );
+  list(guildId: string, channelId: string | undefined, limit: number): Promise<Row[]> {
+    return runRead(this.em, epochsRead(guildId, channelId, limit));
   }
 
   /** Rows by id (a statement for `selectMany`). */

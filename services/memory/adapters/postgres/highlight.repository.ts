@@ -2,7 +2,7 @@ import { EntityRepository } from '@mikro-orm/postgresql';
 import type { MemoryHighlight } from '@dirigent/contracts';
 import type { MemoryItem } from '@dirigent/memory-domain';
 import type { MemoryHighlightRow } from './highlight.entity';
-import { fullTextRows, ms, rowsByIds, sql, type Row } from './sql';
+import { fullTextRows, ms, rowsByIds, runRead, sql, type Read, type Row } from './sql';
 
 export const highlightId = (messageId: string) => `hl-${messageId}`;
 
@@ -30,6 +30,21 @@ export function highlightItem(r: Row): MemoryItem {
     messageId: r.message_id,
     text: r.raw_text,
     at: ms(r.at)!,
+  };
+}
+
+/** Highlights (of some kinds), strongest first. */
+export function strongestRead(
+  guildId: string,
+  limit: number,
+  kinds?: string[],
+): Read<MemoryItem[]> {
+  return {
+    sql: `select * from memory_highlight where guild_id = ?
+      ${kinds?.length ? 'and kind in (select jsonb_array_elements_text(?::jsonb))' : ''}
+      order by score desc, at desc limit ?`,
+    params: kinds?.length ? [guildId, JSON.stringify(kinds), limit] : [guildId, limit],
+    answer: (rows) => rows.map(highlightItem),
   };
 }
 
@@ -75,15 +90,8 @@ export class HighlightRepository extends EntityRepository<MemoryHighlightRow> {
     return rows.map((r) => r.id);
   }
 
-  async strongest(guildId: string, limit: number, kinds?: string[]): Promise<MemoryItem[]> {
-    const rows = await sql(
-      this.em,
-      `select * from memory_highlight where guild_id = ?
-       ${kinds?.length ? 'and kind in (select jsonb_array_elements_text(?::jsonb))' : ''}
-       order by score desc, at desc limit ?`,
-      kinds?.length ? [guildId, JSON.stringify(kinds), limit] : [guildId, limit],
-    );
-    return rows.map(highlightItem);
+  strongest(guildId: string, limit: number, kinds?: string[]): Promise<MemoryItem[]> {
+    return runRead(this.em, strongestRead(guildId, limit, kinds));
   }
 
   /** Rows by id (a statement for `selectMany`). */

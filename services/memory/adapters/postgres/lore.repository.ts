@@ -1,7 +1,16 @@
 import { EntityRepository } from '@mikro-orm/postgresql';
 import type { MemoryItem } from '@dirigent/memory-domain';
 import type { MemoryLore } from './lore.entity';
-import { containsPatterns, fullTextRows, ms, rowsByIds, sql, type Row } from './sql';
+import {
+  containsPatterns,
+  fullTextRows,
+  ms,
+  rowsByIds,
+  runRead,
+  sql,
+  type Read,
+  type Row,
+} from './sql';
 
 export function loreItem(r: Row): MemoryItem {
   return {
@@ -11,6 +20,16 @@ export function loreItem(r: Row): MemoryItem {
     at: ms(r.valid_from)!,
     validFrom: ms(r.valid_from),
     validUntil: ms(r.valid_until),
+  };
+}
+
+/** Current lore first, newest first. */
+export function loreRead(guildId: string, limit: number): Read<MemoryItem[]> {
+  return {
+    sql: `select * from memory_lore where guild_id = ?
+      order by (valid_until is null) desc, valid_from desc limit ?`,
+    params: [guildId, limit],
+    answer: (rows) => rows.map(loreItem),
   };
 }
 
@@ -96,13 +115,8 @@ export class LoreRepository extends EntityRepository<MemoryLore> {
   }
 
   /** Current lore first, newest first. */
-  async list(guildId: string, limit: number): Promise<MemoryItem[]> {
-    const rows = await sql(
-      this.em,
-      `select * from memory_lore where guild_id = ? order by (valid_until is null) desc, valid_from desc limit ?`,
-      [guildId, limit],
-    );
-    return rows.map(loreItem);
+  list(guildId: string, limit: number): Promise<MemoryItem[]> {
+    return runRead(this.em, loreRead(guildId, limit));
   }
 
   /** Rows by id (a statement for `selectMany`). */

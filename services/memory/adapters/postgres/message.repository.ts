@@ -5,8 +5,10 @@ import {
   archiveWhere,
   ms,
   orQuery,
+  runRead,
   sql,
   type ArchiveFilter,
+  type Read,
   type Row,
   type Statement,
 } from './sql';
@@ -33,6 +35,30 @@ export function messageItem(r: Row): MemoryItem {
     replyToMessageId: r.reply_to_message_id ?? undefined,
     reactionCount: r.reaction_count,
     replyCount: r.reply_count,
+  };
+}
+
+/** Archived messages, newest first. */
+export function recentRead(
+  guildId: string,
+  f: ArchiveFilter & { limit: number },
+): Read<MemoryItem[]> {
+  const { where, params } = archiveWhere(guildId, f);
+  return {
+    sql: `select ${COLUMNS} from memory_message m where ${where}
+      order by m.created_at desc, m.seq desc limit ?`,
+    params: [...params, f.limit],
+    answer: (rows) => rows.map(messageItem),
+  };
+}
+
+/** A reproducible random sample of the archive for `seed`. */
+export function sampleRead(guildId: string, limit: number, seed: number): Read<MemoryItem[]> {
+  return {
+    sql: `select ${COLUMNS} from memory_message m where m.guild_id = ?
+      order by md5(m.message_id || ?) limit ?`,
+    params: [guildId, String(seed), limit],
+    answer: (rows) => rows.map(messageItem),
   };
 }
 
@@ -224,14 +250,8 @@ export class MessageRepository extends EntityRepository<MemoryMessage> {
     return rows.map((r) => r.message_id);
   }
 
-  async recent(guildId: string, f: ArchiveFilter & { limit: number }): Promise<MemoryItem[]> {
-    const { where, params } = archiveWhere(guildId, f);
-    const rows = await sql(
-      this.em,
-      `select ${COLUMNS} from memory_message m where ${where} order by m.created_at desc, m.seq desc limit ?`,
-      [...params, f.limit],
-    );
-    return rows.map(messageItem);
+  recent(guildId: string, f: ArchiveFilter & { limit: number }): Promise<MemoryItem[]> {
+    return runRead(this.em, recentRead(guildId, f));
   }
 
   /**
@@ -249,14 +269,8 @@ export class MessageRepository extends EntityRepository<MemoryMessage> {
     };
   }
 
-  async sample(guildId: string, limit: number, seed: number): Promise<MemoryItem[]> {
-    const rows = await sql(
-      this.em,
-      `select ${COLUMNS} from memory_message m where m.guild_id = ?
-       order by md5(m.message_id || ?) limit ?`,
-      [guildId, String(seed), limit],
-    );
-    return rows.map(messageItem);
+  sample(guildId: string, limit: number, seed: number): Promise<MemoryItem[]> {
+    return runRead(this.em, sampleRead(guildId, limit, seed));
   }
 
   /**

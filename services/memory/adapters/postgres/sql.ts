@@ -139,3 +139,13 @@ export function rowsByIds(
 /** `ilike` patterns matching text that contains any of the needles (empty ones left out). */
 export const containsPatterns = (needles: readonly string[]): string[] =>
   needles.filter(Boolean).map((n) => `%${n.replace(/[\\%_]/g, '\\$&')}%`);
+
+/** A read: its statement and how its rows become the answer. */
+export interface Read<T> extends Statement {
+  answer: (rows: Row[]) => T;
+}
+
+/** Runs one read on its own. */
+export async function runRead<T>(em: EntityManager, read: Read<T>): Promise<T> {
+  return read.answer(await sql(em, read.sql, read.params));
+}
