@@ -12,12 +12,14 @@ export const archivePersonDeepLens: Lens = {
       req.focusUserId ??
       [...(await pending).items].reverse().find((i) => i.authorId && !i.authorIsBot)?.authorId;
     if (!focus) return nonEmpty([await pending]);
-    const topic = await topicOf(req, memory);
+    // Only the search waits for the topic: the other reads are asked for at once, together.
     const [live, said, dossier, latest] = await Promise.all([
       pending,
-      topic
-        ? memory.search(req.guildId, topic, { k: 12, layers: ['archive'], authorId: focus })
-        : Promise.resolve([]),
+      topicOf(req, memory).then((topic) =>
+        topic
+          ? memory.search(req.guildId, topic, { k: 12, layers: ['archive'], authorId: focus })
+          : [],
+      ),
       memory.dossiers(req.guildId, [focus]),
       memory.recent(req.guildId, { limit: 6, authorId: focus }),
     ]);
