@@ -15,6 +15,7 @@ interface OtlpSpan {
   parentSpanId?: string;
   name: string;
   attributes?: { key: string; value: { stringValue?: string } }[];
+  links?: { traceId: string; spanId: string }[];
 }
 
 /** A local OTLP/HTTP receiver: decodes the JSON exports the SDK posts to /v1/traces. */
@@ -148,5 +149,24 @@ describe('OpenTelemetry traces across NATS', () => {
     expect(trace.filter((s) => !s.parentSpanId)).toHaveLength(1);
     const services = new Set(trace.map((s) => attr(s, 'dirigent.service')).filter(Boolean));
     for (const s of ['discord-ingest', 'turn-coordinator', 'router']) expect(services).toContain(s);
+
+    // Dit's webhook reply cannot be tied to its account: its turn ends at the coordinator's
+    // delivery timeout, a durable timer scheduled in this trace, whose firing starts a trace
+    // of its own linked back to it.
+    const inTrace = (spanId: string) =>
+      receiver.spans.some((s) => s.traceId === traceId && s.spanId === spanId);
+    const firing = await waitFor(
+      () =>
+        receiver.spans.find(
+          (s) =>
+            s.name.startsWith('timer dirigent.timer.fired.turn-coordinator.') &&
+            s.links?.some((l) => l.traceId === traceId && inTrace(l.spanId)),
+        ),
+      30_000,
+      500,
+      'the delivery timeout linked to the trace',
+    );
+    expect(firing.traceId).not.toBe(traceId);
+    expect(firing.parentSpanId).toBeFalsy();
   });
 });

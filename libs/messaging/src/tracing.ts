@@ -94,25 +94,34 @@ export interface ActiveSpan extends TraceContext {
   end(error?: unknown): void;
 }
 
+const remote = (c: TraceContext) => ({
+  traceId: c.traceId,
+  spanId: c.spanId,
+  traceFlags: parseInt(c.flags, 16),
+  isRemote: true,
+});
+
 /**
  * Starts an exported span, child of `parent` (a context read from a `traceparent`, or the
- * current one). Only called when {@link tracingEnabled}.
+ * current one), with span links to `links`. Only called when {@link tracingEnabled}.
  */
 export function startSpan(
   name: string,
   kind: SpanKind,
   parent: TraceContext | undefined,
   attributes?: Attributes,
+  links: readonly TraceContext[] = [],
 ): ActiveSpan {
-  const ctx = parent
-    ? trace.setSpanContext(ROOT_CONTEXT, {
-        traceId: parent.traceId,
-        spanId: parent.spanId,
-        traceFlags: parseInt(parent.flags, 16),
-        isRemote: true,
-      })
-    : ROOT_CONTEXT;
-  const span = tracer!.startSpan(name, { kind, attributes }, ctx);
+  const ctx = parent ? trace.setSpanContext(ROOT_CONTEXT, remote(parent)) : ROOT_CONTEXT;
+  const span = tracer!.startSpan(
+    name,
+    {
+      kind,
+      attributes,
+      ...(links.length ? { links: links.map((l) => ({ context: remote(l) })) } : {}),
+    },
+    ctx,
+  );
   const sc = span.spanContext();
   let ended = false;
   return {
@@ -131,6 +140,18 @@ export function startSpan(
   };
 }
 
+/** Runs `fn` in `span`'s trace and ends the span with `fn`'s outcome. */
+async function within<T>(span: ActiveSpan, fn: () => Promise<T>): Promise<T> {
+  try {
+    const result = await withTrace(span, fn);
+    span.end();
+    return result;
+  } catch (e) {
+    span.end(e);
+    throw e;
+  }
+}
+
 /**
  * Runs `fn` in a child span of the current trace (a model call, a slow step); without an
  * exporter it only calls `fn`.
@@ -141,13 +162,21 @@ export async function withSpan<T>(
   fn: () => Promise<T>,
 ): Promise<T> {
   if (!tracer) return fn();
-  const span = startSpan(name, SpanKind.INTERNAL, currentTrace(), attributes);
-  try {
-    const result = await withTrace(span, fn);
-    span.end();
-    return result;
-  } catch (e) {
-    span.end(e);
-    throw e;
-  }
+  return within(startSpan(name, SpanKind.INTERNAL, currentTrace(), attributes), fn);
+}
+
+/**
+ * Runs `fn` in the root span of a new trace with a span link to `cause`: how work done later
+ * (a timer firing) is tied to what asked for it, its trace not made part of that one.
+ * Without an exporter it only calls `fn`.
+ */
+export async function withLinkedTrace<T>(
+  name: string,
+  attributes: Attributes,
+  cause: TraceContext | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
+  if (!tracer) return fn();
+  const links = cause ? [cause] : [];
+  return within(startSpan(name, SpanKind.INTERNAL, undefined, attributes, links), fn);
 }

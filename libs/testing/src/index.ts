@@ -3,3 +3,4 @@ export * from './ids';
 export * from './wait';
 export * from './process';
 export * from './messaging';
+export * from './spans';

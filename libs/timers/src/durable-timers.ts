@@ -1,7 +1,15 @@
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import { Empty, headers, type QueuedIterator } from '@nats-io/nats-core';
 import { Buckets, envelope, type Envelope } from '@dirigent/contracts';
-import { jetStreamReplicas, type Messaging } from '@dirigent/messaging';
+import {
+  currentTrace,
+  formatTraceparent,
+  jetStreamReplicas,
+  parseTraceparent,
+  tracingEnabled,
+  withLinkedTrace,
+  type Messaging,
+} from '@dirigent/messaging';
 
 /** What a timer publishes when it fires: an envelope on a JetStream subject. */
 export interface TimerCommand<T = unknown> {
@@ -17,6 +25,8 @@ interface StoredTimer {
   dueAt: number;
   subject: string;
   envelope: Envelope;
+  /** The trace that scheduled it (spans exported then): the firing's trace links to it. */
+  traceparent?: string;
 }
 
 interface Pending extends StoredTimer {
@@ -118,6 +128,8 @@ export class DurableTimers {
         causationId: command.causationId,
       }),
     };
+    const scheduledIn = tracingEnabled() ? currentTrace() : undefined;
+    if (scheduledIn) stored.traceparent = formatTraceparent(scheduledIn);
     // A KV put is a publish to the key's subject; the connection's publisher acks it at half
     // the CPU of `kv.put`'s request (the reactor schedules on every turn).
     await this.messaging.client.publisher.publish(
@@ -245,7 +257,14 @@ export class DurableTimers {
               this.pending.delete(storageKey);
             continue;
           }
-          await this.messaging.publish(t.subject, t.envelope);
+          // A trace of its own, linked to the one that scheduled it: what the firing starts
+          // (a speculative turn, a follow-up, a delivery timeout) happens minutes later.
+          await withLinkedTrace(
+            `timer ${t.subject}`,
+            { 'dirigent.service': this.messaging.source, 'dirigent.timer.key': t.key },
+            parseTraceparent(t.traceparent),
+            () => this.messaging.publish(t.subject, t.envelope),
+          );
           // Fails when the timer was rescheduled meanwhile: the new one stays.
           await this.remove(storageKey, t.revision).catch(() => undefined);
           if (this.pending.get(storageKey)?.revision === t.revision)

@@ -1,23 +1,7 @@
-import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { Subjects } from '@dirigent/contracts';
 import { Messaging, startUnexportedTracing, tracingEnabled } from '@dirigent/messaging';
-import { snowflake, waitFor } from '@dirigent/testing';
+import { KeptSpans, snowflake, waitFor } from '@dirigent/testing';
 import { clientFor, gatewaySuite } from './harness';
-
-/** Keeps every span ended, exported nowhere. */
-class Kept implements SpanProcessor {
-  readonly spans: ReadableSpan[] = [];
-  onStart(): void {}
-  onEnd(span: ReadableSpan): void {
-    this.spans.push(span);
-  }
-  forceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-  shutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-}
 
 /**
  * The gateway's model calls as spans of the caller's trace. Over NATS: the request, the
@@ -27,7 +11,7 @@ class Kept implements SpanProcessor {
  */
 describe('llm-gateway model calls as spans (SDK loaded, nothing exported)', () => {
   const t = gatewaySuite();
-  const kept = new Kept();
+  const kept = new KeptSpans();
   let tracing: { shutdown(): Promise<void> } | undefined;
   beforeAll(async () => {
     tracing = await startUnexportedTracing('model-spans-test', kept);
