@@ -70,7 +70,7 @@ function parseArguments(args: string): Record<string, unknown> {
  * (Anthropic wants user and assistant to alternate).
  *
  * @example
- * toAnthropicRequest(req, 'claude-sonnet-4-5', 1024);
+ * toAnthropicRequest(req, 'claude-sonnet-4-6', 1024);
  */
 export function toAnthropicRequest(
   req: ChatRequest,

@@ -60,6 +60,8 @@ describe('every shipped gateway configuration routes every purpose the services 
   ])('%s answers each purpose', async (name) => {
     const index = configs.findIndex(([n]) => n === name);
     const config = configs[index][1];
+    // The provider SDKs warn on the console when a model they call is deprecated.
+    const warn = jest.spyOn(console, 'warn');
     const gw = await startGateway(config, {
       OPENAI_API_KEY: 'sk-test-openai',
       ANTHROPIC_API_KEY: 'sk-ant-test',
@@ -98,7 +100,12 @@ describe('every shipped gateway configuration routes every purpose the services 
         answers.push({ config: name, purpose, answer });
       }
       expect(answers.filter((a) => a.answer !== 'answered' && a.answer !== 'embedded')).toEqual([]);
+      const deprecated = warn.mock.calls
+        .map((c) => String(c[0]))
+        .filter((m) => /deprecat/i.test(m));
+      expect(deprecated).toEqual([]);
     } finally {
+      warn.mockRestore();
       await gw.close();
     }
   });
