@@ -107,9 +107,10 @@ export function topicSplit(
   const side = topics[1];
   const counts = new Map<string, number>();
   for (const i of side) for (const w of words[i]) counts.set(w, (counts.get(w) ?? 0) + 1);
-  const [topic] = [...counts.entries()].sort(
-    (a, b) => b[1] - a[1] || a[0].localeCompare(b[0]),
-  )[0] ?? ['side-topic'];
+  // The most shared word; of equals, the one the side topic used first (a stable sort of
+  // the words in the order they came): "ramen recipe anyone" … "miso in the broth" is
+  // "ramen" whether or not one more message about the broth has arrived.
+  const [topic] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0] ?? ['side-topic'];
   return {
     topic,
     messageId: human[side[0]].messageId,

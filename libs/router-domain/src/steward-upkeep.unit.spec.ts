@@ -46,6 +46,24 @@ describe('topic split (steward upkeep)', () => {
     expect(recipes).toContain(messages.find((m) => m.messageId === split!.messageId)!.content);
   });
 
+  it('names the thread by the most shared word, of equals the one used first', () => {
+    const s = { ...DEFAULT_TOPIC_SPLIT, minMessages: 10 };
+    // "ramen" and "broth" in three messages each: the side topic began with "ramen".
+    const side = [
+      'anyone tried that ramen recipe',
+      'ramen broth takes six hours',
+      'miso in the broth',
+      'ramen with a rich broth',
+    ];
+    const split = topicSplit(
+      [...raids, ...side].map((c) => msg(c)),
+      now,
+      s,
+    )!;
+    expect(split.topics).toEqual([6, 4]);
+    expect(split.topic).toBe('ramen');
+  });
+
   it('does not split one conversation, a quiet channel, old talk or bots', () => {
     const s = { ...DEFAULT_TOPIC_SPLIT, minMessages: 10 };
     const one = [...raids, ...raids].map((c) => msg(c));

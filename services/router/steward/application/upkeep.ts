@@ -30,8 +30,9 @@ interface Snapshot {
  * Steward upkeep as reactor jobs on state predicates, never on a clock grid:
  * `steward-thread-split` — on a human message, when the channel's recent talk (what the
  * router has seen of it) has split into two topics or more, propose a thread for the side
- * topic, starting at its first message. The proposal id is the channel's and that message's,
- * so the same split is proposed once, whatever restarts do.
+ * topic, starting at its first message. The proposal id is the channel's and the day's, so
+ * a split is proposed once a day, whatever restarts do and whatever the topic is called when
+ * the job runs.
  * `steward-pin-decision` — on a human message, when an archive-worthy decision has been
  * reached (stated, then agreed to by two other members), propose pinning it, once.
  * The talk they read is what the router has seen, joined the first time this process sees
@@ -113,15 +114,12 @@ export class StewardUpkeep {
   }
 
   private async proposeThread(m: MessageCreated, split: TopicSplit) {
-    // One proposal per topic, channel and day: the topic's first message moves as the talk
-    // goes on, so two runs of the job a message apart would otherwise propose it twice.
-    const topic = split.topic
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-|-$/g, '');
+    // One proposal per channel and day: the side topic's first message and its most frequent
+    // word move as the talk goes on (runs a message apart named the same split "ramen" and
+    // "broth"), so neither can tell a split already proposed.
     const day = new Date(this.clock.now()).toISOString().slice(0, 10).replace(/-/g, '');
     const { proposalId } = await this.proposals.propose({
-      proposalId: `thread-${m.channelId}-${day}-${topic.slice(0, 24) || 'topic'}`,
+      proposalId: `thread-${m.channelId}-${day}`,
       guildId: m.guildId,
       channelId: m.channelId,
       skillId: 'create_thread',
