@@ -248,6 +248,10 @@ function checkInvariants(sc: Scenario, batches: Batch[]): void {
   let outcomes: string[] = [];
   let grantedThisCycle: string[] = [];
   let membersChangedThisCycle = false;
+  // Members refreshed since the speaker list was last built: the list a cycle walks is only
+  // rebuilt at a cycle's end, so a cycle a wake opens walks the list as it stood (the
+  // departed passed over, the new not in it yet).
+  let listBehindMembers = false;
   let lastCompleted: string | null = null;
   let lastRebuildShuffled = false;
   let lastRebuildAdded: string[] = [];
@@ -302,6 +306,7 @@ function checkInvariants(sc: Scenario, batches: Batch[]): void {
           break;
         case 'MembersRefreshed':
           membersChangedThisCycle = true;
+          listBehindMembers = true;
           break;
         case 'SpeakerListRebuilt': {
           const ids = e.data.speakers.map((s) => s.agentId);
@@ -314,6 +319,7 @@ function checkInvariants(sc: Scenario, batches: Batch[]): void {
           }
           if (e.data.shuffled) expect(e.data.avoidFirst).toBe(lastCompleted);
           speakers = ids;
+          listBehindMembers = false;
           lastRebuildShuffled = e.data.shuffled;
           lastRebuildAdded = e.data.added;
           break;
@@ -322,8 +328,8 @@ function checkInvariants(sc: Scenario, batches: Batch[]): void {
           expect(openTurn).toBeNull();
           expect(e.data.outcomes.map((o) => o.outcome)).toEqual(outcomes);
           expect(e.data.unanimousEmpty).toBe(outcomes.every((o) => o === 'empty'));
-          if (!membersChangedThisCycle) {
-            // a full cycle without membership changes grants every speaker once, in order
+          if (!membersChangedThisCycle && !listBehindMembers) {
+            // a full cycle over the members as they are grants every speaker once, in order
             expect(grantedThisCycle).toEqual(speakers);
           }
           consecutive = humanInCycle ? 0 : consecutive + 1;
@@ -405,6 +411,24 @@ function batchMembers(before: ChannelState, events: readonly ChannelEvent[], tar
   return members;
 }
 
+/**
+ * Found by a CI run: members refreshed mid-discussion, then a human's message cut a delivery
+ * wait and woke a cycle over the list as it stood (built before the refresh).
+ */
+const WOKEN_OVER_A_STALE_LIST = {
+  kind: 'discussion',
+  mask: 15,
+  shuffle: true,
+  maxCyclesWithoutHuman: 0,
+  tailFingerprintLen: 4,
+  steps: [
+    [{ k: 'refresh', mask: 17 }, undefined],
+    [{ k: 'complete', empty: false, reuseRun: false }, undefined],
+    [{ k: 'human', text: 'plain' }, undefined],
+    [{ k: 'complete', empty: true, reuseRun: false }, undefined],
+  ],
+} as unknown as Scenario;
+
 describe('channel decider properties', () => {
   it('keeps every turn rule over random command sequences', () => {
     fc.assert(
@@ -412,7 +436,7 @@ describe('channel decider properties', () => {
         const { batches } = run(sc);
         checkInvariants(sc, batches);
       }),
-      { numRuns: 300 },
+      { numRuns: 300, examples: [[WOKEN_OVER_A_STALE_LIST]] },
     );
   });
 
