@@ -14,7 +14,7 @@ import type {
 } from './model';
 import { EVERYONE_DEFAULT, Permission, channelPermissions, type Overwrite } from './permissions';
 import { channelJson, guildJson, memberJson, messageJson, threadJson, userJson } from './serialize';
-import { SnowflakeGenerator } from './snowflakes';
+import { SnowflakeGenerator, snowflakeTime } from './snowflakes';
 
 /**
  * The local Discord's world: guilds, roles, members, channels, messages, webhooks and
@@ -337,10 +337,12 @@ export abstract class FakeStore extends EventEmitter {
       flags?: number;
     },
   ) {
+    const id = this.ids.next();
     const message: FakeMessage = {
       ...m,
-      id: this.ids.next(),
-      createdAt: new Date().toISOString(),
+      id,
+      // Discord's timestamp is the id's (discord.js reads `createdAt` from the id).
+      createdAt: snowflakeTime(id),
       flags: m.flags ?? 0,
       mentionIds: [...new Set([...m.content.matchAll(/<@!?(\d{1,20})>/g)].map((x) => x[1]))].filter(
         (id) => this.users.has(id),
