@@ -1,8 +1,20 @@
 import type { Messaging } from '@dirigent/messaging';
-import { subject as subjects } from '@dirigent/contracts';
+import { Streams, subject as subjects } from '@dirigent/contracts';
 import { closeMessaging, testMessaging, uid } from '@dirigent/testing';
 import { CommandHandler, EventStore } from '.';
+import type { Decider } from './command-handler';
 import { appendingDecider as decider } from './test-fixtures';
+
+/** Members of a set: adding a member already in it appends nothing. */
+type Member = { type: 'Added' | 'Removed'; data: { name: string } };
+const members: Decider<Member, Member, { names: string[] }> = {
+  initialState: () => ({ names: [] }),
+  decide: (c, s) => (s.names.includes(c.data.name) === (c.type === 'Added') ? [] : [c]),
+  evolve: (s, e) => ({
+    names:
+      e.type === 'Added' ? [...s.names, e.data.name] : s.names.filter((n) => n !== e.data.name),
+  }),
+};
 
 describe('CommandHandler reads of the store', () => {
   let messaging: Messaging;
@@ -57,6 +69,30 @@ describe('CommandHandler reads of the store', () => {
     // The older read finishing later does not replace the newer cached state.
     expect(handler.currentState(subject)?.items).toEqual([0, 1, 2]);
     reads.mockRestore();
+  });
+
+  it('answers a command that changes nothing only once the store agrees', async () => {
+    const subject = subjects.aggregate('handlertest', uid('set'));
+    const mine = new CommandHandler(store, members);
+    const other = new CommandHandler(store, members);
+    const add = { type: 'Added', data: { name: 'ada' } } as const;
+    await mine.handle(subject, add);
+    // Another replica removes her; this one has not heard of it yet.
+    await other.handle(subject, { type: 'Removed', data: { name: 'ada' } });
+    const again = await mine.handle(subject, add);
+    expect(again.events).toEqual([add]);
+    expect((await new CommandHandler(store, members).state(subject)).state.names).toEqual(['ada']);
+  });
+
+  it('writes again what a reset stream lost although memory still holds it', async () => {
+    const subject = subjects.aggregate('handlertest', uid('set'));
+    const handler = new CommandHandler(store, members);
+    const add = { type: 'Added', data: { name: 'bo' } } as const;
+    await handler.handle(subject, add);
+    // The stream lost the aggregate's commits (a lost NATS store, as a purge of the subject).
+    await messaging.client.jsm.streams.purge(Streams.eventStore, { filter: subject });
+    expect((await handler.handle(subject, add)).events).toEqual([add]);
+    expect(await store.version(subject)).toBeGreaterThan(0);
   });
 
   it('reads again after a failed read', async () => {

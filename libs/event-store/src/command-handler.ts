@@ -195,9 +195,18 @@ export class CommandHandler<C, E extends DomainEvent, S> {
     meta: AppendMeta,
   ): Promise<HandleResult<E, S>> {
     for (let attempt = 1; ; attempt++) {
+      const fromMemory = this.cache.has(subject) && !this.stale.has(subject);
       const { state, version } = await this.state(subject);
       const events = this.decider.decide(command, state);
-      if (events.length === 0) return { events, state, version };
+      if (events.length === 0) {
+        // Nothing to append proves nothing about the store: a state held in memory may be
+        // behind another replica's commits, or ahead of a stream that was reset, and the
+        // command would be answered as done without being written. Confirmed by its version.
+        if (!fromMemory || attempt >= this.maxAttempts) return { events, state, version };
+        if ((await this.store.version(subject)) === version) return { events, state, version };
+        this.markStale(subject);
+        continue;
+      }
       try {
         // The commit's id is known here, so that a snapshot can name it.
         const id = meta.id ?? randomUUID();
