@@ -132,19 +132,26 @@ const JOINERS = new Set('a an the to of in for on at with my our his her'.split(
 
 /**
  * The longest phrase of content words (joined by short words like "a" or "to"), as written,
- * with at most `max` content words; the later on a tie.
+ * with at most `max` content words; the later on a tie. Given the words of a question, the
+ * phrase sharing most of them comes first ("started learning pottery", not "live in Porto
+ * now", for "what did I start learning?").
  */
-function topic(text: string, max = 3): string {
+function topic(text: string, max = 3, asked?: ReadonlySet<string>): string {
   const words = withoutMentions(text).match(/[A-Za-z0-9][A-Za-z0-9'-]*/g) ?? [];
   const content = (w: string) =>
     w.length > 2 && !STOP.has(w.toLowerCase()) && !ASKING.has(w.toLowerCase());
+  const shared = (ws: string[]) => ws.filter((w) => asked?.has(w.toLowerCase())).length;
   let best: string[] = [];
   let bestCount = 0;
+  let bestShared = 0;
   let run: string[] = [];
   let count = 0;
   const close = () => {
     while (run.length && !content(run[run.length - 1])) run.pop();
-    if (count && count >= bestCount) [best, bestCount] = [run, count];
+    const s = shared(run);
+    if (count && (s > bestShared || (s === bestShared && count >= bestCount))) {
+      [best, bestCount, bestShared] = [run, count, s];
+    }
     [run, count] = [[], 0];
   };
   for (const w of words) {
@@ -205,15 +212,16 @@ const REMIND = /\bremind (me|us)\b/i;
 
 /**
  * What a recalled line says beyond the question (": old lighthouse" for "the venue is the old
- * lighthouse" asked "what did we decide about the venue?"), or '' when it adds nothing.
+ * lighthouse" asked "what did we decide about the venue?"), or '' when it adds nothing or
+ * the phrase recalled (`said`) already tells more than the question asked.
  */
-function answerIn(hit: Recalled, p: ReadPrompt): string {
-  const asked = new Set(contentWords(p.message));
+function answerIn(hit: Recalled, said: string, asked: ReadonlySet<string>): string {
+  if (contentWords(said).some((w) => !asked.has(w))) return '';
   const rest = hit.text.replace(/[A-Za-z0-9][A-Za-z0-9'-]*/g, (w) =>
     asked.has(w.toLowerCase()) ? ' and ' : w,
   );
   const fresh = topic(rest, 3);
-  return fresh && !topic(hit.text, 4).includes(fresh) ? `: ${fresh}` : '';
+  return fresh && !said.includes(fresh) ? `: ${fresh}` : '';
 }
 const CAPABILITIES = /\b(what can you do|what do you do|help me with|your (skills|abilities))\b/i;
 const CODING =
@@ -266,7 +274,9 @@ export function participantReply(req: ChatRequest): string {
     : hit.who === p.author
       ? 'you brought up'
       : `${hit.who} brought up`;
-  const recall = hit ? `${who} ${topic(hit.text, 4)}${memoryAsk ? answerIn(hit, p) : ''}` : '';
+  const asked = new Set(memoryAsk ? contentWords(p.message) : []);
+  const said = hit ? topic(hit.text, 4, asked) : '';
+  const recall = hit ? `${who} ${said}${memoryAsk ? answerIn(hit, said, asked) : ''}` : '';
   const by = { message: p.message, speaker: p.speaker };
   if (!p.message) return recall ? `Thinking back: ${recall}.` : NO_REPLY;
   if (GREETING.test(p.message) && !QUESTION.test(p.message.replace(GREETING, ''))) {

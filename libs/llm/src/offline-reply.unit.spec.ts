@@ -141,6 +141,22 @@ describe('the offline participant model', () => {
     );
   });
 
+  it('recalls the part of a line the memory question is about, not its longest phrase', () => {
+    const text = participantReply(
+      chat(
+        'You are Dit.',
+        [
+          '## message from Sam',
+          'Dit, do you remember what I started learning?',
+          '## memory',
+          '[#1] Sam: Hi all, I started learning pottery this week and I live in Porto now.',
+        ].join('\n'),
+      ),
+    );
+    expect(text).toMatch(/you brought up started learning pottery\.$/);
+    expect(text).not.toMatch(/Porto/);
+  });
+
   it('answers what a memory question asks: the part of the line the question lacks', () => {
     const text = participantReply(
       chat(
