@@ -32,6 +32,7 @@ import type { MemoryConfig } from '../config';
 import { Indexer } from './indexer';
 import { CLOCK, SUMMARIZER, type Clock, type Summarizer } from './ports';
 import { RedactionQueue } from './redaction-queue';
+import { TimeSlice } from './time-slice';
 
 /** The trigger of a channel's moment batch when enough new messages arrived. */
 export const MOMENTS = timer({
@@ -43,8 +44,6 @@ export const MOMENTS = timer({
 const EXCHANGE_MS = 30 * 60_000;
 /** Messages one batch looks at, at most. */
 const BATCH_LIMIT = 500;
-/** Messages judged between two turns of the event loop. */
-const YIELD_EVERY = 25;
 /** A guild's phrases are coalesced at least this often, whatever the batches record. */
 const COALESCE_EVERY_MS = 60_000;
 /** Phrases not used again for this long are forgotten unless they became lore. */
@@ -87,6 +86,11 @@ export class ExtractMoments {
   private readonly counted = new Map<string, number>();
   /** When each guild's phrases were last coalesced by this process. */
   private readonly coalescedAt = new Map<string, number>();
+  /** Per guild: the coalescing running in this process and the one waiting for it. */
+  private readonly coalescing = new Map<
+    string,
+    { running: Promise<unknown>; waiting?: Promise<string[]> }
+  >();
 
   constructor(
     private readonly em: EntityManager,
@@ -171,7 +175,7 @@ export class ExtractMoments {
     let sources: string[] = [];
     if (confirmed.length || due) {
       this.coalescedAt.set(guildId, now);
-      sources = await this.coalesce(guildId, now);
+      sources = await this.coalesceAfterOthers(guildId, now);
     }
     await this.redactRaced(guildId, [...fresh.map((m) => m.messageId), ...sources], now);
     // The newest message is looked at again until the silence after it is known.
@@ -188,9 +192,10 @@ export class ExtractMoments {
     sample: boolean,
   ): Promise<void> {
     const kept: { messageId: string; text: string }[] = [];
-    for (const [i, m] of scope.entries()) {
-      // A batch judges up to 500 messages: searches answer between its slices.
-      if (i && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+    // A batch judges up to 500 messages: searches answer between its slices.
+    const slice = new TimeSlice();
+    for (const m of scope) {
+      if (slice.spent) await slice.next();
       const signals = momentSignals(m, window, now, this.policy);
       let moment = judgeMoment(signals);
       if (moment?.verify && this.config.DIRIGENT_MEMORY_VERIFY_DISCLOSURES) {
@@ -246,17 +251,47 @@ export class ExtractMoments {
   }
 
   /**
+   * Coalesces the guild's phrases once the coalescing running for it in this process is
+   * done, joining one that waits already: that one reads the phrases after this batch
+   * recorded its uses. Concurrent batches of a guild's channels read and wrote the same
+   * lore at once otherwise, each from what it read before the other wrote (an older
+   * read could even write its older lore last).
+   */
+  private coalesceAfterOthers(guildId: string, now: number): Promise<string[]> {
+    const cur = this.coalescing.get(guildId);
+    if (cur?.waiting) return cur.waiting;
+    const before = cur?.running ?? Promise.resolve();
+    const waiting: Promise<string[]> = before
+      .catch(() => undefined)
+      .then(() => {
+        this.coalescing.set(guildId, { running: waiting });
+        return this.coalesce(guildId, now);
+      })
+      .finally(() => {
+        const after = this.coalescing.get(guildId);
+        if (after?.running === waiting && !after.waiting) this.coalescing.delete(guildId);
+      });
+    this.coalescing.set(guildId, { running: before, waiting });
+    return waiting;
+  }
+
+  /**
    * Phrases said by at least three people become (or refresh) lore, written in lore id
    * order and linked in one statement (the lock order redactions use); returns the
-   * messages the written lore was drawn on. Lore whose shingles are all linked to it, with
-   * the same text and sources, is left alone: every batch of every channel coalesces the
-   * whole guild, and rewriting (and re-embedding) each phrase every time was most of the
-   * database's work during a busy ingest.
+   * messages the lore it found changed draws on. Every batch of every channel coalesces
+   * the whole guild: lore whose shingles are all linked to it, with the same text and
+   * sources, is left alone, and the write itself skips a row that is already as it would
+   * write it (another replica's batch wrote the same change), so that a busy ingest
+   * neither rewrites nor re-embeds unchanged lore: each rewrite left a dead row version
+   * for the lore's full-text search to step over.
    */
   private async coalesce(guildId: string, now: number): Promise<string[]> {
     await this.phrases.prune(guildId, new Date(now - PHRASE_TTL_MS));
     const confirmed = await this.phrases.confirmed(guildId, LORE_MIN_PEOPLE);
     const stored = new Map(confirmed.map((c) => [c.phrase, c]));
+    /** The text of lore `p.id` as read here, when one of its shingles is linked to it. */
+    const storedText = (p: { id: string; shingles: string[] }) =>
+      p.shingles.map((s) => stored.get(s)).find((c) => c?.loreId === p.id)?.lore?.text;
     const found = coalescePhrases(confirmed)
       .map((p) => ({ ...p, id: phraseLoreId(guildId, p.phrase), text: phraseLoreText(p) }))
       .filter((p) =>
@@ -265,24 +300,31 @@ export class ExtractMoments {
           return (
             c?.loreId !== p.id ||
             c.lore?.text !== p.text ||
-            !sameItems(c.lore.sourceIds, p.messageIds)
+            !sameSet(c.lore.sourceIds, p.messageIds)
           );
         }),
       )
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    await this.em.transactional(async () => {
-      for (const p of found) {
-        await this.lore.upsertPhrase(guildId, p.id, p.text, new Date(now), p.messageIds);
-      }
+    const written = await this.em.transactional(async () => {
+      const ids = await this.lore.upsertPhrases(
+        guildId,
+        found.map((p) => ({ id: p.id, text: p.text, sourceIds: p.messageIds })),
+        new Date(now),
+      );
       await this.phrases.linkLore(
         guildId,
         found.map((p) => ({ phrases: p.shingles, loreId: p.id })),
       );
+      return new Set(ids);
     });
+    const changed = found.filter((p) => written.has(p.id));
     await this.indexer.index(
       guildId,
-      found.map((p) => ({ layer: 'lore' as const, refId: p.id, text: p.text })),
+      changed
+        .filter((p) => storedText(p) !== p.text)
+        .map((p) => ({ layer: 'lore' as const, refId: p.id, text: p.text })),
     );
+    // Lore another batch wrote as this one read it is checked for a raced deletion too.
     return found.flatMap((p) => p.messageIds);
   }
 
@@ -314,5 +356,8 @@ export class ExtractMoments {
   }
 }
 
-const sameItems = (a: readonly string[], b: readonly string[]) =>
-  a.length === b.length && a.every((x, i) => x === b[i]);
+/** The same ids, whatever their order. */
+const sameSet = (a: readonly string[], b: readonly string[]) => {
+  const inA = new Set(a);
+  return inA.size === new Set(b).size && b.every((x) => inA.has(x));
+};

@@ -52,21 +52,37 @@ export class LoreRepository extends EntityRepository<MemoryLore> {
     );
   }
 
-  /** Lore from the room: a phrase several people repeat (written again as more say it). */
-  async upsertPhrase(
+  /**
+   * Lore from the room: phrases several people repeat, written in one statement in id
+   * order (the order redactions lock lore in). A row is written only when its text or
+   * its sources (as a set) change: an update that would change nothing is not made, so
+   * concurrent batches that coalesced the same change, or a batch that read the lore
+   * before another wrote it, leave no dead row behind. Returns the ids written.
+   */
+  async upsertPhrases(
     guildId: string,
-    id: string,
-    text: string,
+    items: { id: string; text: string; sourceIds: string[] }[],
     at: Date,
-    sourceIds: string[],
-  ): Promise<void> {
-    await sql(
+  ): Promise<string[]> {
+    if (!items.length) return [];
+    const rows = await sql(
       this.em,
-      `insert into memory_lore (id, guild_id, text, valid_from, source_message_ids, kind)
-       values (?, ?, ?, ?, ?::jsonb, 'phrase')
-       on conflict (id) do update set text = excluded.text, source_message_ids = excluded.source_message_ids`,
-      [id, guildId, text, at, JSON.stringify(sourceIds)],
+      `insert into memory_lore as l (id, guild_id, text, valid_from, source_message_ids, kind)
+       select x.id, ?, x.text, ?, x.sources, 'phrase'
+       from jsonb_to_recordset(?::jsonb) as x(id varchar, text text, sources jsonb)
+       order by x.id
+       on conflict (id) do update set text = excluded.text, source_message_ids = excluded.source_message_ids
+       where l.text is distinct from excluded.text
+         or not (l.source_message_ids @> excluded.source_message_ids
+           and excluded.source_message_ids @> l.source_message_ids)
+       returning l.id`,
+      [
+        guildId,
+        at,
+        JSON.stringify(items.map((i) => ({ id: i.id, text: i.text, sources: i.sourceIds }))),
+      ],
     );
+    return rows.map((r) => r.id as string);
   }
 
   /** Removes the lore an epoch's summary named; returns the ids. */

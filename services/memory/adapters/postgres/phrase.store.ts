@@ -69,18 +69,16 @@ export class PhraseStore {
          uses = memory_phrase.uses + excluded.uses,
          last_at = greatest(memory_phrase.last_at, excluded.last_at)
        returning phrase, occurrences)
-       select up.phrase from up
-       where (select count(distinct o->>'authorId') from jsonb_array_elements(up.occurrences) o) >= ?
-       and exists (select 1 from jsonb_array_elements(up.occurrences) o
-         where o->>'messageId' in (select jsonb_array_elements_text(?::jsonb)))`,
-      [
-        guildId,
-        JSON.stringify(rows),
-        minPeople,
-        JSON.stringify([...new Set(uses.map((u) => u.occurrence.messageId))]),
-      ],
+       select up.phrase, up.occurrences from up
+       where (select count(distinct o->>'authorId') from jsonb_array_elements(up.occurrences) o) >= ?`,
+      [guildId, JSON.stringify(rows), minPeople],
     );
-    return kept.map((r) => r.phrase as string);
+    // Whether these uses are among the kept occurrences, looked up here: in the statement it
+    // compared every occurrence with every message of the batch (a second for 500 messages).
+    const batch = new Set(uses.map((u) => u.occurrence.messageId));
+    return kept
+      .filter((r) => (r.occurrences as PhraseOccurrence[]).some((o) => batch.has(o.messageId)))
+      .map((r) => r.phrase as string);
   }
 
   /**
@@ -107,7 +105,10 @@ export class PhraseStore {
     }));
   }
 
-  /** Links phrases to the lore coalesced from them, in one statement (rows locked in phrase order). */
+  /**
+   * Links phrases to the lore coalesced from them, in one statement (rows locked in phrase
+   * order); a phrase already linked to its lore is not written again.
+   */
   async linkLore(guildId: string, links: { phrases: string[]; loreId: string }[]): Promise<void> {
     const pairs = links.flatMap((l) => l.phrases.map((phrase) => ({ phrase, lore_id: l.loreId })));
     if (!pairs.length) return;
@@ -117,7 +118,8 @@ export class PhraseStore {
        locked as (select p.phrase from memory_phrase p where p.guild_id = ?
          and p.phrase in (select phrase from x) order by p.phrase for update)
        update memory_phrase p set lore_id = x.lore_id from x, locked
-       where p.guild_id = ? and p.phrase = x.phrase and locked.phrase = x.phrase`,
+       where p.guild_id = ? and p.phrase = x.phrase and locked.phrase = x.phrase
+       and p.lore_id is distinct from x.lore_id`,
       [JSON.stringify(pairs), guildId, guildId],
     );
   }
