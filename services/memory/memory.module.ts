@@ -26,6 +26,7 @@ import { PhraseStore } from './adapters/postgres/phrase.store';
 import { ReadBatch } from './adapters/postgres/read-batch';
 import { pgvectorAvailable, PgVectorStore } from './adapters/pgvector.store';
 import { RedactionStore } from './adapters/postgres/redaction.store';
+import { ClosingStore } from './adapters/postgres/closing.store';
 import { AddHighlight } from './application/add-highlight';
 import { AssembleContext } from './application/assemble-context';
 import { CloseEpoch } from './application/close-epoch';
@@ -138,6 +139,7 @@ const repository = (
     },
     EpochTimer,
     RedactionStore,
+    ClosingStore,
     PhraseStore,
     EpochSummarizer,
     EpochEvents,

@@ -5,6 +5,7 @@ import { epochCloseDue, epochId, outlineEpoch } from '@dirigent/memory-domain';
 import { Reactor } from '@dirigent/reactor';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { EPOCH_CLOSE, EpochTimer } from '../adapters/epoch-timer';
+import { ClosingStore } from '../adapters/postgres/closing.store';
 import { EpochRepository } from '../adapters/postgres/epoch.repository';
 import { LoreRepository } from '../adapters/postgres/lore.repository';
 import { MessageRepository } from '../adapters/postgres/message.repository';
@@ -15,6 +16,9 @@ import { CLOCK, type Clock } from './ports';
 import { RedactionQueue } from './redaction-queue';
 import { epochLoreId, EpochSummarizer, summaryMessage } from './summarize-epoch';
 
+/** How often a `forget` looks whether the closes it waits for have ended. */
+const SETTLED_POLL_MS = 50;
+
 /**
  * The reactor job `epoch-close`, on the channel's durable timer (re-armed by every
  * message): closes a channel's epoch once it has been silent for the gap. The epoch's id comes from
@@ -22,7 +26,8 @@ import { epochLoreId, EpochSummarizer, summaryMessage } from './summarize-epoch'
  * is published with the epoch id as `Nats-Msg-Id` and marked published afterwards: a crash
  * at any point (a SIGKILL while the timer is pending, between commit and publish) neither
  * loses nor doubles the epoch. A message deleted while the summary was being written is
- * caught after the commit (its tombstone) and redacted like any other deletion.
+ * caught after the commit (its tombstone) and redacted like any other deletion, unless a
+ * pending `forget` took it: that job waits for the closes running in its guild.
  */
 @Injectable()
 export class CloseEpoch {
@@ -36,6 +41,7 @@ export class CloseEpoch {
     private readonly indexer: Indexer,
     private readonly summarizer: EpochSummarizer,
     private readonly redactions: RedactionQueue,
+    private readonly closing: ClosingStore,
     @Inject(CLOCK) private readonly now: Clock,
     @Inject(SERVICE_CONFIG) private readonly config: MemoryConfig,
     reactor: Reactor,
@@ -48,7 +54,32 @@ export class CloseEpoch {
     });
   }
 
-  async run({ guildId, channelId }: EpochCloseDue): Promise<void> {
+  /** The close, recorded as running (in any replica) from before it reads its channel. */
+  async run(due: EpochCloseDue): Promise<void> {
+    const running = await this.closing.begin(due.guildId, due.channelId);
+    try {
+      await this.close(due);
+    } finally {
+      await running.end().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Resolves once every close of the guild running now, in any replica, has ended. A
+   * `forget` waits for them: a close may have read the user's messages, or others' naming
+   * them, before the forget, and write its epoch after the forget's job looked for epochs.
+   * A close that stopped saying it is alive died with its process; one running longer than
+   * two model calls and a margin is not waited for either.
+   */
+  async settled(guildId: string): Promise<void> {
+    const staleMs = 2 * this.config.DIRIGENT_MEMORY_GATEWAY_TIMEOUT_MS + 5_000;
+    const until = Date.now() + staleMs;
+    while ((await this.closing.running(guildId, staleMs)) > 0 && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, SETTLED_POLL_MS));
+    }
+  }
+
+  private async close({ guildId, channelId }: EpochCloseDue): Promise<void> {
     await this.events.publishPending(guildId, channelId);
     const open = (await this.messages.openEpoch(guildId, channelId)).map(summaryMessage);
     if (!open.length) return;
@@ -99,7 +130,12 @@ export class CloseEpoch {
         text,
       })),
     ]);
-    const deleted = await this.messages.tombstoned(guildId, told.sourceIds);
+    // Those a pending `forget` took are left to its job, which waits for this close and
+    // writes the epoch without their names (which a plain revision would keep).
+    const deleted = await this.redactions.notForgotten(
+      guildId,
+      await this.messages.tombstoned(guildId, told.sourceIds),
+    );
     if (deleted.length) {
       await this.redactions.enqueue({
         id: `epoch:${id}`,

@@ -8,6 +8,7 @@ import { EpochRepository } from '../adapters/postgres/epoch.repository';
 import { LoreRepository } from '../adapters/postgres/lore.repository';
 import { PhraseStore } from '../adapters/postgres/phrase.store';
 import { RedactionStore, type RedactionJob } from '../adapters/postgres/redaction.store';
+import { CloseEpoch } from './close-epoch';
 import { ConsolidateDossier } from './consolidate-dossier';
 import { Indexer } from './indexer';
 import { REDACTION, RedactionQueue } from './redaction-queue';
@@ -43,6 +44,7 @@ export class RedactMemory {
     private readonly dossiers: DossierRepository,
     private readonly reviseEpoch: ReviseEpoch,
     private readonly consolidate: ConsolidateDossier,
+    private readonly closes: CloseEpoch,
     private readonly indexer: Indexer,
     reactor: Reactor,
   ) {
@@ -93,6 +95,9 @@ export class RedactMemory {
   private async redact(job: RedactionJob): Promise<void> {
     const { guildId, messageIds, userId } = job;
     const forgotten = userId ? { userId, names: job.names ?? [], quotes: job.quotes } : undefined;
+    // A close running now may have read their messages, or others' naming them, before the
+    // forget: its epoch is looked for once written.
+    if (forgotten) await this.closes.settled(guildId);
     const epochs = new Set(
       (await this.epochs.drawingOn(guildId, messageIds, userId)).map((e) => e.id as string),
     );

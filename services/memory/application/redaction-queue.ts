@@ -50,6 +50,11 @@ export class RedactionQueue implements OnApplicationBootstrap {
     await this.arm(job);
   }
 
+  /** Of the deleted messages, those no pending `forget` removed (its own job takes them). */
+  notForgotten(guildId: string, messageIds: string[]): Promise<string[]> {
+    return this.store.notForgotten(guildId, messageIds);
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     try {
       const pending = await this.store.allPending();

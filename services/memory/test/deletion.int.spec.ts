@@ -6,10 +6,18 @@ import {
 } from '@dirigent/contracts';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { ArchiveIndex } from '../adapters/archive-index';
+import { ClosingStore } from '../adapters/postgres/closing.store';
 import { sql } from '../adapters/postgres/sql';
 import { snowflake, waitFor } from '@dirigent/testing';
 import { MemoryHarness, type TestGuild } from './harness';
-import { dossiersHolding, layersHolding, startEchoModel, type EchoModel } from './echo-model';
+import type { Seen } from '../../llm-gateway/test/fake-upstreams';
+import {
+  dossiersHolding,
+  echoAnswer,
+  layersHolding,
+  startEchoModel,
+  type EchoModel,
+} from './echo-model';
 
 jest.setTimeout(90_000);
 
@@ -74,9 +82,16 @@ describe('deletion and forget reach every layer', () => {
       100,
       'the consolidated dossier',
     );
-    const held = await layersHolding(h, g.guildId, channel, SECRET);
-    expect(held).toEqual(
-      expect.arrayContaining(['epoch summary', 'epoch topics', 'lore', 'epoch.closed event']),
+    // The epoch's event is published after its row commits (and marked published then).
+    const expected = ['epoch summary', 'epoch topics', 'lore', 'epoch.closed event'];
+    await waitFor(
+      async () => {
+        const held = await layersHolding(h, g.guildId, channel, SECRET);
+        return expected.every((l) => held.includes(l));
+      },
+      10_000,
+      100,
+      'the secret in the summary, topics, lore and the epoch.closed event',
     );
     return ids;
   }
@@ -167,20 +182,26 @@ describe('deletion and forget reach every layer', () => {
       await g.say(ch, ben, text, { ...at(), authorName: 'Benedikt' });
     }
     await h.waitForCount(g.guildId, ben, bens.length);
+    const epochs = async () =>
+      (await h.ok<{ epochs: MemoryEpoch[] }>(Subjects.memory.epochsList, { guildId: g.guildId }))
+        .epochs;
     const summaries = async () =>
-      (
-        await h.ok<{ epochs: MemoryEpoch[] }>(Subjects.memory.epochsList, { guildId: g.guildId })
-      ).epochs
-        .map((e) => `${e.summary} ${e.topics.join(' ')}`)
-        .join(' | ');
+      (await epochs()).map((e) => `${e.summary} ${e.topics.join(' ')}`).join(' | ');
+    // Every message in a closed epoch: a close that has not started yet would write later,
+    // from Ben's words, a summary naming her again.
     await waitFor(
       async () =>
         (await dossiersHolding(h, g.guildId, [ben], 'Dorabella')).length === 1 &&
-        (await summaries()).split('Dorabella').length > 2,
+        (await epochs()).reduce((n, e) => n + e.messageCount, 0) === 2 + bens.length,
       20_000,
       100,
       "Ben's dossier and both channels' summaries naming Dorabella",
     );
+    expect(
+      new Set(
+        (await epochs()).filter((e) => e.summary.includes('Dorabella')).map((e) => e.channelId),
+      ).size,
+    ).toBe(2);
     const started = Date.now();
     await h.ok(Subjects.memory.forget, { guildId: g.guildId, userId: dora });
     const trace = ['Dorabella', 'grandmother taught me', dora];
@@ -219,6 +240,116 @@ describe('deletion and forget reach every layer', () => {
       'the forget job done',
     );
     expect(jobs.map((r) => [r.names, r.quotes])).toEqual([[[], []]]);
+  });
+
+  it('forget reaches the epoch of a close that was summarising when it came', async () => {
+    const g = h.guild();
+    const channel = snowflake();
+    const [eve, ben] = [snowflake(), snowflake()];
+    const held = (s: Seen) =>
+      JSON.stringify(s.body).includes('Summarise') && JSON.stringify(s.body).includes('Evangelina');
+    let release = () => {};
+    const released = new Promise<void>((r) => (release = r));
+    model.upstream.behave = (s) => ({
+      kind: 'hold',
+      until: held(s) ? released : Promise.resolve(),
+      then: { kind: 'ok', text: echoAnswer(s) },
+    });
+    try {
+      const at = (i: number) => new Date(Date.now() + i * 10).toISOString();
+      await g.say(channel, eve, 'the kayak is back in the shed', {
+        createdAt: at(0),
+        authorName: 'Evangelina',
+      });
+      await g.say(channel, ben, 'Evangelina lent me her kayak', {
+        createdAt: at(1),
+        authorName: 'Benedikt',
+      });
+      // The close has read the conversation and waits for its summary.
+      await waitFor(() => model.upstream.seen.some(held), 20_000, 50, 'the held summary');
+      const forgetting = h.ok(Subjects.memory.forget, { guildId: g.guildId, userId: eve });
+      await waitFor(
+        async () =>
+          (
+            await sql(
+              h.app!.get(EntityManager).fork(),
+              `select 1 from memory_redaction where user_id = ?`,
+              [eve],
+            )
+          ).length > 0,
+        10_000,
+        50,
+        'the forget recorded',
+      );
+      release();
+      await forgetting;
+    } finally {
+      release();
+      model.upstream.behave = (s) => ({ kind: 'ok', text: echoAnswer(s) });
+    }
+    await waitFor(
+      async () => {
+        const { epochs } = await h.ok<{ epochs: MemoryEpoch[] }>(Subjects.memory.epochsList, {
+          guildId: g.guildId,
+        });
+        const text = JSON.stringify(epochs);
+        return (
+          text.includes('someone lent me her kayak') &&
+          !/Evangelina|kayak is back/.test(text) &&
+          !text.includes(eve)
+        );
+      },
+      10_000,
+      100,
+      'the epoch without Evangelina',
+    );
+  });
+  it('a forget waits for a close another replica is running in the guild', async () => {
+    const g = h.guild();
+    const fay = snowflake();
+    await g.say(snowflake(), fay, 'my new flat looks over the harbour');
+    await h.waitForCount(g.guildId, fay, 1);
+    // Another replica's close, as it records itself before reading its channel.
+    const closing = h.app!.get(ClosingStore);
+    const running = await closing.begin(g.guildId, snowflake());
+    const forgetting = h.ok(Subjects.memory.forget, { guildId: g.guildId, userId: fay });
+    const job = () =>
+      sql(
+        h.app!.get(EntityManager).fork(),
+        `select done_at from memory_redaction where user_id = ?`,
+        [fay],
+      );
+    await waitFor(async () => (await job()).length > 0, 10_000, 50, 'the forget recorded');
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await job())[0].done_at).toBeNull();
+    await running.end();
+    await forgetting;
+    expect((await job())[0].done_at).not.toBeNull();
+  });
+  it('a forget is done within 10 s when a replica was killed in the middle of a close', async () => {
+    const g = h.guild();
+    const gus = snowflake();
+    await g.say(snowflake(), gus, 'my sister runs the bakery on the corner');
+    await h.waitForCount(g.guildId, gus, 1);
+    // A close of a replica SIGKILLed just now: its row stays and nothing renews it.
+    await sql(
+      h.app!.get(EntityManager).fork(),
+      `insert into memory_epoch_closing (id, guild_id, channel_id) values (gen_random_uuid(), ?, ?)`,
+      [g.guildId, snowflake()],
+    );
+    const job = () =>
+      sql(
+        h.app!.get(EntityManager).fork(),
+        `select done_at from memory_redaction where user_id = ?`,
+        [gus],
+      );
+    await h.ok(Subjects.memory.forget, { guildId: g.guildId, userId: gus });
+    await waitFor(
+      async () => (await job())[0]?.done_at != null,
+      10_000,
+      100,
+      'the forget done although the dead close never ended',
+    );
   });
 });
 

@@ -22,6 +22,10 @@ import { Migration20261128034000_orchestrator_tool_calls } from './Migration2026
 import { Migration20261128110000_roast_back_callback_later } from './Migration20261128110000_roast_back_callback_later';
 import { Migration20261128113000_memory_derived_vectors } from './Migration20261128113000_memory_derived_vectors';
 import { Migration20261128140000_router_bursts } from './Migration20261128140000_router_bursts';
+import { Migration20261129050000_memory_deletion_indexes } from './Migration20261129050000_memory_deletion_indexes';
+import { Migration20261129060000_memory_layer_gin_direct } from './Migration20261129060000_memory_layer_gin_direct';
+import { Migration20261129093000_memory_epoch_closing } from './Migration20261129093000_memory_epoch_closing';
+import { Migration20261129113000_memory_epoch_closing_alive } from './Migration20261129113000_memory_epoch_closing_alive';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -98,5 +102,21 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261128140000_router_bursts',
     class: Migration20261128140000_router_bursts,
+  },
+  {
+    name: 'Migration20261129050000_memory_deletion_indexes',
+    class: Migration20261129050000_memory_deletion_indexes,
+  },
+  {
+    name: 'Migration20261129060000_memory_layer_gin_direct',
+    class: Migration20261129060000_memory_layer_gin_direct,
+  },
+  {
+    name: 'Migration20261129093000_memory_epoch_closing',
+    class: Migration20261129093000_memory_epoch_closing,
+  },
+  {
+    name: 'Migration20261129113000_memory_epoch_closing_alive',
+    class: Migration20261129113000_memory_epoch_closing_alive,
   },
 ];

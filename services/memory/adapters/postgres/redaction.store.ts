@@ -88,6 +88,19 @@ export class RedactionStore {
     );
   }
 
+  /** Of the messages, those no pending `forget` job removed. */
+  async notForgotten(guildId: string, messageIds: string[]): Promise<string[]> {
+    if (!messageIds.length) return [];
+    const rows = await sql(
+      this.em,
+      `select m.id from jsonb_array_elements_text(?::jsonb) as m(id) where not exists (
+         select 1 from memory_redaction r where r.guild_id = ? and r.user_id is not null
+         and r.done_at is null and jsonb_exists(r.message_ids, m.id))`,
+      [JSON.stringify(messageIds), guildId],
+    );
+    return rows.map((r) => r.id as string);
+  }
+
   async failed(id: string, error: string): Promise<void> {
     await sql(
       this.em,
