@@ -111,7 +111,7 @@ export class IngestMessage {
       return { outcomes, counters, stored };
     });
     for (const [guildId, rows] of groupBy(stored, (r) => r.guild_id as string)) {
-      this.archive.add(guildId, rows);
+      await this.archive.add(guildId, rows);
     }
     await this.armTimers(events);
     for (const [guildId, group] of groupBy(outcomes, (o) => o.e.guildId)) {

@@ -115,6 +115,12 @@ export class SearchMemory {
     const layers = new Set(q.layers?.length ? q.layers : SEARCH_LAYERS);
     const has = (l: SearchLayer) => layers.has(l);
     const now = this.now();
+    // The other layers' full text needs nothing from the archive's ranking: Postgres answers
+    // it while this process ranks the archive, and only the rows of the ranked keys are
+    // read after.
+    const layerText = this.layerFullText(guildId, query, has);
+    // Settled even when the search fails before it is awaited.
+    layerText.catch(() => undefined);
     const index = has('archive')
       ? await this.archive.get(guildId, INDEX_WAIT_MS.loading, INDEX_WAIT_MS.finishing)
       : null;
@@ -143,7 +149,7 @@ export class SearchMemory {
       .filter((n) => !index || n.layer !== 'archive')
       .map((n) => ({ key: `${n.layer}:${n.refId}`, at: 0 }));
     const named = postgres ? ranked(postgres.named, 'archive') : [];
-    const { fullText, items } = await this.read(guildId, query, has, [archive, vectors, named]);
+    const { fullText, items } = await this.read(guildId, layerText, [archive, vectors, named]);
     const lists: [RankedList, number][] = [
       [archive, WEIGHTS.archive],
       ...fullText.map((l): [RankedList, number] => [l, WEIGHTS.layer]),
@@ -170,14 +176,27 @@ export class SearchMemory {
   }
 
   /**
-   * One statement (one round trip): the other layers' full-text matches and the rows of
-   * every key the id-only lists hold (the archive's ranking, vectors, named authors), each
-   * row with the columns its item needs; what was deleted meanwhile is simply absent.
+   * The other layers' full-text matches, in one statement (sent at once, awaited by
+   * `read`): their rows come with the columns their items need.
+   */
+  private layerFullText(guildId: string, query: string, has: (l: SearchLayer) => boolean) {
+    return selectMany(this.em, [
+      has('highlights') ? this.highlights.fullText(guildId, query, CANDIDATES) : null,
+      has('epochs') ? this.epochs.fullText(guildId, query, CANDIDATES) : null,
+      has('lore') ? this.lore.fullText(guildId, query, CANDIDATES) : null,
+      has('dossiers') ? this.dossiers.fullTextFacts(guildId, query, CANDIDATES) : null,
+      has('dossiers') ? this.dossiers.fullTextBodies(guildId, query, 10) : null,
+    ]);
+  }
+
+  /**
+   * The rows of every key the id-only lists hold (the archive's ranking, vectors, named
+   * authors) in one statement, beside the layers' full text sent before: what was deleted
+   * meanwhile is simply absent.
    */
   private async read(
     guildId: string,
-    query: string,
-    has: (l: SearchLayer) => boolean,
+    layerText: Promise<Row[][]>,
     idLists: RankedList[],
   ): Promise<{ fullText: RankedList[]; items: Map<string, MemoryItem> }> {
     const wanted = new Map<string, Set<string>>();
@@ -192,25 +211,23 @@ export class SearchMemory {
     }
     const ids = (layer: SearchLayer) => [...(wanted.get(layer) ?? [])];
     const dossierIds = ids('dossiers');
-    const [hlFt, epFt, loreFt, factFt, bodyFt, msgs, hls, eps, lores, facts, bodies] =
-      await selectMany(this.em, [
-        has('highlights') ? this.highlights.fullText(guildId, query, CANDIDATES) : null,
-        has('epochs') ? this.epochs.fullText(guildId, query, CANDIDATES) : null,
-        has('lore') ? this.lore.fullText(guildId, query, CANDIDATES) : null,
-        has('dossiers') ? this.dossiers.fullTextFacts(guildId, query, CANDIDATES) : null,
-        has('dossiers') ? this.dossiers.fullTextBodies(guildId, query, 10) : null,
-        this.messages.byIds(guildId, ids('archive')),
-        this.highlights.byIds(guildId, ids('highlights')),
-        this.epochs.byIds(guildId, ids('epochs')),
-        this.lore.byIds(guildId, ids('lore')),
-        this.dossiers.factsByIds(
-          guildId,
-          dossierIds.filter((i) => i.startsWith('fact-')),
-        ),
-        this.dossiers.bodiesByIds(
-          guildId,
-          dossierIds.filter((i) => i.startsWith('dossier-')).map((i) => i.slice(8)),
-        ),
+    const [[hlFt, epFt, loreFt, factFt, bodyFt], [msgs, hls, eps, lores, facts, bodies]] =
+      await Promise.all([
+        layerText,
+        selectMany(this.em, [
+          this.messages.byIds(guildId, ids('archive')),
+          this.highlights.byIds(guildId, ids('highlights')),
+          this.epochs.byIds(guildId, ids('epochs')),
+          this.lore.byIds(guildId, ids('lore')),
+          this.dossiers.factsByIds(
+            guildId,
+            dossierIds.filter((i) => i.startsWith('fact-')),
+          ),
+          this.dossiers.bodiesByIds(
+            guildId,
+            dossierIds.filter((i) => i.startsWith('dossier-')).map((i) => i.slice(8)),
+          ),
+        ]),
       ]);
     const items = new Map<string, MemoryItem>();
     const put = (rows: Row[], item: (r: Row) => MemoryItem) => {

@@ -32,7 +32,7 @@ describe('archive index load', () => {
     const index = new ArchiveIndex(app.get(EntityManager), app.get(EMBEDDER));
     index.pageSize = 5;
     expect(await index.get(g.guildId, 0)).toBeNull(); // the first page is being read
-    index.add(g.guildId, [
+    await index.add(g.guildId, [
       {
         seq: Number.MAX_SAFE_INTEGER,
         message_id: snowflake(),
@@ -44,5 +44,32 @@ describe('archive index load', () => {
     ]);
     const loaded = await index.get(g.guildId, 30_000);
     expect(loaded?.size).toBe(13);
+  });
+
+  it('keeps a message deleted while its batch is being indexed out of the index', async () => {
+    const g = h.guild();
+    const author = snowflake();
+    await g.say(snowflake(), author, 'the guild exists');
+    await h.waitForCount(g.guildId, author, 1);
+    const app = h.app!;
+    const index = new ArchiveIndex(app.get(EntityManager), app.get(EMBEDDER));
+    expect(await index.get(g.guildId, 30_000)).not.toBeNull();
+    // A batch large enough to be indexed in several slices of the event loop.
+    const base = snowflake();
+    const rows = Array.from({ length: 3_000 }, (_, i) => ({
+      message_id: `${base}${String(i).padStart(4, '0')}`,
+      channel_id: snowflake(),
+      author_id: author,
+      content: `batch message ${i} about harbour ferries and tide tables`,
+      created_at: new Date(),
+    }));
+    const added = index.add(g.guildId, rows);
+    const last = rows[rows.length - 1].message_id;
+    index.remove(g.guildId, [last]);
+    await added;
+    const words = await index.get(g.guildId, 0);
+    expect(words?.has(last)).toBe(false);
+    expect(words?.has(rows[0].message_id)).toBe(true);
+    expect(words?.size).toBe(3_000);
   });
 });

@@ -1,3 +1,4 @@
+import { Postings } from '../postings';
 import { terms } from './analyze';
 import { mentionsTime, toldWindow } from './time-expressions';
 
@@ -29,10 +30,10 @@ export interface LexicalHit {
 /** Okapi BM25 parameters (Robertson & Zaragoza 2009); b lower than 0.75: chat lines are short. */
 export const BM25 = { k1: 1.2, b: 0.5 };
 
-interface Postings {
-  docs: number[];
-  tfs: number[];
-  /** Postings of deleted documents still in the lists (swept when they dominate). */
+/** A term's postings: (slot, term frequency) in typed arrays, read at a search's speed. */
+interface TermPostings {
+  list: Postings;
+  /** Postings of deleted documents still in the list (swept when they dominate). */
   dead: number;
 }
 
@@ -50,12 +51,14 @@ interface Postings {
  */
 export class LexicalIndex {
   private readonly termIds = new Map<string, number>();
-  private readonly postings: Postings[] = [];
+  private readonly postings: TermPostings[] = [];
   private readonly df: number[] = [];
   private readonly slotOf = new Map<string, number>();
   private readonly ids: string[] = [];
   private readonly ats: number[] = [];
   private readonly lens: number[] = [];
+  /** 1 for a slot whose message is indexed, 0 once removed (read in a search's loop). */
+  private alive = new Uint8Array(1024);
   private readonly chans: number[] = [];
   private readonly authors: number[] = [];
   private readonly docTerms: (Uint32Array | null)[] = [];
@@ -99,15 +102,13 @@ export class LexicalIndex {
     for (const t of ts) {
       const id = intern(t, null, this.termIds);
       if (id === this.postings.length) {
-        this.postings.push({ docs: [], tfs: [], dead: 0 });
+        this.postings.push({ list: new Postings(4), dead: 0 });
         this.df.push(0);
       }
       tf.set(id, (tf.get(id) ?? 0) + 1);
     }
     for (const [t, n] of tf) {
-      const p = this.postings[t];
-      p.docs.push(slot);
-      p.tfs.push(n);
+      this.postings[t].list.push(slot, n);
       this.df[t]++;
     }
     this.slotOf.set(d.id, slot);
@@ -117,6 +118,12 @@ export class LexicalIndex {
     this.chans.push(ch);
     this.authors.push(au);
     this.docTerms.push(Uint32Array.from(tf.keys()));
+    if (slot >= this.alive.length) {
+      const alive = new Uint8Array(this.alive.length * 2);
+      alive.set(this.alive);
+      this.alive = alive;
+    }
+    this.alive[slot] = 1;
     const told = toldWindow(d.text, d.at);
     this.timed.push(told !== null || mentionsTime(d.text));
     this.toldSince.push(told?.since ?? NaN);
@@ -134,9 +141,10 @@ export class LexicalIndex {
     for (const t of this.docTerms[slot]!) {
       this.df[t]--;
       const p = this.postings[t];
-      if (++p.dead > 32 && p.dead * 2 > p.docs.length) this.sweep(p);
+      if (++p.dead > 32 && p.dead * 2 > p.list.length) this.sweep(p);
     }
     this.docTerms[slot] = null;
+    this.alive[slot] = 0;
     this.live--;
     this.totalLen -= this.lens[slot];
     const line = this.timelines[this.chans[slot]];
@@ -227,21 +235,26 @@ export class LexicalIndex {
       this.scores = new Float64Array(Math.max(this.ids.length, this.scores.length * 2));
     }
     const scores = this.scores;
+    const { alive, lens } = this;
     const touched: number[] = [];
     const avg = this.totalLen / this.live || 1;
     const { k1, b } = BM25;
+    // tf·(k1+1) / (tf + k1·(1 − b + b·len/avg)), with the length's part folded into two
+    // constants of the search.
+    const base = k1 * (1 - b);
+    const perLen = (k1 * b) / avg;
     const weights = queryWeights(queryTerms);
     for (const [term, qtf] of weights) {
       const t = this.termIds.get(term);
       if (t === undefined || !this.df[t] || qtf <= 0) continue;
-      const idf = this.idf(term) * qtf;
-      const { docs, tfs } = this.postings[t];
-      for (let i = 0; i < docs.length; i++) {
-        const s = docs[i];
-        if (!this.docTerms[s]) continue;
-        const tf = tfs[i];
+      const lift = this.idf(term) * qtf * (k1 + 1);
+      const { ids, values, length } = this.postings[t].list;
+      for (let i = 0; i < length; i++) {
+        const s = ids[i];
+        if (!alive[s]) continue;
+        const tf = values[i];
         if (scores[s] === 0) touched.push(s);
-        scores[s] += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * this.lens[s]) / avg));
+        scores[s] += (lift * tf) / (tf + base + perLen * lens[s]);
       }
     }
     const pass = this.filter(f);
@@ -253,7 +266,7 @@ export class LexicalIndex {
     return best.sorted();
   }
 
-  /** A predicate over slots for a filter (always true when the filter is empty). */
+  /** A predicate over slots for a filter (an indexed message passes an empty filter). */
   filter(f: LexicalFilter): (slot: number) => boolean {
     const ch = f.channelId === undefined ? -1 : (this.channelNo.get(f.channelId) ?? -2);
     const ex =
@@ -261,8 +274,11 @@ export class LexicalIndex {
     const au = f.authorId === undefined ? -1 : (this.authorNo.get(f.authorId) ?? -2);
     const since = f.since ?? -Infinity;
     const until = f.until ?? Infinity;
+    if (ch === -1 && ex === -1 && au === -1 && since === -Infinity && until === Infinity) {
+      return (s) => this.alive[s] === 1;
+    }
     return (s) =>
-      this.docTerms[s] !== null &&
+      this.alive[s] === 1 &&
       (ch === -1 || this.chans[s] === ch) &&
       (ex === -1 || this.chans[s] !== ex) &&
       (au === -1 || this.authors[s] === au) &&
@@ -317,15 +333,15 @@ export class LexicalIndex {
     line.splice(lo, 0, slot);
   }
 
-  private sweep(p: Postings): void {
+  private sweep(p: TermPostings): void {
+    const { ids, values, length } = p.list;
     let w = 0;
-    for (let i = 0; i < p.docs.length; i++) {
-      if (!this.docTerms[p.docs[i]]) continue;
-      p.docs[w] = p.docs[i];
-      p.tfs[w++] = p.tfs[i];
+    for (let i = 0; i < length; i++) {
+      if (!this.alive[ids[i]]) continue;
+      ids[w] = ids[i];
+      values[w++] = values[i];
     }
-    p.docs.length = w;
-    p.tfs.length = w;
+    p.list.length = w;
     p.dead = 0;
   }
 }

@@ -30,11 +30,23 @@ export function namedPeople(
   const joined = ` ${qs.join(' ').toLowerCase()} `;
   const out: string[] = [];
   for (const p of people) {
-    const parts = casedWords(p.name).map((w) => w.toLowerCase());
+    const parts = nameParts(p.name);
     if (!parts.length) continue;
     const full = parts.length > 1 && joined.includes(` ${parts.join(' ')} `);
     const first = parts[0].length >= 3 && present.has(parts[0]);
     if (full || first) out.push(p.authorId);
   }
   return out;
+}
+
+/** A display name's words, lower-cased, remembered: every question reads every name. */
+const partsOfName = new Map<string, string[]>();
+function nameParts(name: string): string[] {
+  let parts = partsOfName.get(name);
+  if (!parts) {
+    if (partsOfName.size >= 50_000) partsOfName.clear();
+    parts = casedWords(name).map((w) => w.toLowerCase());
+    partsOfName.set(name, parts);
+  }
+  return parts;
 }

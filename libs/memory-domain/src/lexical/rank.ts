@@ -21,7 +21,7 @@ export const RANKING = {
   /** Turns further apart than this are another conversation. */
   contextGapMs: 30 * 60_000,
   /** Messages by a person the question names, as a factor. */
-  namedAuthor: 0.5,
+  namedAuthor: 1,
   /** Messages inside a time window the question names, as a factor. */
   inWindow: 0.6,
   /** A vector similarity of 1, as a fraction of the best lexical score. */
@@ -123,7 +123,7 @@ export function rankMessages(
     ...(RANKING.contextAlone ? context.keys() : []),
     ...vectors.keys(),
   ]);
-  const out: { id: string; score: number }[] = [];
+  const out: Ranked[] = [];
   for (const slot of candidates) {
     const d = index.doc(slot);
     let s = (own.get(slot) ?? 0) + (context.get(slot) ?? 0);
@@ -132,10 +132,16 @@ export function rankMessages(
     if (r.window) s *= 1 + RANKING.inWindow * inWindow(d, r.window);
     s *= 1 + RANKING.content * Math.min(1, d.terms / RANKING.contentTerms);
     if (r.asksWhen && d.timed) s *= 1 + RANKING.timedForWhen;
-    if (s > 0) out.push({ id: d.id, score: s / top });
+    if (s > 0) out.push({ id: d.id, score: s / top, slot });
   }
-  out.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
-  return withoutRepeats(index, out).slice(0, o.limit);
+  out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return withoutRepeats(index, out, o.limit).map(({ id, score }) => ({ id, score }));
+}
+
+interface Ranked {
+  id: string;
+  score: number;
+  slot: number;
 }
 
 /**
@@ -143,22 +149,21 @@ export function rankMessages(
  * their first occurrence: a second copy tells nothing the first did not, and takes a
  * place an answer could have.
  */
-function withoutRepeats(
-  index: LexicalIndex,
-  ranked: { id: string; score: number }[],
-): { id: string; score: number }[] {
+function withoutRepeats(index: LexicalIndex, ranked: Ranked[], limit: number): Ranked[] {
   const seen = new Set<string>();
-  const first: typeof ranked = [];
-  const repeats: typeof ranked = [];
+  const first: Ranked[] = [];
+  const repeats: Ranked[] = [];
   for (const h of ranked) {
-    const sig = index.signature(index.slot(h.id)!);
+    // Once `limit` first occurrences are in, the rest (repeats included) come after them.
+    if (first.length >= limit) break;
+    const sig = index.signature(h.slot);
     if (seen.has(sig)) repeats.push(h);
     else {
       seen.add(sig);
       first.push(h);
     }
   }
-  return [...first, ...repeats];
+  return [...first, ...repeats].slice(0, limit);
 }
 
 /**

@@ -4,6 +4,7 @@ import { VectorIndex, type SearchLayer } from '@dirigent/memory-domain';
 import { ArchiveIndex } from '../archive-index';
 import type { VectorStore } from '../../application/ports';
 import type { MemoryEmbedding } from './embedding.entity';
+import { TimeSlice } from '../../application/time-slice';
 import { realArray, sql } from './sql';
 
 /** Rows of `memory_embedding` (`real[]`). */
@@ -124,15 +125,17 @@ interface Slot {
   loading?: Promise<void>;
   /** Set once the first load finished: until then a search goes on without vectors. */
   loaded?: boolean;
-  /** When the last refresh started, and when this process last wrote vectors here. */
+  /** When the last refresh started. */
   refreshedAt: number;
-  writtenAt: number;
+  /**
+   * Vectors this process stored before the first load finished, placed once it has: the
+   * load may have read the table before their transaction committed.
+   */
+  early: { seq: number; layer: SearchLayer; refId: string; vector: Float32Array }[];
 }
 
 /** Rows read per query while catching up. */
 const PAGE = 5_000;
-/** Rows indexed between two turns of the event loop (searches answer during a load). */
-const CHUNK = 500;
 /**
  * How far behind the newest row a late commit is still picked up: writers commit out of
  * sequence order (concurrent batches), so each refresh looks this many numbers back.
@@ -146,11 +149,6 @@ const LOOKBACK = 2_000;
 const FIRST_LOAD_WAIT_MS = 50;
 /** How often a search looks for vectors written by other replicas. */
 const REFRESH_MS = 1_000;
-/**
- * A write made while the slot was loading is looked for by every search this long after
- * it (its transaction commits a moment after the upsert), not only once a second.
- */
-const WRITE_SETTLE_MS = 2_000;
 
 /**
  * Vectors in a `real[]` column, searched in this process: each guild's vectors are loaded
@@ -208,7 +206,10 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
       const after = s.loaded || !this.words ? Promise.resolve() : this.words.preloaded;
       s.loading = after
         .then(() => this.refresh(guildId, model, s))
-        .then(() => void (s.loaded = true))
+        .then(() => {
+          for (const e of s.early.splice(0)) this.place(s, e.seq, e.layer, e.refId, e.vector);
+          s.loaded = true;
+        })
         .finally(() => (s.loading = undefined));
     }
     return s.loading;
@@ -219,29 +220,34 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
    * returns, so the next refresh does not read them back). Inside a transaction that
    * later rolls back, the slot keeps vectors whose rows are gone: their hits are dropped
    * when read back from the tables, as another replica's deletions are. A slot not loaded
-   * yet starts loading (a guild's first messages), and searches refresh it meanwhile.
+   * yet starts loading (a guild's first messages) and places them once it is loaded.
    */
   async upsert(guildId: string, model: string, items: Parameters<VectorStore['upsert']>[2]) {
     if (!items.length) return;
     const s = this.slot(`${guildId}|${model}`);
     const stored = await this.rows.store(guildId, model, items);
+    const vectors = new Map(items.map((it) => [`${it.layer}|${it.refId}`, it.vector]));
+    const placed = stored.map((r) => ({
+      seq: Number(r.seq),
+      layer: r.layer,
+      refId: r.ref_id,
+      vector: Float32Array.from(vectors.get(`${r.layer}|${r.ref_id}`) ?? []),
+    }));
     if (!s.loaded) {
-      s.writtenAt = Date.now();
+      s.early.push(...placed);
       void this.start(guildId, model, s).catch(() => undefined);
       return;
     }
-    const vectors = new Map(items.map((it) => [`${it.layer}|${it.refId}`, it.vector]));
-    for (const r of stored) {
-      const v = vectors.get(`${r.layer}|${r.ref_id}`);
-      this.place(s, Number(r.seq), r.layer, r.ref_id, v ? Float32Array.from(v) : []);
-    }
+    for (const p of placed) this.place(s, p.seq, p.layer, p.refId, p.vector);
   }
 
   async remove(guildId: string, layer: SearchLayer, refIds: string[]) {
     if (!refIds.length) return;
     await this.rows.remove(guildId, layer, refIds);
+    const gone = new Set(refIds);
     for (const [key, slot] of this.slots) {
       if (!key.startsWith(`${guildId}|`)) continue;
+      slot.early = slot.early.filter((e) => e.layer !== layer || !gone.has(e.refId));
       const l = slot.layers.get(layer);
       if (!l) continue;
       for (const r of refIds) {
@@ -262,15 +268,13 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
   ) {
     const key = `${guildId}|${model}`;
     const slot = this.slot(key);
-    // One refresh at a time per slot; concurrent searches share it. A loaded slot takes
-    // this process's writes as they are stored, so it is refreshed once a second (other
-    // replicas' rows), or while writes made before it was loaded may still commit. A
-    // search does not wait for a loaded slot's refresh (a round trip): other replicas'
-    // rows were a second late already, and reach the next search.
+    // One refresh at a time per slot; concurrent searches share it. A slot takes this
+    // process's writes as they are stored (those made while it first loaded once it has),
+    // so it is refreshed once a second, for other replicas' rows. A search does not wait
+    // for a loaded slot's refresh (a round trip): other replicas' rows were a second late
+    // already, and reach the next search.
     const s = slot;
-    const now = Date.now();
-    const due =
-      !s.loaded || now - s.refreshedAt >= REFRESH_MS || now - s.writtenAt < WRITE_SETTLE_MS;
+    const due = !s.loaded || Date.now() - s.refreshedAt >= REFRESH_MS;
     if (due) void this.start(guildId, model, s).catch(() => undefined);
     if (!s.loaded) {
       let timer: NodeJS.Timeout | undefined;
@@ -296,7 +300,13 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
   private slot(key: string): Slot {
     let slot = this.slots.get(key);
     if (!slot) {
-      slot = { lastSeq: 0, recent: [], layers: new Map(), refreshedAt: 0, writtenAt: 0 };
+      slot = {
+        lastSeq: 0,
+        recent: [],
+        layers: new Map(),
+        refreshedAt: 0,
+        early: [],
+      };
       this.slots.set(key, slot);
     }
     return slot;
@@ -341,9 +351,9 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
       const floor = Math.max(0, slot.lastSeq - LOOKBACK);
       slot.recent = slot.recent.filter((s) => s > floor);
       const rows = await this.rows.unseen(guildId, model, floor, slot.recent, PAGE);
-      for (let i = 0; i < rows.length; i++) {
-        if (i && i % CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
-        const r = rows[i];
+      const slice = new TimeSlice();
+      for (const r of rows) {
+        if (slice.spent) await slice.next();
         this.place(slot, Number(r.seq), r.layer, r.ref_id, float4Array(r.vector));
       }
       if (rows.length < PAGE) return;
