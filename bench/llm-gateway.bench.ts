@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate } from '@dirigent/persistence';
-import { freePort, snowflake, testDatabaseUrl } from '@dirigent/testing';
-import { createScratchDatabase, startPrivateNats } from '../libs/testing/src/private-services';
+import { freePort, snowflake } from '@dirigent/testing';
 import { topFrames } from './llm-gateway/profiles';
+import { ownStores } from './own-stores';
 import { procCpuMs } from './soak-cost';
 import {
   portkeyEntry,
@@ -85,14 +85,7 @@ export async function benchLlmGateway(): Promise<BenchResult> {
   // call is a usage event and a ledger row (~50,000 a run) that would otherwise stay on the
   // machine's stream and tables, and a stream that grows from run to run is not the same
   // server from one run to the next.
-  const ownNats = process.env.NATS_URL ? undefined : await startPrivateNats();
-  const ownDb = process.env.DATABASE_URL
-    ? undefined
-    : await createScratchDatabase(testDatabaseUrl());
-  const stores: Stores = {
-    natsUrl: process.env.NATS_URL ?? ownNats!.url,
-    databaseUrl: process.env.DATABASE_URL ?? ownDb!.url,
-  };
+  const stores = await ownStores();
   const upstream = await startUpstream();
   const dir = mkdtempSync(join(tmpdir(), 'llm-bench-'));
   const observe: Observe = {
@@ -221,8 +214,7 @@ export async function benchLlmGateway(): Promise<BenchResult> {
   } finally {
     for (const s of servers.reverse()) await s.stop();
     await upstream.stop();
-    await ownNats?.stop();
-    await ownDb?.drop();
+    await stores.release();
     for (const name of ['dirigent', 'baseline', 'portkey']) {
       if (observe.profileDir && existsSync(join(observe.profileDir, name)))
         process.stderr.write(
