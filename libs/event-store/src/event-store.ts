@@ -7,7 +7,7 @@ import {
 import { nanos } from '@nats-io/nats-core';
 import { randomUUID } from 'node:crypto';
 import { EnvelopeTypes, Streams, envelope, type Envelope } from '@dirigent/contracts';
-import type { Messaging } from '@dirigent/messaging';
+import { storedMessage, type Messaging } from '@dirigent/messaging';
 
 /** A domain event as stored: a discriminated union member with JSON data. */
 export interface DomainEvent {
@@ -48,7 +48,6 @@ export class ConcurrencyError extends Error {
 }
 
 const WRONG_LAST_SEQUENCE = 10071;
-const NO_MESSAGE_FOUND = 10037;
 
 export interface AppendMeta {
   /** Commit id: re-appending the same id is de-duplicated by JetStream. */
@@ -137,14 +136,9 @@ export class EventStore {
     query: { last_by_subj: string } | { seq: number },
     subject?: string,
   ): Promise<StoredCommit<E> | undefined> {
-    try {
-      const sm = await this.messaging.client.jsm.streams.getMessage(this.stream, query);
-      if (!sm || (subject !== undefined && sm.subject !== subject)) return undefined;
-      return { seq: sm.seq, envelope: sm.json<Envelope<Commit<E>>>() };
-    } catch (e) {
-      if (e instanceof JetStreamApiError && e.code === NO_MESSAGE_FOUND) return undefined;
-      throw e;
-    }
+    const sm = await storedMessage(this.messaging.client.jsm, this.stream, query);
+    if (!sm || (subject !== undefined && sm.subject !== subject)) return undefined;
+    return { seq: sm.seq, envelope: sm.json<Envelope<Commit<E>>>() };
   }
 
   /**

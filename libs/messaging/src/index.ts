@@ -16,3 +16,4 @@ export * from './nest/reply-envelope.filter';
 export * from './nest/connect';
 export * from './tracing';
 export * from './partition-leases';
+export * from './stored';

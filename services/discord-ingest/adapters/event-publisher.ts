@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { JetStreamApiError } from '@nats-io/jetstream';
 import {
   MemberChanged,
   MessageCreated,
@@ -12,11 +11,9 @@ import {
   type Envelope,
   type GuildJoined,
 } from '@dirigent/contracts';
-import { KeyedQueue, Messaging } from '@dirigent/messaging';
+import { KeyedQueue, Messaging, storedMessage } from '@dirigent/messaging';
 import { toPublication, type IngestEvent } from '../domain/events';
 import { gatewayEvents } from './metrics';
-
-const NO_MESSAGE_FOUND = 10037;
 
 const CONTRACT = {
   'message.created': MessageCreated,
@@ -122,16 +119,11 @@ export class DiscordEventPublisher {
   async newestPublished(guildId: string, channelId: string): Promise<string | undefined> {
     const seen = this.lastSeen.get(channelId);
     if (seen) return seen;
-    try {
-      const sm = await this.messaging.client.jsm.streams.getMessage(Streams.discordEvents, {
-        last_by_subj: subject.discordEvent(guildId, channelId, 'message.created'),
-      });
-      const id = sm?.json<Envelope<{ messageId: string }>>().data.messageId;
-      if (id) this.saw(channelId, id);
-      return id;
-    } catch (e) {
-      if (e instanceof JetStreamApiError && e.code === NO_MESSAGE_FOUND) return undefined;
-      throw e;
-    }
+    const sm = await storedMessage(this.messaging.client.jsm, Streams.discordEvents, {
+      last_by_subj: subject.discordEvent(guildId, channelId, 'message.created'),
+    });
+    const id = sm?.json<Envelope<{ messageId: string }>>().data.messageId;
+    if (id) this.saw(channelId, id);
+    return id;
   }
 }
