@@ -1,7 +1,7 @@
 import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import { Streams, Subjects, subject, type Envelope } from '@dirigent/contracts';
-import { Messaging } from '@dirigent/messaging';
+import { Messaging, storedMessage } from '@dirigent/messaging';
 import { ChannelHistory, type ChannelEvents, type HistoryMessage } from '../application/ports';
 
 /** More than any plan window holds; a busier channel is read up to here (the oldest first). */
@@ -46,6 +46,19 @@ export class JetStreamChannelHistory extends ChannelHistory {
       if (spoke && Number.isFinite(at)) turns.push(at);
     });
     return turns;
+  }
+
+  async newest(
+    guildId: string,
+    channelId: string,
+  ): Promise<{ messageId: string; at: number } | undefined> {
+    const sm = await storedMessage(this.messaging.client.jsm, Streams.discordEvents, {
+      last_by_subj: subject.discordEvent(guildId, channelId, 'message.created'),
+    });
+    const d = sm?.json<Envelope<Record<string, unknown>>>().data ?? {};
+    const messageId = str(d.messageId);
+    const at = Date.parse(str(d.createdAt) ?? '');
+    return messageId ? { messageId, at: Number.isFinite(at) ? at : 0 } : undefined;
   }
 
   private async read(

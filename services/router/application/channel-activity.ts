@@ -32,6 +32,10 @@ interface Channel {
   burst?: { decisionId?: string; interrupt?: SeenMessage };
   /** Content this router sent recently (a webhook echo of it is its own message). */
   sent: string[];
+  /** The newest message id observed (or waited for in vain): what "caught up" compares with. */
+  newestId?: string;
+  /** Turns waiting for a message of the stream to reach this process. */
+  catchUps: { messageId: string; resolve: (seen: boolean) => void }[];
 }
 
 const KEEP = 100;
@@ -39,6 +43,7 @@ const norm = (s: string) => s.trim();
 
 /** Discord's order within a channel: snowflakes compared as numbers. */
 const older = (a: string, b: string) => (a.length !== b.length ? a.length < b.length : a < b);
+const newer = (a: string, b: string | undefined) => b === undefined || older(b, a);
 
 /** Inserts `m` in Discord's order (almost always at the end); false when already there. */
 function insertInOrder(recent: SeenMessage[], m: SeenMessage): boolean {
@@ -58,14 +63,61 @@ function insertInOrder(recent: SeenMessage[], m: SeenMessage): boolean {
 @Injectable()
 export class ChannelActivity {
   private readonly channels = new Map<string, Channel>();
+  /** Messages made before this process started are not waited for in a channel it never saw. */
+  private readonly startedAt = Date.now();
 
   private channel(guildId: string, channelId: string): Channel {
     let c = this.channels.get(channelId);
     if (!c) {
-      c = { guildId, recent: [], waiters: [], sent: [] };
+      c = { guildId, recent: [], waiters: [], sent: [], catchUps: [] };
       this.channels.set(channelId, c);
     }
     return c;
+  }
+
+  /** `messageId` (or a newer one) reached this process: the turns waiting for it go on. */
+  private reached(c: Channel, messageId: string): void {
+    if (!newer(messageId, c.newestId)) return;
+    c.newestId = messageId;
+    if (!c.catchUps.length) return;
+    const still = c.catchUps.filter((w) => newer(w.messageId, messageId));
+    for (const w of c.catchUps) if (!still.includes(w)) w.resolve(true);
+    c.catchUps = still;
+  }
+
+  /**
+   * Waits until this process has observed the channel's message `messageId` (made at `at`),
+   * the newest the stream holds, for at most `timeoutMs`; resolves at once when it has, or
+   * when the channel is new here and the message older than this process (its consumer
+   * starts at new messages). A message that does not come in time counts as reached, so the
+   * next turn does not wait for it again. Resolves whether it came.
+   */
+  async caughtUp(
+    guildId: string,
+    channelId: string,
+    messageId: string,
+    at: number,
+    timeoutMs: number,
+  ): Promise<boolean> {
+    const c = this.channel(guildId, channelId);
+    if (!newer(messageId, c.newestId)) return true;
+    if (c.newestId === undefined && at < this.startedAt) return true;
+    const came = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        c.catchUps = c.catchUps.filter((w) => w !== waiter);
+        resolve(false);
+      }, timeoutMs);
+      const waiter = {
+        messageId,
+        resolve: (seen: boolean) => {
+          clearTimeout(timer);
+          resolve(seen);
+        },
+      };
+      c.catchUps.push(waiter);
+    });
+    if (!came) this.reached(c, messageId);
+    return came;
   }
 
   /** A deleted message leaves the channel's recent messages. */
@@ -82,6 +134,7 @@ export class ChannelActivity {
   observe(m: SeenMessage, ownUserIds: ReadonlySet<string>): 'own' | 'interrupt' | 'new' {
     const c = this.channel(m.guildId, m.channelId);
     insertInOrder(c.recent, m);
+    this.reached(c, m.messageId);
     c.lastMessageAt = Math.max(c.lastMessageAt ?? 0, m.at);
     const content = norm(m.content);
     // The ingest speaks for an agent through a webhook, the agent's own account, or (with
@@ -120,6 +173,7 @@ export class ChannelActivity {
     for (const m of messages) {
       if (insertInOrder(c.recent, m) && !m.authorIsBot)
         c.lastHumanAt = Math.max(c.lastHumanAt ?? 0, m.at);
+      this.reached(c, m.messageId);
       c.lastMessageAt = Math.max(c.lastMessageAt ?? 0, m.at);
     }
   }

@@ -71,4 +71,46 @@ describe('ChannelActivity', () => {
     expect(a.lastHuman('2')?.at).toBe(10);
     expect(a.since('2', 15).map((m) => m.at)).toEqual([20]);
   });
+
+  describe('caught up with the stream', () => {
+    const later = () => Date.now() + 1000;
+
+    it('waits for the newest message of the stream until this process observes it', async () => {
+      const a = new ChannelActivity();
+      a.observe(msg({ messageId: '100', at: later() }), own);
+      await expect(a.caughtUp('1', '2', '100', later(), 1000)).resolves.toBe(true);
+      let done: boolean | undefined;
+      const waiting = a.caughtUp('1', '2', '101', later(), 5000).then((c) => (done = c));
+      await new Promise((r) => setTimeout(r, 20));
+      expect(done).toBeUndefined();
+      a.observe(msg({ messageId: '101', content: 'Dit, pin that', at: later() }), own);
+      await expect(waiting).resolves.toBe(true);
+      expect(a.lastHuman('2')?.content).toBe('Dit, pin that');
+    });
+
+    it('a newer message, or the history merged after a start, also counts', async () => {
+      const a = new ChannelActivity();
+      a.observe(msg({ messageId: '200', at: later() }), own);
+      const byNewer = a.caughtUp('1', '2', '201', later(), 5000);
+      a.observe(msg({ messageId: '202', at: later() }), own);
+      await expect(byNewer).resolves.toBe(true);
+      const byMerge = a.caughtUp('1', '2', '203', later(), 5000);
+      a.merge('1', '2', [msg({ messageId: '203', at: later() })]);
+      await expect(byMerge).resolves.toBe(true);
+    });
+
+    it('gives up after the timeout, once: the next turn does not wait for that message again', async () => {
+      const a = new ChannelActivity();
+      a.observe(msg({ messageId: '300', at: later() }), own);
+      await expect(a.caughtUp('1', '2', '301', later(), 30)).resolves.toBe(false);
+      const again = a.caughtUp('1', '2', '301', later(), 5000);
+      const tick = new Promise((r) => setImmediate(() => r('still waiting')));
+      await expect(Promise.race([again, tick])).resolves.toBe(true);
+    });
+
+    it('does not wait, in a channel it never saw, for a message from before it started', async () => {
+      const a = new ChannelActivity();
+      await expect(a.caughtUp('1', '9', '400', Date.now() - 60_000, 5000)).resolves.toBe(true);
+    });
+  });
 });

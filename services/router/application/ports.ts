@@ -277,6 +277,11 @@ export abstract class ChannelHistory {
   abstract since(guildId: string, channelId: string, from: number): Promise<ChannelEvents>;
   /** When the router's agents spoke or reacted in the channel since `from` (their decisions). */
   abstract botTurnsSince(guildId: string, channelId: string, from: number): Promise<number[]>;
+  /** The channel's newest message in the stream (id, and when it was made), if any. */
+  abstract newest(
+    guildId: string,
+    channelId: string,
+  ): Promise<{ messageId: string; at: number } | undefined>;
 }
 
 /** A stored persona version. */

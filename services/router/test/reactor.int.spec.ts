@@ -1,7 +1,7 @@
 import { EnvelopeTypes, Subjects, subject } from '@dirigent/contracts';
 import { CANONICAL_DISPOSITIONS } from '@dirigent/router-domain';
-import { snowflake, waitFor } from '@dirigent/testing';
-import { MikroORM } from '@mikro-orm/postgresql';
+import { snowflake, testDatabaseUrl, waitFor } from '@dirigent/testing';
+import { knex, MikroORM } from '@mikro-orm/postgresql';
 import { nextSnowflake } from '../../turn-coordinator/test/fake-ingest';
 import { startRouterStack, type RouterStack } from './harness';
 
@@ -116,6 +116,42 @@ describe('router reactor: fan-out, grants, self-follow-ups, speculative turns', 
     await grant('t-2');
     const silent = await waitFor(() => completions.find((c) => c.turnId === 't-2'));
     expect(silent.text).toBe('');
+  });
+
+  it('a grant that reaches the router before the message that caused it answers that message', async () => {
+    await only({ 'quick-react': 1, 'silent-listen': 1 });
+    s.upstream.behave = () => ({ kind: 'ok', text: 'pinned, then' });
+    const channel = snowflake();
+    // The router's Discord consumer is held up: as many messages as it handles at once
+    // (16) wait on a lock of its inbox table, so the next one is not delivered until the
+    // lock goes. The coordinator's grant comes by another consumer, at once.
+    const db = knex({ client: 'pg', connection: testDatabaseUrl(), pool: { min: 1, max: 1 } });
+    const lock = await db.transaction();
+    try {
+      await lock.raw('lock table router_inbound in exclusive mode');
+      const busy = snowflake();
+      for (let i = 0; i < 16; i++) {
+        await s.discord.human(guild, busy, `busy ${i}`, { authorIsBot: true });
+      }
+      const ask = await s.discord.human(guild, channel, 'dot, pin that');
+      await s.messaging.publishEvent(subject.turnGranted(channel), EnvelopeTypes.turnGranted, {
+        guildId: guild,
+        channelId: channel,
+        agentId: 'dot',
+        turnId: 't-overtaken',
+        cycle: 1,
+        reason: 'wake',
+      });
+      await new Promise((r) => setTimeout(r, 1000));
+      await lock.commit();
+      const done = await waitFor(() => completions.find((c) => c.turnId === 't-overtaken'));
+      expect(done.text).toBe('pinned, then');
+      const [d] = s.decisions(channel).filter((x) => x.seed === `t-overtaken:dot`);
+      expect(d).toMatchObject({ inboundMessageId: ask.messageId, chosen: 'quick-react' });
+    } finally {
+      if (!lock.isCompleted()) await lock.rollback();
+      await db.destroy();
+    }
   });
 
   it('a self-follow-up fires once, routed with its bias, and schedules no other', async () => {
