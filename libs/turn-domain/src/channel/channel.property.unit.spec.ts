@@ -375,12 +375,15 @@ function checkInvariants(sc: Scenario, batches: Batch[]): void {
           break;
       }
     }
-    // a unanimous empty cycle without newcomers always ends dormant
+    // a unanimous empty cycle without newcomers, and without a person speaking during it,
+    // always ends dormant; with a person speaking during it, it goes round again
     const completed = events.find((e) => e.type === 'CycleCompleted');
     if (completed?.type === 'CycleCompleted' && isRotating(after.tmState)) {
       const dormant = events.find((e) => e.type === 'WentDormant');
-      if (completed.data.unanimousEmpty && completed.data.newAgents.length === 0) {
-        expect(dormant?.data).toMatchObject({ reason: 'unanimous-empty' });
+      const { unanimousEmpty, newAgents, humanSeen } = completed.data;
+      if (unanimousEmpty && newAgents.length === 0) {
+        if (!humanSeen) expect(dormant?.data).toMatchObject({ reason: 'unanimous-empty' });
+        else expect(dormant?.data.reason).not.toBe('unanimous-empty');
       }
     }
     // state-level: the single current speaker, only in a live rotation

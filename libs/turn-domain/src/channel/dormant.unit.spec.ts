@@ -47,6 +47,29 @@ describe('dormant at a cycle boundary', () => {
     });
   });
 
+  it('a person speaking during an all-empty cycle gives the speakers who passed another round', () => {
+    const w = three();
+    w.human();
+    w.pass();
+    // Alice passed on the waking message; this one comes while Bob holds the floor.
+    expect(types(w.human('alice, pin that').events)).toEqual(['MessageSeen']);
+    w.pass();
+    const { events } = w.pass();
+    expect(types(events)).toEqual([
+      'TurnCompleted',
+      'CycleCompleted',
+      'SpeakerListRebuilt',
+      'TurnGranted',
+    ]);
+    expect(events[1].data).toMatchObject({ unanimousEmpty: true, humanSeen: true });
+    expect(events[3].data).toMatchObject({ agentId: 'alice', cycle: 2, reason: 'new-cycle' });
+    // The round after it, with nobody speaking, ends dormant.
+    w.pass();
+    w.pass();
+    expect(types(w.pass().events)).toContain('WentDormant');
+    expect(w.state.dormant).toBe(true);
+  });
+
   it('after dormancy the next message wakes the first speaker of the list', () => {
     const w = three();
     w.human();

@@ -233,7 +233,10 @@ export function cycleBoundary(d: Draft, reason: GrantReason = 'new-cycle'): void
     after.mode === 'chat'
       ? d.config.maxCyclesWithoutHuman
       : d.config.maxDiscussionCyclesWithoutHuman;
-  if (unanimousEmpty && added.length === 0) {
+  // A person who spoke while the cycle ran spoke after some of its speakers had passed: they
+  // get another chance at it (a new message is a new topic), so such a cycle goes round
+  // again instead of going dormant; the next all-empty cycle without one does.
+  if (unanimousEmpty && added.length === 0 && !humanSeen) {
     d.emit({
       type: 'WentDormant',
       data: { reason: 'unanimous-empty', cycle, cyclesWithoutHuman },
