@@ -22,3 +22,24 @@ export async function storedMessage(
     throw e;
   }
 }
+
+/**
+ * Removes message `seq` from `stream` (marked deleted, not erased). A message already gone is
+ * fine: JetStream says "no message found" for one never there or below the stream's first
+ * sequence, and "sequence <seq> not found" for one deleted before (a retry, or two writers).
+ * Returns whether this call removed it.
+ */
+export async function removeStoredMessage(
+  jsm: JetStreamManager,
+  stream: string,
+  seq: number,
+): Promise<boolean> {
+  try {
+    return await jsm.streams.deleteMessage(stream, seq, false);
+  } catch (e) {
+    if (e instanceof JetStreamApiError && ALREADY_GONE.test(e.message)) return false;
+    throw e;
+  }
+}
+
+const ALREADY_GONE = /no message found|sequence \d+ not found/i;

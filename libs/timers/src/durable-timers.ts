@@ -6,6 +6,7 @@ import {
   formatTraceparent,
   jetStreamReplicas,
   parseTraceparent,
+  removeStoredMessage,
   tracingEnabled,
   withLinkedTrace,
   type Messaging,
@@ -159,11 +160,7 @@ export class DurableTimers {
 
   /** Deletes the delete (or older versions' purge) marker at `seq`; a missing one is fine. */
   private async sweep(seq: number): Promise<void> {
-    await this.messaging.client.jsm.streams
-      .deleteMessage(`KV_${this.bucket}`, seq, false)
-      .catch((e: Error) => {
-        if (!/no message found/i.test(e.message)) throw e;
-      });
+    await removeStoredMessage(this.messaging.client.jsm, `KV_${this.bucket}`, seq);
   }
 
   /** Whether `storageKey` still holds the timer at `revision` in the bucket. */

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { MemoryEventTypes, Streams, subject, type EpochClosed } from '@dirigent/contracts';
-import { Messaging } from '@dirigent/messaging';
+import { Messaging, removeStoredMessage } from '@dirigent/messaging';
 import { EpochRepository, epochView } from '../adapters/postgres/epoch.repository';
 import type { Row } from '../adapters/postgres/sql';
 
@@ -39,12 +39,8 @@ export class EpochEvents {
   /** Removes an event from the memory events stream (gone already is fine). */
   async unpublish(seq: number | null): Promise<void> {
     if (!seq) return;
-    await this.messaging.client.jsm.streams
-      .deleteMessage(Streams.memoryEvents, seq, false)
-      .catch((e: Error) => {
-        if (!/no message found/i.test(e.message)) throw e;
-        this.log.debug(`event ${seq} already gone`);
-      });
+    const removed = await removeStoredMessage(this.messaging.client.jsm, Streams.memoryEvents, seq);
+    if (!removed) this.log.debug(`event ${seq} already gone`);
   }
 }
 
