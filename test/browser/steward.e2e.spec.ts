@@ -181,6 +181,11 @@ describe('playground: Dit acts by skills; steward proposals approved by the huma
         'tacos',
       ]);
       const native = playground.discord.channelMessages(chat).filter((m) => m.poll);
+      if (native.length !== 1) {
+        // Say which turns made them: the decisions' seeds name the grant or the message.
+        const chosen = await page.$$eval('#decisions li', (xs) => xs.map((x) => x.textContent));
+        throw new Error(`${native.length} polls; decisions: ${JSON.stringify(chosen)}`);
+      }
       expect(native.map((m) => m.poll!.answers)).toEqual([['pizza', 'tacos']]);
 
       await askDit('Dit, open a thread about the road trip', 'Opened a thread: ');

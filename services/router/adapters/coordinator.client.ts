@@ -7,7 +7,10 @@ const TTL_MS = 3000;
 
 /**
  * `Subjects.admin.channelGet`, cached a few seconds per channel. A channel is managed
- * while turn management is on; without the coordinator every channel is unmanaged.
+ * while turn management is on; without the coordinator every channel is unmanaged. A query
+ * that fails keeps what was last known of the channel: a coordinator slow to answer under
+ * load does not turn a managed channel into one where agents answer without a grant (and
+ * answer twice, once more when the grant comes).
  */
 export class NatsTurnCoordination extends TurnCoordination {
   private readonly log = new Logger('router:coordinator');
@@ -32,7 +35,7 @@ export class NatsTurnCoordination extends TurnCoordination {
       { channelId },
       this.timeoutMs,
     );
-    let value = { managed: false, speakers: [] as string[] };
+    let value = hit?.value ?? { managed: false, speakers: [] as string[] };
     if (reply.ok) {
       const v = reply.data;
       value = {

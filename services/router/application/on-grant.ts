@@ -5,7 +5,7 @@ import { isMentioned } from '@dirigent/router-domain';
 import { Agents } from './agents';
 import { ChannelActivity } from './channel-activity';
 import { ExecuteTurn } from './execute-turn';
-import { ChannelHistory } from './ports';
+import { ChannelHistory, DecisionLog } from './ports';
 
 /** How long a grant waits for the channel's newest message to reach this router. */
 export const CATCH_UP_MS = 3000;
@@ -32,6 +32,7 @@ export class OnGrant {
     private readonly lanes: KeyedQueue,
     private readonly execute: ExecuteTurn,
     private readonly history: ChannelHistory,
+    private readonly decisions: DecisionLog,
   ) {}
 
   /** `eventId`: the grant's envelope id, the cause in the decision's lineage. */
@@ -42,10 +43,17 @@ export class OnGrant {
       await this.catchUp(g);
       // The latest human message, once: a later grant in the same quiet stretch (the next
       // cycle) does not answer it again, nor the bots' echoes of it.
+      // Nor one the agent answered on another path (a reactive turn while the channel's
+      // state was unknown) or before a restart: the decision log says so.
       const key = `${g.channelId}:${agent.id}`;
       const human = this.activity.lastHuman(g.channelId);
-      const inbound = human && this.decided.get(key) !== human.messageId ? human : undefined;
-      if (inbound) this.decided.set(key, inbound.messageId);
+      const inbound =
+        human &&
+        this.decided.get(key) !== human.messageId &&
+        !(await this.decisions.decidedOn(human.messageId, agent.id))
+          ? human
+          : undefined;
+      if (human) this.decided.set(key, human.messageId);
       await this.execute.run({
         guildId: g.guildId,
         channelId: g.channelId,

@@ -211,6 +211,8 @@ export class ReactToMessage implements OnApplicationBootstrap {
     }
     const channel = await this.coordination.managed(m.channelId);
     if (channel.managed && channel.speakers.includes(agent.id)) return;
+    // A grant already answered it (this turn waited in the lane behind that one).
+    if (!resumed && (await this.decisions.decidedOn(m.messageId, agent.id))) return;
     const verdict = preflight(agent, seen, { managedChannel: channel.managed });
     if (!verdict.proceed) return;
     const decision = await this.execute.run({

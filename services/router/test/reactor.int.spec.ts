@@ -148,6 +148,16 @@ describe('router reactor: fan-out, grants, self-follow-ups, speculative turns', 
       expect(done.text).toBe('pinned, then');
       const [d] = s.decisions(channel).filter((x) => x.seed === `t-overtaken:dot`);
       expect(d).toMatchObject({ inboundMessageId: ask.messageId, chosen: 'quick-react' });
+      // The channel is unmanaged here (no coordinator), so the message's own turn ran too,
+      // in the lane behind the grant's: it finds the message answered and decides nothing.
+      const em = s.router.get(MikroORM).em.fork();
+      await waitFor(async () => {
+        const [row] = await em
+          .getConnection()
+          .execute(`select settled_at from router_inbound where message_id = ?`, [ask.messageId]);
+        return row?.settled_at != null;
+      });
+      expect(s.decisions(channel).filter((x) => x.inboundMessageId === ask.messageId)).toEqual([d]);
     } finally {
       if (!lock.isCompleted()) await lock.rollback();
       await db.destroy();
