@@ -210,6 +210,30 @@ const MEMORY_ASK =
   /\b(remember|recall|remind|earlier|last time|decid|agreed|we said|talked about)/i;
 const REMIND = /\bremind (me|us)\b/i;
 
+/** What may stand between "I" and what its speaker did ("I just started …"). */
+const ADVERBS = new Set('just also finally recently really now actually still'.split(' '));
+/** "I", "I'm", "I've" as the recalled speaker's words, and what they become said of them. */
+const FIRST_PERSON: Record<string, string> = { i: '', "i'm": "'re", "i've": "'ve" };
+
+/**
+ * Whether the recalled phrase is what its speaker said of themselves ("I just started
+ * learning pottery"): the ending their "I" takes said of them ("" for "I", "'re" for "I'm",
+ * "'ve" for "I've"), or null. "you said you started learning pottery" reads where "you
+ * brought up started learning pottery" did not.
+ */
+function ofThemselves(text: string, phrase: string): string | null {
+  const at = phrase ? text.indexOf(phrase) : -1;
+  if (at < 0) return null;
+  const before = text.slice(0, at).trim().split(/\s+/);
+  const word = (i: number) => (before[before.length - i] ?? '').replace(/’/g, "'").toLowerCase();
+  while (before.length && ADVERBS.has(word(1))) before.pop();
+  // "I am planning …", "I have moved …": said of them, "'re planning", "'ve moved".
+  if (word(2) === 'i' && (word(1) === 'am' || word(1) === 'have')) {
+    return word(1) === 'am' ? "'re" : "'ve";
+  }
+  return word(1) in FIRST_PERSON ? FIRST_PERSON[word(1)] : null;
+}
+
 /**
  * What a recalled line says beyond the question (": old lighthouse" for "the venue is the old
  * lighthouse" asked "what did we decide about the venue?"), or '' when it adds nothing or
@@ -269,13 +293,15 @@ export function participantReply(req: ChatRequest): string {
   // A memory question recalls only what shares a word with it (or the asker's own words):
   // the latest line at random would answer something nobody asked.
   const hit = bestHit(p, !p.message, memoryAsk);
-  const who = !hit?.who
-    ? 'we had'
-    : hit.who === p.author
-      ? 'you brought up'
-      : `${hit.who} brought up`;
   const asked = new Set(memoryAsk ? contentWords(p.message) : []);
   const said = hit ? topic(hit.text, 4, asked) : '';
+  const self = hit?.who ? ofThemselves(hit.text, said) : null;
+  const you = hit?.who === p.author;
+  const who = !hit?.who
+    ? 'we had'
+    : self !== null
+      ? `${you ? 'you' : hit.who} said ${you ? 'you' : 'they'}${self}`
+      : `${you ? 'you' : hit.who} brought up`;
   const recall = hit ? `${who} ${said}${memoryAsk ? answerIn(hit, said, asked) : ''}` : '';
   const by = { message: p.message, speaker: p.speaker };
   if (!p.message) return recall ? `Thinking back: ${recall}.` : NO_REPLY;

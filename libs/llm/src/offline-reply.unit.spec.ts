@@ -120,7 +120,7 @@ describe('the offline participant model', () => {
         ].join('\n'),
       ),
     );
-    expect(text).toMatch(/you brought up planning a trip to Lisbon\.$/);
+    expect(text).toMatch(/you said you're planning a trip to Lisbon\.$/);
     expect(text).not.toMatch(/Basil|nobody/);
   });
 
@@ -153,8 +153,27 @@ describe('the offline participant model', () => {
         ].join('\n'),
       ),
     );
-    expect(text).toMatch(/you brought up started learning pottery\.$/);
+    expect(text).toMatch(/you said you started learning pottery\.$/);
     expect(text).not.toMatch(/Porto/);
+  });
+
+  it('says what someone said of themselves as theirs; a thing brought up stays brought up', () => {
+    const reply = (line: string, message: string) =>
+      participantReply(
+        chat(
+          'You are Dit.',
+          ['## message from Sam', message, '## memory', `[#1] Ana: ${line}`].join('\n'),
+        ),
+      );
+    expect(
+      reply("I've just moved to Berlin for work.", 'Dit, do you remember where Ana moved?'),
+    ).toMatch(/Ana said they've moved to Berlin\b/);
+    expect(
+      reply("I'm learning the cello these days.", 'Dit, do you remember what Ana is learning?'),
+    ).toMatch(/Ana said they're learning the cello\b/);
+    expect(
+      reply('the cello lessons start in May', 'Dit, do you remember when the cello lessons start?'),
+    ).toMatch(/Ana brought up cello lessons start/);
   });
 
   it('answers what a memory question asks: the part of the line the question lacks', () => {
