@@ -7,8 +7,8 @@ import {
   type JetStreamClient,
 } from '@nats-io/jetstream';
 import { testNatsUrl } from '@dirigent/testing';
-import { NatsClient, ensureStream, JetStreamPublisher } from '.';
-import { testStream } from './test-fixtures';
+import { NatsClient, JetStreamPublisher } from '.';
+import { ensureTestStream, testStream } from './test-fixtures';
 
 /** Acked publishes against the real JetStream, next to the client's own `js.publish`. */
 describe('JetStreamPublisher', () => {
@@ -19,12 +19,7 @@ describe('JetStreamPublisher', () => {
   beforeAll(async () => {
     client = await NatsClient.connect({ url: testNatsUrl(), name: 'publisher-test' });
     js = jetstream(client.nc);
-    await ensureStream(client.jsm, {
-      name: stream as never,
-      subjects: [`${prefix}.>`],
-      retention: 'limits',
-      duplicateWindowMs: 60_000,
-    });
+    await ensureTestStream(client.jsm, { stream, prefix });
   });
   afterAll(async () => {
     await client.jsm.streams.delete(stream).catch(() => undefined);

@@ -1,6 +1,6 @@
 import { testNatsUrl } from '@dirigent/testing';
-import { NatsClient, ensureStream, removeStoredMessage, storedMessage } from '.';
-import { testStream } from './test-fixtures';
+import { NatsClient, removeStoredMessage, storedMessage } from '.';
+import { ensureTestStream, testStream } from './test-fixtures';
 
 /** Reading and removing one stored message of a real JetStream stream. */
 describe('stored messages', () => {
@@ -11,12 +11,7 @@ describe('stored messages', () => {
 
   beforeAll(async () => {
     client = await NatsClient.connect({ url: testNatsUrl(), name: 'stored-test' });
-    await ensureStream(client.jsm, {
-      name: stream as never,
-      subjects: [`${prefix}.>`],
-      retention: 'limits',
-      duplicateWindowMs: 60_000,
-    });
+    await ensureTestStream(client.jsm, { stream, prefix });
   });
   afterAll(async () => {
     await client.jsm.streams.delete(stream).catch(() => undefined);

@@ -4,11 +4,25 @@ import { closeMessaging, testMessaging, uid } from '@dirigent/testing';
 import { connectJetStreamTransport, type TransportOptions } from './nest/connect';
 import { ensureStream } from './provision';
 import type { Messaging } from './messaging';
+import type { JetStreamManager } from '@nats-io/jetstream';
 
 /** A stream of a test's own (`TEST_<name>_…`, subjects `test.<stream>.>`). */
 export function testStream(name: string): { stream: string; prefix: string } {
   const stream = `TEST_${uid(name).replace(/-/g, '_').toUpperCase()}`;
   return { stream, prefix: `test.${stream.toLowerCase()}` };
+}
+
+/** Creates the test stream `stream` over `<prefix>.>` (limits, a minute's de-duplication). */
+export async function ensureTestStream(
+  jsm: JetStreamManager,
+  { stream, prefix }: { stream: string; prefix: string },
+): Promise<void> {
+  await ensureStream(jsm, {
+    name: stream as never,
+    subjects: [`${prefix}.>`],
+    retention: 'limits',
+    duplicateWindowMs: 60_000,
+  });
 }
 
 /** A Nest app serving `controllers` over the JetStream transport, on a test stream of its own. */
@@ -26,12 +40,7 @@ export async function startProbeApp(
 ): Promise<ProbeApp> {
   const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
   const m = await testMessaging(connectionName);
-  await ensureStream(m.client.jsm, {
-    name: stream as never,
-    subjects: [`${prefix}.>`],
-    retention: 'limits',
-    duplicateWindowMs: 60_000,
-  });
+  await ensureTestStream(m.client.jsm, { stream, prefix });
   const moduleRef = await Test.createTestingModule({ controllers }).compile();
   const app = moduleRef.createNestApplication({ logger: false });
   connectJetStreamTransport(app, { client: m.client, source: 'probe', log: quiet, ...transport });
