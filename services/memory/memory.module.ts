@@ -32,6 +32,7 @@ import { AssembleContext } from './application/assemble-context';
 import { CloseEpoch } from './application/close-epoch';
 import { ConsolidateDossier } from './application/consolidate-dossier';
 import { DeleteMessage } from './application/delete-message';
+import { EraseFromMemory } from './application/erase';
 import { EpochEvents } from './application/epoch-events';
 import { ExtractMoments } from './application/extract-moments';
 import { ForgetUser } from './application/forget-user';
@@ -146,6 +147,7 @@ const repository = (
     RedactionQueue,
     ReviseEpoch,
     RedactMemory,
+    EraseFromMemory,
     ArchiveIndex,
     ExtractMoments,
     Indexer,

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { EpochCloseDue, type EpochClosed } from '@dirigent/contracts';
-import { epochCloseDue, epochId, outlineEpoch } from '@dirigent/memory-domain';
+import { epochCloseDue, epochId } from '@dirigent/memory-domain';
 import { Reactor } from '@dirigent/reactor';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { EPOCH_CLOSE, EpochTimer } from '../adapters/epoch-timer';
@@ -14,7 +14,7 @@ import { EpochEvents } from './epoch-events';
 import { Indexer } from './indexer';
 import { CLOCK, type Clock } from './ports';
 import { RedactionQueue } from './redaction-queue';
-import { epochLoreId, EpochSummarizer, summaryMessage } from './summarize-epoch';
+import { epochLoreId, epochRecord, EpochSummarizer, summaryMessage } from './summarize-epoch';
 
 /** How often a `forget` looks whether the closes it waits for have ended. */
 const SETTLED_POLL_MS = 50;
@@ -90,20 +90,9 @@ export class CloseEpoch {
       await this.timer.arm(guildId, channelId, lastAt + gap, true);
       return;
     }
-    const outline = outlineEpoch(open);
     const id = epochId(channelId, open[0].messageId);
     const told = await this.summarizer.summarize(guildId, open);
-    const event: EpochClosed = {
-      epochId: id,
-      guildId,
-      channelId,
-      startAt: new Date(outline.startAt).toISOString(),
-      endAt: new Date(outline.endAt).toISOString(),
-      messageCount: outline.messageCount,
-      participants: outline.participants,
-      summary: told.summary,
-      topics: told.topics,
-    };
+    const event: EpochClosed = { epochId: id, guildId, channelId, ...epochRecord(open, told) };
     await this.em.transactional(async () => {
       await this.epochs.record(guildId, event, told.sourceIds);
       await this.messages.assignEpoch(
@@ -117,7 +106,7 @@ export class CloseEpoch {
           epochLoreId(id, i),
           text,
           id,
-          new Date(outline.endAt),
+          new Date(event.endAt),
           told.sourceIds,
         );
       }

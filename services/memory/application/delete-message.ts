@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/postgresql';
 import type { MessageDeleted } from '@dirigent/contracts';
 import { DossierRepository } from '../adapters/postgres/dossier.repository';
 import { HighlightRepository } from '../adapters/postgres/highlight.repository';
 import { MessageRepository } from '../adapters/postgres/message.repository';
-import { Indexer } from './indexer';
-import { RedactMemory } from './redact';
-import { RedactionQueue } from './redaction-queue';
+import { EraseFromMemory } from './erase';
 
 /**
  * A deleted Discord message leaves every layer that holds its text, and search: the
@@ -17,38 +14,23 @@ import { RedactionQueue } from './redaction-queue';
 @Injectable()
 export class DeleteMessage {
   constructor(
-    private readonly em: EntityManager,
     private readonly messages: MessageRepository,
     private readonly highlights: HighlightRepository,
     private readonly dossiers: DossierRepository,
-    private readonly indexer: Indexer,
-    private readonly queue: RedactionQueue,
-    private readonly redact: RedactMemory,
+    private readonly erase: EraseFromMemory,
   ) {}
 
   async run(e: MessageDeleted): Promise<void> {
-    const jobId = `message:${e.guildId}:${e.messageId}`;
-    const removed = await this.em.transactional(async () => {
+    const ids = [e.messageId];
+    await this.erase.run(`message:${e.guildId}:${e.messageId}`, e.guildId, async () => {
       const row = await this.messages.remove(e.guildId, e.messageId);
       if (row) await this.dossiers.uncount(e.guildId, row.author_id);
-      const highlights = await this.highlights.removeByMessages(e.guildId, [e.messageId]);
-      const facts = await this.dossiers.removeFactsFrom(e.guildId, [e.messageId]);
-      await this.indexer.remove(e.guildId, 'archive', [e.messageId]);
-      await this.indexer.remove(e.guildId, 'highlights', highlights);
-      await this.indexer.remove(e.guildId, 'dossiers', facts);
-      if (row) {
-        await this.queue.record({
-          id: jobId,
-          guildId: e.guildId,
-          messageIds: [e.messageId],
-          authorIds: [row.author_id],
-        });
-      }
-      return row !== null;
+      const highlightIds = await this.highlights.removeByMessages(e.guildId, ids);
+      const facts = await this.dossiers.removeFactsFrom(e.guildId, ids);
+      return {
+        erased: { messageIds: ids, highlightIds, facts },
+        job: row && { messageIds: ids, authorIds: [row.author_id] },
+      };
     });
-    // A redelivery after a crash finds the message gone but its job maybe still pending.
-    if (removed || (await this.queue.pending(jobId))) {
-      await this.redact.start({ id: jobId, guildId: e.guildId });
-    }
   }
 }

@@ -1,14 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/postgresql';
 import type { MemoryForgetRequest, MemoryForgetResult } from '@dirigent/contracts';
 import { mentionsForgotten, quoteHashes, type Forgotten } from '@dirigent/memory-domain';
 import { DossierRepository } from '../adapters/postgres/dossier.repository';
 import { HighlightRepository } from '../adapters/postgres/highlight.repository';
 import { MessageRepository } from '../adapters/postgres/message.repository';
-import { Indexer } from './indexer';
+import { EraseFromMemory } from './erase';
 import { CLOCK, type Clock } from './ports';
-import { RedactMemory } from './redact';
-import { RedactionQueue } from './redaction-queue';
 
 /**
  * `Subjects.memory.forget`: one user's messages, highlights, facts and dossier in one
@@ -21,19 +18,16 @@ import { RedactionQueue } from './redaction-queue';
 @Injectable()
 export class ForgetUser {
   constructor(
-    private readonly em: EntityManager,
     private readonly messages: MessageRepository,
     private readonly highlights: HighlightRepository,
     private readonly dossiers: DossierRepository,
-    private readonly indexer: Indexer,
-    private readonly queue: RedactionQueue,
-    private readonly redact: RedactMemory,
+    private readonly erase: EraseFromMemory,
     @Inject(CLOCK) private readonly now: Clock,
   ) {}
 
   async run(r: MemoryForgetRequest): Promise<MemoryForgetResult> {
     const jobId = `user:${r.guildId}:${r.userId}:${this.now()}`;
-    const gone = await this.em.transactional(async () => {
+    const gone = await this.erase.run(jobId, r.guildId, async () => {
       // Who else's dossier body names or quotes them: written again without them.
       const trace = await this.messages.authorTrace(r.guildId, r.userId);
       const own = await this.dossiers.get(r.guildId, r.userId);
@@ -48,21 +42,17 @@ export class ForgetUser {
       const messageIds = await this.messages.removeByAuthor(r.guildId, r.userId);
       const highlightIds = await this.highlights.removeByAuthor(r.guildId, r.userId);
       const { facts, dossiers } = await this.dossiers.forget(r.guildId, r.userId);
-      await this.indexer.remove(r.guildId, 'archive', messageIds);
-      await this.indexer.remove(r.guildId, 'highlights', highlightIds);
-      await this.indexer.remove(r.guildId, 'dossiers', facts);
-      await this.queue.record({
-        id: jobId,
-        guildId: r.guildId,
-        userId: r.userId,
-        messageIds,
-        authorIds: [r.userId, ...others],
-        names: forgotten.names as string[],
-        quotes: forgotten.quotes as string[],
-      });
-      return { messageIds, highlightIds, facts, dossiers };
+      return {
+        erased: { messageIds, highlightIds, facts, dossiers },
+        job: {
+          userId: r.userId,
+          messageIds,
+          authorIds: [r.userId, ...others],
+          names: forgotten.names as string[],
+          quotes: forgotten.quotes as string[],
+        },
+      };
     });
-    await this.redact.start({ id: jobId, guildId: r.guildId });
     return {
       removed:
         gone.messageIds.length + gone.highlightIds.length + gone.facts.length + gone.dossiers,

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { outlineEpoch, withoutForgotten, type Forgotten } from '@dirigent/memory-domain';
+import { withoutForgotten, type Forgotten } from '@dirigent/memory-domain';
 import { EpochRepository } from '../adapters/postgres/epoch.repository';
 import { LoreRepository } from '../adapters/postgres/lore.repository';
 import { MessageRepository } from '../adapters/postgres/message.repository';
 import { EpochEvents } from './epoch-events';
 import { Indexer } from './indexer';
-import { epochLoreId, EpochSummarizer, summaryMessage } from './summarize-epoch';
+import { epochLoreId, epochRecord, EpochSummarizer, summaryMessage } from './summarize-epoch';
 
 /** Attempts at writing an epoch again while its messages keep changing underneath. */
 const ATTEMPTS = 5;
@@ -51,7 +51,7 @@ export class ReviseEpoch {
     const ids = remaining.map((m) => m.messageId);
     if (!remaining.length) return this.remove(guildId, epochId);
     const told = await this.summarizer.summarize(guildId, remaining);
-    const outline = outlineEpoch(remaining);
+    const record = epochRecord(remaining, told);
     const texts = [`${told.summary} ${told.topics.join(' ')}`, ...told.lore];
     const embedded = await this.indexer.queryMany(guildId, texts);
     const written = await this.em.transactional(async () => {
@@ -59,22 +59,11 @@ export class ReviseEpoch {
       if (!row) return { ok: true, channelId: null };
       const now = (await this.messages.epochMessages(guildId, epochId)).map((r) => r.message_id);
       if (!sameIds(now, ids)) return { ok: false, channelId: null };
-      await this.epochs.revise(
-        epochId,
-        {
-          startAt: new Date(outline.startAt).toISOString(),
-          endAt: new Date(outline.endAt).toISOString(),
-          messageCount: outline.messageCount,
-          participants: outline.participants,
-          summary: told.summary,
-          topics: told.topics,
-        },
-        told.sourceIds,
-      );
+      await this.epochs.revise(epochId, record, told.sourceIds);
       const oldLore = await this.lore.removeByEpoch(guildId, epochId);
       await this.indexer.remove(guildId, 'lore', oldLore);
       for (const [i, text] of told.lore.entries()) {
-        const at = new Date(outline.endAt);
+        const at = new Date(record.endAt);
         await this.lore.add(guildId, epochLoreId(epochId, i), text, epochId, at, told.sourceIds);
       }
       if (embedded) {

@@ -2,9 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   epochTranscript,
   extractiveSummary,
+  outlineEpoch,
   type ExtractiveSummary,
   type SummaryMessage,
 } from '@dirigent/memory-domain';
+import type { EpochRecord } from '../adapters/postgres/epoch.repository';
 import type { Row } from '../adapters/postgres/sql';
 import { SUMMARIZER, type Summarizer } from './ports';
 
@@ -31,6 +33,22 @@ export function summaryMessage(r: Row): SummaryMessage {
     reactionCount: r.reaction_count ?? 0,
     replyCount: r.reply_count ?? 0,
     quoteCount: r.quote_count ?? 0,
+  };
+}
+
+/**
+ * What an epoch's row holds of its messages (their outline) and of what was told of them:
+ * the same when the epoch closes and when it is written again after a deletion.
+ */
+export function epochRecord(messages: readonly SummaryMessage[], told: EpochSummary): EpochRecord {
+  const outline = outlineEpoch(messages);
+  return {
+    startAt: new Date(outline.startAt).toISOString(),
+    endAt: new Date(outline.endAt).toISOString(),
+    messageCount: outline.messageCount,
+    participants: outline.participants,
+    summary: told.summary,
+    topics: told.topics,
   };
 }
 

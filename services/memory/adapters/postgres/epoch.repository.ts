@@ -51,6 +51,23 @@ export function epochsRead(
   };
 }
 
+/** What an epoch row holds besides its ids: written when it closes and again on a revision. */
+export type EpochRecord = Pick<
+  EpochClosed,
+  'startAt' | 'endAt' | 'messageCount' | 'participants' | 'summary' | 'topics'
+>;
+
+/** The record's columns in the order both writes name them, then its sources. */
+const recordParams = (e: EpochRecord, sourceIds: string[]) => [
+  new Date(e.startAt),
+  new Date(e.endAt),
+  e.messageCount,
+  JSON.stringify(e.participants),
+  e.summary,
+  JSON.stringify(e.topics),
+  JSON.stringify(sourceIds),
+];
+
 /** Conversation epochs: summaries over silence-bounded windows of a channel. */
 export class EpochRepository extends EntityRepository<MemoryEpochRow> {
   /**
@@ -67,18 +84,7 @@ export class EpochRepository extends EntityRepository<MemoryEpochRow> {
       `insert into memory_epoch (id, guild_id, channel_id, start_at, end_at, message_count, participants,
          summary, topics, source_message_ids)
        values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?::jsonb) on conflict (id) do nothing returning id`,
-      [
-        e.epochId,
-        guildId,
-        e.channelId,
-        new Date(e.startAt),
-        new Date(e.endAt),
-        e.messageCount,
-        JSON.stringify(e.participants),
-        e.summary,
-        JSON.stringify(e.topics),
-        JSON.stringify(sourceIds),
-      ],
+      [e.epochId, guildId, e.channelId, ...recordParams(e, sourceIds)],
     );
     return rows.length > 0;
   }
@@ -123,29 +129,13 @@ export class EpochRepository extends EntityRepository<MemoryEpochRow> {
   }
 
   /** Writes the epoch again from its remaining messages; its event is published again. */
-  async revise(
-    id: string,
-    e: Pick<
-      EpochClosed,
-      'startAt' | 'endAt' | 'messageCount' | 'participants' | 'summary' | 'topics'
-    >,
-    sourceIds: string[],
-  ): Promise<void> {
+  async revise(id: string, e: EpochRecord, sourceIds: string[]): Promise<void> {
     await sql(
       this.em,
       `update memory_epoch set start_at = ?, end_at = ?, message_count = ?, participants = ?::jsonb,
          summary = ?, topics = ?::jsonb, source_message_ids = ?::jsonb, revision = revision + 1,
          published_at = null where id = ?`,
-      [
-        new Date(e.startAt),
-        new Date(e.endAt),
-        e.messageCount,
-        JSON.stringify(e.participants),
-        e.summary,
-        JSON.stringify(e.topics),
-        JSON.stringify(sourceIds),
-        id,
-      ],
+      [...recordParams(e, sourceIds), id],
     );
   }
 
