@@ -18,7 +18,14 @@ import { createValidated } from './validation';
 import { AgentId, INSTANCE_PATTERN, INSTANCE_RULE, Snowflake, Snowflakes } from './rules';
 
 export { AGENT_ID_PATTERN, AGENT_ID_RULE } from './rules';
-export { INSTANCE_PATTERN, INSTANCE_RULE, MASTER_INSTANCE, SNOWFLAKE_PATTERN } from './rules';
+export {
+  compareSnowflakes,
+  INSTANCE_PATTERN,
+  INSTANCE_RULE,
+  laterSnowflake,
+  MASTER_INSTANCE,
+  SNOWFLAKE_PATTERN,
+} from './rules';
 
 export const CHANNEL_MODES = ['none', 'work', 'report', 'discussion', 'chat'] as const;
 export type ChannelMode = (typeof CHANNEL_MODES)[number];

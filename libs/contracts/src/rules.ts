@@ -4,6 +4,21 @@ import { Matches } from 'class-validator';
 export const SNOWFLAKE_PATTERN = /^\d{1,20}$/;
 
 /**
+ * Orders two Discord snowflakes (decimal strings) as the numbers they are: the order
+ * Discord made them in. Exact without BigInt: a shorter id is the smaller, ids of one
+ * length compare as text.
+ */
+export function compareSnowflakes(a: string, b: string): number {
+  if (a.length !== b.length) return a.length < b.length ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The later of two snowflakes; `b` absent: `a`. */
+export function laterSnowflake(a: string, b: string | undefined): string {
+  return b === undefined || compareSnowflakes(a, b) > 0 ? a : b;
+}
+
+/**
  * The one agent-id rule, for the wire and the identity registry alike. Agent ids name
  * durable consumers and appear in subjects: keep them token-safe (no `.`, `*`, `>`).
  */

@@ -1,5 +1,6 @@
 import { channelPermissions, EVERYONE_DEFAULT, Permission } from './permissions';
-import { compareSnowflakes, SnowflakeGenerator } from './snowflakes';
+import { compareSnowflakes } from '@dirigent/contracts';
+import { SnowflakeGenerator } from './snowflakes';
 import { forIntents, Intents } from './gateway';
 
 describe('channelPermissions', () => {

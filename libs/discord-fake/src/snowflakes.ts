@@ -32,13 +32,6 @@ export class SnowflakeGenerator {
   }
 }
 
-/** Compares two snowflakes numerically. */
-export function compareSnowflakes(a: string, b: string): number {
-  const x = BigInt(a);
-  const y = BigInt(b);
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
 /** The time a snowflake was made (ISO 8601), as Discord's `timestamp` of a message shows it. */
 export function snowflakeTime(id: string): string {
   return new Date(Number((BigInt(id) >> 22n) + DISCORD_EPOCH)).toISOString();

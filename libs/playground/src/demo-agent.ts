@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { NO_REPLY, Subjects, type MemoryHit, type Reply } from '@dirigent/contracts';
+import {
+  compareSnowflakes,
+  NO_REPLY,
+  Subjects,
+  type MemoryHit,
+  type Reply,
+} from '@dirigent/contracts';
 import type { FakeDiscord } from '@dirigent/discord-fake';
 import type { Messaging } from '@dirigent/messaging';
 import { RelayClient, type GrantSubscription, type GrantedEvent } from '@dirigent/relay-client';
@@ -44,7 +50,7 @@ export function demoAgentDecision(
   const toOther = others.some((o) => o.userId !== agentUserId && names(lastHuman.content, o));
   if (toOther && !(self && names(lastHuman.content, self))) return { reply: false };
   const answered = messages.some(
-    (m) => m.authorId === agentUserId && BigInt(m.id) > BigInt(lastHuman.id),
+    (m) => m.authorId === agentUserId && compareSnowflakes(m.id, lastHuman.id) > 0,
   );
   return answered
     ? { reply: false }

@@ -7,7 +7,7 @@
  * No I/O, clocks or randomness: everything arrives in commands.
  */
 export * from './shared/result';
-export { compareSnowflakes, isAfter } from './shared/snowflake';
+export { isAfter } from './shared/snowflake';
 export { mulberry32, seededShuffle } from './shared/prng';
 export * from './channel/types';
 export * from './channel/commands';

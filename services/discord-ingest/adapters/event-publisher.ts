@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import {
+  laterSnowflake,
   MemberChanged,
   MessageCreated,
   MessageDeleted,
@@ -26,8 +27,6 @@ const CONTRACT = {
 } as const;
 
 export type IngestPath = 'live' | 'catch-up';
-
-const later = (a: string, b: string | undefined) => (!b || BigInt(a) > BigInt(b) ? a : b);
 
 /**
  * Discord events to JetStream, in gateway order per channel (the coordinator reads order as
@@ -109,7 +108,7 @@ export class DiscordEventPublisher {
   }
 
   private saw(channelId: string, messageId: string): void {
-    this.lastSeen.set(channelId, later(messageId, this.lastSeen.get(channelId)));
+    this.lastSeen.set(channelId, laterSnowflake(messageId, this.lastSeen.get(channelId)));
   }
 
   /**

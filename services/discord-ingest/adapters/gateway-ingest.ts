@@ -19,6 +19,7 @@ import {
   type Typing,
   type User,
 } from 'discord.js';
+import { compareSnowflakes, laterSnowflake } from '@dirigent/contracts';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { DiscordIngestConfig } from '../config';
 import {
@@ -54,8 +55,6 @@ function messageFacts(m: Message | PartialMessage): MessageFacts {
 
 /** How far back a channel with nothing published yet is caught up. */
 const UNSEEN_CHANNEL_WINDOW_MS = 10 * 60_000;
-
-const later = (a: string, b: string | undefined) => (!b || BigInt(a) > BigInt(b) ? a : b);
 
 /**
  * Gateway in: one small listener per discord.js event that classifies (pure, in
@@ -264,10 +263,10 @@ export class GatewayIngest {
     let count = 0;
     for (let page = 0; page < this.config.DISCORD_CATCHUP_MAX_PAGES; page++) {
       const batch = await channel.messages.fetch({ after, limit: 100, cache: false });
-      const sorted = [...batch.values()].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+      const sorted = [...batch.values()].sort((a, b) => compareSnowflakes(a.id, b.id));
       for (const m of sorted) {
         await this.emit(classifyMessage(messageFacts(m)), 'catch-up');
-        after = later(m.id, after);
+        after = laterSnowflake(m.id, after);
         count++;
       }
       if (batch.size < 100) break;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { compareSnowflakes } from '@dirigent/contracts';
 import type { LaterMessage } from '@dirigent/router-domain';
 
 export interface SeenMessage extends LaterMessage {
@@ -42,7 +43,7 @@ const KEEP = 100;
 const norm = (s: string) => s.trim();
 
 /** Discord's order within a channel: snowflakes compared as numbers. */
-const older = (a: string, b: string) => (a.length !== b.length ? a.length < b.length : a < b);
+const older = (a: string, b: string) => compareSnowflakes(a, b) < 0;
 const newer = (a: string, b: string | undefined) => b === undefined || older(b, a);
 
 /** Inserts `m` in Discord's order (almost always at the end); false when already there. */

@@ -1,6 +1,6 @@
 import { HttpError, notFound } from '../http-error';
 import { channelJson, guildJson, memberJson, webhookJson } from '../serialize';
-import { compareSnowflakes } from '../snowflakes';
+import { compareSnowflakes } from '@dirigent/contracts';
 import type { Route } from './route';
 
 /** A guild, its channels (list, create), members and webhooks. */

@@ -1,6 +1,6 @@
 import { HttpError } from '../http-error';
 import type { FakePoll } from '../model';
-import { compareSnowflakes } from '../snowflakes';
+import { compareSnowflakes } from '@dirigent/contracts';
 import type { Route } from './route';
 
 /** A poll of a message body, checked as Discord checks it (2..10 answers, 1..768 hours). */

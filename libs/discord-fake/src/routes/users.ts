@@ -1,5 +1,5 @@
 import { partialGuildJson, userJson } from '../serialize';
-import { compareSnowflakes } from '../snowflakes';
+import { compareSnowflakes } from '@dirigent/contracts';
 import type { Route } from './route';
 
 /** The gateway address, the bot's own user, its guilds and application, other users. */

@@ -1,5 +1,6 @@
 import { refuse } from '../shared/result';
-import { compareSnowflakes, isAfter, snowflakeTime } from '../shared/snowflake';
+import { compareSnowflakes } from '@dirigent/contracts';
+import { isAfter, snowflakeTime } from '../shared/snowflake';
 import type {
   CheckTurn,
   CompleteTurn,

@@ -1,5 +1,5 @@
 import { assertNever } from '../shared/result';
-import { compareSnowflakes } from '../shared/snowflake';
+import { compareSnowflakes } from '@dirigent/contracts';
 import type { ChannelEvent } from './events';
 import { computeTmState, isConversational, isRotating } from './rules';
 import type { ChannelState, OpenTurn } from './types';

@@ -1,4 +1,4 @@
-import { compareSnowflakes } from '../shared/snowflake';
+import { compareSnowflakes } from '@dirigent/contracts';
 import { isConversational, isRotating } from './rules';
 import type {
   AgentRef,

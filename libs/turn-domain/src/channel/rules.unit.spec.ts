@@ -6,7 +6,6 @@ import {
   tailFingerprint,
 } from './rules';
 import { seededShuffle } from '../shared/prng';
-import { compareSnowflakes } from '../shared/snowflake';
 import { ALICE, BOB, CAROL, DAVE } from '../test-support/channel-world';
 
 describe('computeTmState (mode → turn-manager table)', () => {
@@ -92,13 +91,5 @@ describe('rebuildSpeakers', () => {
   });
   it('is deterministic per seed', () => {
     expect(seededShuffle([1, 2, 3, 4, 5, 6], 42)).toEqual(seededShuffle([1, 2, 3, 4, 5, 6], 42));
-  });
-});
-
-describe('compareSnowflakes', () => {
-  it('orders by numeric value', () => {
-    expect(compareSnowflakes('99', '100')).toBe(-1);
-    expect(compareSnowflakes('1234567890123456789', '1234567890123456788')).toBe(1);
-    expect(compareSnowflakes('5', '5')).toBe(0);
   });
 });

@@ -1,11 +1,4 @@
-/**
- * Orders two Discord snowflakes (decimal strings). Comparing by length first keeps this exact
- * without BigInt and without trusting lexical order across different lengths.
- */
-export function compareSnowflakes(a: string, b: string): number {
-  if (a.length !== b.length) return a.length < b.length ? -1 : 1;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+import { compareSnowflakes } from '@dirigent/contracts';
 
 /** True when `id` is strictly after `anchor`; a missing anchor means "anything counts". */
 export function isAfter(id: string, anchor: string | null): boolean {

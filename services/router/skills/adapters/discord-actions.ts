@@ -1,4 +1,5 @@
 import {
+  compareSnowflakes,
   EnvelopeTypes,
   Subjects,
   type CreateChannelResult,
@@ -54,7 +55,7 @@ export class NatsDiscordActions implements DiscordActions {
       // The newest of that name: the one the interrupted run made, not an older namesake.
       const [existing] = (listed.guilds.find((g) => g.guildId === r.guildId)?.channels ?? [])
         .filter((c) => c.name === r.name)
-        .sort((a, b) => (BigInt(b.channelId) > BigInt(a.channelId) ? 1 : -1));
+        .sort((a, b) => compareSnowflakes(b.channelId, a.channelId));
       if (existing) return { channelId: existing.channelId };
     }
     return this.rpc<CreateChannelResult>(Subjects.discord.rpcCreateChannel, request);
