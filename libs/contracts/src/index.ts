@@ -10,6 +10,8 @@ export * from './memory';
 export * from './discord-guilds';
 export * from './envelope-types';
 export * from './orchestrator';
+export * from './dimensions';
+export * from './decision-inputs';
 export * from './router';
 export * from './skills';
 export * from './steward';

@@ -15,12 +15,6 @@ import {
   registerDecorator,
   type ValidationArguments,
 } from 'class-validator';
-import {
-  HIGHLIGHT_KINDS,
-  SEARCH_LAYERS,
-  type HighlightKind,
-  type SearchLayer,
-} from '@dirigent/memory-domain';
 import { SNOWFLAKE_PATTERN, Snowflake } from './rules';
 import { createValidated } from './validation';
 
@@ -67,13 +61,31 @@ export const CONTEXT_STRATEGIES = [
 ] as const;
 export type ContextStrategy = (typeof CONTEXT_STRATEGIES)[number];
 
-/** The layers `Subjects.memory.search` can be asked for (`@dirigent/memory-domain` owns them). */
-export const MEMORY_SEARCH_LAYERS = SEARCH_LAYERS;
-export type MemorySearchLayer = SearchLayer;
+/**
+ * The layers `Subjects.memory.search` can be asked for (`@dirigent/memory-domain` reads them
+ * as `SEARCH_LAYERS`).
+ */
+export const MEMORY_SEARCH_LAYERS = [
+  'archive',
+  'highlights',
+  'epochs',
+  'lore',
+  'dossiers',
+] as const;
+export type MemorySearchLayer = (typeof MEMORY_SEARCH_LAYERS)[number];
 
-/** Why a moment was kept (`@dirigent/memory-domain` owns them). */
-export const MEMORY_HIGHLIGHT_KINDS = HIGHLIGHT_KINDS;
-export type MemoryHighlightKind = HighlightKind;
+/** Why a moment was kept (`@dirigent/memory-domain` reads them as `HIGHLIGHT_KINDS`). */
+export const MEMORY_HIGHLIGHT_KINDS = [
+  'manual',
+  'reaction',
+  'replied',
+  'quote',
+  'self-disclosure',
+  'callback',
+  'last-word',
+  'scored',
+] as const;
+export type MemoryHighlightKind = (typeof MEMORY_HIGHLIGHT_KINDS)[number];
 
 /** `k` of a search: 8 unless asked, never more than this. */
 export const MEMORY_SEARCH_K = { default: 8, max: 50 } as const;

@@ -15,14 +15,37 @@ import {
   Max,
   ValidateNested,
 } from 'class-validator';
-import { VOICES, type Persona, type PersonaContent } from '@dirigent/router-domain';
+import { VOICES, type Voice } from './dimensions';
 import { AgentId } from './rules';
 import { createValidated } from './validation';
 
 // The persona's wire: `dirigent.admin.persona.*` and `dirigent.router.evt.persona.*`
 // (docs/architecture.md, "Persona").
 
-export type { Persona, PersonaContent };
+/** A closed range `[lo, hi]`. */
+export type PersonaRange = [number, number];
+
+/**
+ * A built-in agent's persona: the constraint surface the router's gates and scores and the
+ * synthesizer's instructions read (the D.I.T. seed's "Personality"), never prose inlined
+ * in a prompt. Versioned: every change writes the next version.
+ */
+export interface Persona {
+  agentId: string;
+  version: number;
+  /** `eligible` empty: every voice; `never` always gated out. */
+  voices: { eligible: Voice[]; never: Voice[] };
+  bannedPhrases: string[];
+  neverDo: string[];
+  /** 0 (casual, calm) .. 1 (formal, high-energy). */
+  toneBounds?: { formality: PersonaRange; energy: PersonaRange };
+  /** Multipliers over each disposition's own weight (absent: 1). */
+  dispositionWeights: Record<string, number>;
+  learning: { enabled: boolean; rate: number; bounds: PersonaRange };
+}
+
+/** The persona's content: everything but who and which version. */
+export type PersonaContent = Omit<Persona, 'agentId' | 'version'>;
 
 /** Envelope types of the persona events. */
 export const PersonaEventTypes = {

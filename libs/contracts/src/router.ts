@@ -23,14 +23,14 @@ import { LLM_GUILD } from './llm';
 import {
   FOLLOWUP_BIASES,
   OUTPUT_SHAPES,
-  type DecisionInputs,
-  type LensSwap,
   REASONING_DEPTHS,
   RISK_APPETITES,
+  ROUTER_TRIGGERS,
   SEARCH_POSTURES,
-  TRIGGERS,
   VOICES,
-} from '@dirigent/router-domain';
+  type RouterTrigger,
+} from './dimensions';
+import type { LensSwap, RouterDecisionInputs } from './decision-inputs';
 import type { RouterToolCall } from './skills';
 import { createValidated } from './validation';
 
@@ -38,18 +38,6 @@ import { createValidated } from './validation';
 // `dirigent.llm.budget.get` (docs/architecture.md, "Router and orchestrator").
 
 const DISPOSITION_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-
-// The dimension values are the pure router's: one spelling for the wire and the deciders.
-export {
-  REASONING_DEPTHS,
-  VOICES,
-  OUTPUT_SHAPES,
-  SEARCH_POSTURES,
-  RISK_APPETITES,
-  FOLLOWUP_BIASES,
-  TRIGGERS as ROUTER_TRIGGERS,
-};
-export type RouterTrigger = (typeof TRIGGERS)[number];
 
 /** Envelope types of the router's events and timer commands. */
 export const RouterEventTypes = {
@@ -178,7 +166,7 @@ export class RouterDecisionsListRequest {
   @IsOptional() @Snowflake() channelId?: string;
   @IsOptional() @IsInt() @Min(1) @Max(500) limit?: number;
   @IsOptional() @Matches(DISPOSITION_ID) dispositionId?: string;
-  @IsOptional() @oneOf(TRIGGERS) trigger?: RouterTrigger;
+  @IsOptional() @oneOf(ROUTER_TRIGGERS) trigger?: RouterTrigger;
   static create(input: unknown) {
     return createValidated(RouterDecisionsListRequest, input);
   }
@@ -232,9 +220,6 @@ export interface RouterDecisionTimings {
   gatherMs: number;
   decideMs: number;
 }
-
-/** A decision's inputs (`@dirigent/router-domain`'s `DecisionInputs`). */
-export type RouterDecisionInputs = DecisionInputs;
 
 /** A beat the router sent but did not see delivered within `DIRIGENT_ROUTER_BEAT_TIMEOUT_MS`. */
 export interface RouterUndelivered {

@@ -1,16 +1,11 @@
+import type { MemoryHighlightKind as HighlightKind } from '@dirigent/contracts';
 import { disclosures } from './facts';
 
-export const HIGHLIGHT_KINDS = [
-  'manual',
-  'reaction',
-  'replied',
-  'quote',
-  'self-disclosure',
-  'callback',
-  'last-word',
-  'scored',
-] as const;
-export type HighlightKind = (typeof HIGHLIGHT_KINDS)[number];
+// Why a moment was kept: the wire's list (`@dirigent/contracts`), under the domain's name.
+export {
+  MEMORY_HIGHLIGHT_KINDS as HIGHLIGHT_KINDS,
+  type MemoryHighlightKind as HighlightKind,
+} from '@dirigent/contracts';
 
 /** What the cheap signals know about one archived message. */
 export interface MomentSignals {

@@ -1,17 +1,14 @@
-/** The memory layers; `live` is a view over the newest archive rows, not a table. */
-export const MEMORY_LAYERS = [
-  'live',
-  'archive',
-  'highlights',
-  'epochs',
-  'lore',
-  'dossiers',
-] as const;
-export type MemoryLayer = (typeof MEMORY_LAYERS)[number];
+import { MEMORY_SEARCH_LAYERS } from '@dirigent/contracts';
 
-/** The layers `Subjects.memory.search` can be asked for. */
-export const SEARCH_LAYERS = ['archive', 'highlights', 'epochs', 'lore', 'dossiers'] as const;
-export type SearchLayer = (typeof SEARCH_LAYERS)[number];
+/** The layers `Subjects.memory.search` can be asked for: the wire's list (`@dirigent/contracts`). */
+export {
+  MEMORY_SEARCH_LAYERS as SEARCH_LAYERS,
+  type MemorySearchLayer as SearchLayer,
+} from '@dirigent/contracts';
+
+/** The memory layers; `live` is a view over the newest archive rows, not a table. */
+export const MEMORY_LAYERS = ['live', ...MEMORY_SEARCH_LAYERS] as const;
+export type MemoryLayer = (typeof MEMORY_LAYERS)[number];
 
 /** One remembered thing as a lens and the search see it. `at` is epoch milliseconds. */
 export interface MemoryItem {

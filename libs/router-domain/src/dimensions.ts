@@ -1,55 +1,32 @@
-/** The values of the disposition matrix (dit-mvp-plan.md, "The disposition router"). */
-export const REASONING_DEPTHS = ['low', 'medium', 'high'] as const;
-export type ReasoningDepth = (typeof REASONING_DEPTHS)[number];
+import type {
+  FollowupBias,
+  OutputShape,
+  ReasoningDepth,
+  RiskAppetite,
+  SearchPosture,
+  Voice,
+} from '@dirigent/contracts';
 
-export const VOICES = [
-  'playful',
-  'sharp',
-  'sincere',
-  'contrarian',
-  'nostalgic',
-  'deadpan',
-  'encouraging',
-  'indifferent',
-  'present-reaction',
-  'observational',
-  'fact-drop',
-] as const;
-export type Voice = (typeof VOICES)[number];
-
-export const OUTPUT_SHAPES = [
-  'silent',
-  'react-only',
-  'single-line',
-  'multi-line',
-  'burst',
-] as const;
-export type OutputShape = (typeof OUTPUT_SHAPES)[number];
-
-export const SEARCH_POSTURES = [
-  'none',
-  'broad-scan',
-  'person-deep',
-  'callback-hunt',
-  'contradiction-hunt',
-  'setup-payoff',
-] as const;
-export type SearchPosture = (typeof SEARCH_POSTURES)[number];
-
-export const RISK_APPETITES = ['safe', 'spicy'] as const;
-export type RiskAppetite = (typeof RISK_APPETITES)[number];
-
-export const FOLLOWUP_BIASES = [
-  'go-deeper',
-  'self-correct',
-  'contrarian-self',
-  'add-nuance',
-  'callback-later',
-] as const;
-export type FollowupBias = (typeof FOLLOWUP_BIASES)[number];
-
-export const TRIGGERS = ['reactive', 'speculative', 'self-followup', 'interruption'] as const;
-export type Trigger = (typeof TRIGGERS)[number];
+// The values of the disposition matrix are the wire's (`@dirigent/contracts`); the deciders
+// read them under their own names.
+export {
+  REASONING_DEPTHS,
+  VOICES,
+  OUTPUT_SHAPES,
+  SEARCH_POSTURES,
+  RISK_APPETITES,
+  FOLLOWUP_BIASES,
+  ROUTER_TRIGGERS as TRIGGERS,
+} from '@dirigent/contracts';
+export type {
+  ReasoningDepth,
+  Voice,
+  OutputShape,
+  SearchPosture,
+  RiskAppetite,
+  FollowupBias,
+  RouterTrigger as Trigger,
+} from '@dirigent/contracts';
 
 /** The five research personas of the fan-out. */
 export const RESEARCH_PERSONAS = [

@@ -1,44 +1,14 @@
 import type { AgentPersona } from './agent';
 import { route, type RouteDecision } from './decide';
-import type { Disposition, FollowupBias, Trigger, Voice } from './dimensions';
-import type { InterruptionAction } from './interruption';
-import type { MemorySignals, MessageFeatures, RoomSignals } from './room';
+import type { RouterDecisionInputs } from '@dirigent/contracts';
+import type { Disposition } from './dimensions';
 
 /**
- * Everything a decision's scores read, as stored with it: with its seed and the disposition
- * set named by `dispositionSet`, `routeFromInputs` gives the same candidates and choice,
- * byte for byte.
+ * Everything a decision's scores read, as stored with it (`RouterDecisionInputs` of
+ * `@dirigent/contracts`): with its seed and the disposition set named by `dispositionSet`,
+ * `routeFromInputs` gives the same candidates and choice, byte for byte.
  */
-export interface DecisionInputs {
-  trigger: Trigger;
-  mentioned: boolean;
-  /** The agent's persona constraints the gates read. */
-  agent: {
-    id: string;
-    name: string;
-    voices?: Voice[];
-    /** The persona's `voices.never` (additive: older decisions have none). */
-    neverVoices?: Voice[];
-    weights?: Record<string, number>;
-  };
-  message?: MessageFeatures;
-  room?: RoomSignals;
-  /** Recent authors and members, sorted (the lenses' filter). */
-  presentUserIds: string[];
-  memory?: MemorySignals;
-  /** Remaining fraction of the guild's daily budget, 0..1; absent when unknown. */
-  budgetFraction?: number;
-  /** Hour of the day, 0-23, in the community's time zone. */
-  hour: number;
-  temperature: number;
-  bias?: FollowupBias;
-  interruption?: { action: InterruptionAction; parentDispositionId: string };
-  /** The cheap classifier's pick (a model call is not replayed; its answer is an input). */
-  tieBreak?: string;
-  personaVersion?: number;
-  /** `dispositionSetId` of the dispositions the scores read. */
-  dispositionSet: string;
-}
+export type DecisionInputs = RouterDecisionInputs;
 
 /** The persona constraints of `agent` as an input (copies, sorted keys). */
 export function agentInput(agent: AgentPersona): DecisionInputs['agent'] {

@@ -1,7 +1,8 @@
+import type { InterruptionAction } from '@dirigent/contracts';
 import { messageFeatures } from './room';
 
-/** What a mid-burst interruption does with the beats still withheld. */
-export type InterruptionAction = 'abort' | 'fold' | 'continue';
+/** What a mid-burst interruption does with the beats still withheld (the contract's spelling). */
+export type { InterruptionAction };
 
 export interface InterruptionInput {
   /** The interrupting message. */

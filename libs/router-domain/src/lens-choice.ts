@@ -1,3 +1,4 @@
+import type { LensSwap } from '@dirigent/contracts';
 import type { Disposition, ReasoningDepth } from './dimensions';
 import { isModelFree } from './dimensions';
 import { seededRandom } from './seeded';
@@ -44,12 +45,7 @@ const WITH_DOSSIERS: Readonly<Record<string, string>> = {
   'live+lore': 'live+lore+dossiers',
 };
 
-export interface LensSwap {
-  from: string;
-  to: string;
-  /** `room`: a group is present; `off-axis`: the seeded swap for variety. */
-  reason: 'room' | 'off-axis';
-}
+export type { LensSwap } from '@dirigent/contracts';
 
 export interface LensChoice {
   lens: string;

@@ -1,31 +1,10 @@
 import type { AgentPersona } from './agent';
+import type { Persona, PersonaContent, PersonaRange as Range } from '@dirigent/contracts';
 import type { Voice } from './dimensions';
 import { enforceBannedPhrases } from './output';
 
-/** A closed range `[lo, hi]`. */
-export type Range = [number, number];
-
-/**
- * A built-in agent's persona: the constraint surface the router's gates and scores and the
- * synthesizer's instructions read (the D.I.T. seed's "Personality"), never prose inlined
- * in a prompt. Versioned: every change writes the next version.
- */
-export interface Persona {
-  agentId: string;
-  version: number;
-  /** `eligible` empty: every voice; `never` always gated out. */
-  voices: { eligible: Voice[]; never: Voice[] };
-  bannedPhrases: string[];
-  neverDo: string[];
-  /** 0 (casual, calm) .. 1 (formal, high-energy). */
-  toneBounds?: { formality: Range; energy: Range };
-  /** Multipliers over each disposition's own weight (absent: 1). */
-  dispositionWeights: Record<string, number>;
-  learning: { enabled: boolean; rate: number; bounds: Range };
-}
-
-/** The persona's content: everything but who and which version. */
-export type PersonaContent = Omit<Persona, 'agentId' | 'version'>;
+// The persona's shape is the wire's (`@dirigent/contracts`); here are its rules.
+export type { Persona, PersonaContent, PersonaRange as Range } from '@dirigent/contracts';
 
 /** What `upsert` merges over the active version: any top-level field, nested ones by key. */
 export interface PersonaPatch {

@@ -1,56 +1,14 @@
 import { MAX_BURST_BEATS } from './output';
 
+import type { MessageFeatures, RoomSignals } from '@dirigent/contracts';
+
 /**
  * What the router reads of the room, as plain data: features of the message, the channel's
- * activity, who is present and what memory holds. The application gathers them (clock,
- * queries); the scorer only reads them, so a decision's inputs replay it exactly.
+ * activity, who is present and what memory holds (their shapes are the contract's: they are
+ * stored with each decision). The application gathers them (clock, queries); the scorer only
+ * reads them, so a decision's inputs replay it exactly.
  */
-
-/** What the scorer reads of a message (its text is not kept with the decision). */
-export interface MessageFeatures {
-  /** Characters. */
-  length: number;
-  question: boolean;
-  debate: boolean;
-  /** Asks to remember or calls back ("remember", "last time", …). */
-  callback: boolean;
-  banter: boolean;
-  authorIsBot: boolean;
-  /** It names someone else (a mention or a reply) and not this agent. */
-  addressedToOther: boolean;
-  /**
-   * It asks for something a skill does (roll dice, a poll, a thread, a pin, a channel or a
-   * role, a restructure): a mention of it must be answered by acting, never by an emoji.
-   * Absent in decisions recorded before it existed (read as false).
-   */
-  asksAction?: boolean;
-  /**
-   * It asks memory what was said or decided ("do you remember …", "what did we decide …"):
-   * the turn must read what the question is about, recent and older. Absent in decisions
-   * recorded before it existed (read as false).
-   */
-  recall?: boolean;
-  /**
-   * A human asks a question in words: a mention of it must be answered in words, never by
-   * an emoji alone. Absent in decisions recorded before it existed (read as false).
-   */
-  asks?: boolean;
-}
-
-/** The channel's activity when the decision is made. */
-export interface RoomSignals {
-  /** Messages a minute over the last `RATE_WINDOW_MS`. */
-  ratePerMin: number;
-  /** Distinct human authors within `HUMANS_WINDOW_MS`. */
-  humansActive: number;
-  /** Bot messages since the last human message of the channel. */
-  botRun: number;
-}
-
-/** Does memory hold something on the topic: hits of a small search (absent: not asked). */
-export interface MemorySignals {
-  hits: number;
-}
+export type { MemorySignals, MessageFeatures, RoomSignals } from '@dirigent/contracts';
 
 export const RATE_WINDOW_MS = 5 * 60_000;
 export const HUMANS_WINDOW_MS = 10 * 60_000;
