@@ -3,11 +3,12 @@ import type { Disposition } from './dimensions';
 const MIN = 60_000;
 
 /**
- * The ten canonical dispositions: their one definition. The router migration
- * (libs/persistence/src/migrations/Migration20261123160000_router.ts) seeds them into
- * `dispositions` through `insertDispositionsSql`; the router reads that table, where
- * `Subjects.admin.disposition*` edits them. One added here later also needs a migration
- * that seeds it (the same helper), for databases migrated before it.
+ * The ten canonical dispositions as the code knows them. The migrations seed them into
+ * `dispositions`, each with its own copy of the rows (the router migration,
+ * libs/persistence/src/migrations/Migration20261123160000_router.ts, through
+ * `insertDispositionsSql`); the router reads that table, where `Subjects.admin.disposition*`
+ * edits them. One added or changed here also needs a migration that writes it;
+ * libs/persistence/src/migrations/seed-dispositions.unit.spec.ts fails until it does.
  */
 export const CANONICAL_DISPOSITIONS: readonly Disposition[] = [
   {

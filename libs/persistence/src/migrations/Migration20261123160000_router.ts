@@ -1,8 +1,121 @@
 import { Migration } from '@mikro-orm/migrations';
-// The file itself, not `@dirigent/router-domain`: migrations also run where the path aliases
-// do not resolve (jest's global setup), and the library's index loads far more than this list.
-import { CANONICAL_DISPOSITIONS } from '../../../router-domain/src/canonical';
-import { insertDispositionsSql } from './seed-dispositions';
+import { insertDispositionsSql, type SeededDisposition } from './seed-dispositions';
+
+const MIN = 60_000;
+
+/**
+ * The ten canonical dispositions as this migration seeds them: its own copy, so that what it
+ * writes never changes with the code (`CANONICAL_DISPOSITIONS` of `@dirigent/router-domain`
+ * is today's set; `seed-dispositions.unit.spec.ts` checks the migrations reach it).
+ */
+export const SEEDED_DISPOSITIONS: readonly SeededDisposition[] = [
+  {
+    id: 'silent-listen',
+    name: 'Silent listen',
+    reasoningDepth: 'low',
+    contextStrategy: 'none',
+    voice: 'indifferent',
+    outputShape: 'silent',
+    searchPosture: 'none',
+    riskAppetite: 'safe',
+  },
+  {
+    id: 'vibing',
+    name: 'Vibing',
+    reasoningDepth: 'low',
+    contextStrategy: 'narrow-live',
+    voice: 'present-reaction',
+    outputShape: 'react-only',
+    searchPosture: 'none',
+    riskAppetite: 'safe',
+    selfFollowupHint: { probability: 0.05, bias: 'go-deeper', windowMs: [MIN / 2, 2 * MIN] },
+  },
+  {
+    id: 'quick-react',
+    name: 'Quick react',
+    reasoningDepth: 'low',
+    contextStrategy: 'live',
+    voice: 'playful',
+    outputShape: 'single-line',
+    searchPosture: 'none',
+    riskAppetite: 'safe',
+    selfFollowupHint: { probability: 0.1, bias: 'go-deeper', windowMs: [MIN / 2, 2 * MIN] },
+  },
+  {
+    id: 'roast-back',
+    name: 'Roast back',
+    reasoningDepth: 'medium',
+    contextStrategy: 'archive-person-deep',
+    voice: 'sharp',
+    outputShape: 'single-line',
+    searchPosture: 'person-deep',
+    riskAppetite: 'spicy',
+  },
+  {
+    id: 'factual-recall',
+    name: 'Factual recall',
+    reasoningDepth: 'low',
+    contextStrategy: 'live+lore',
+    voice: 'deadpan',
+    outputShape: 'single-line',
+    searchPosture: 'none',
+    riskAppetite: 'safe',
+  },
+  {
+    id: 'callback-from-memory',
+    name: 'Callback from memory',
+    reasoningDepth: 'high',
+    contextStrategy: 'callback-primed',
+    voice: 'nostalgic',
+    outputShape: 'multi-line',
+    searchPosture: 'callback-hunt',
+    riskAppetite: 'safe',
+  },
+  {
+    id: 'settle-debate',
+    name: 'Settle debate',
+    reasoningDepth: 'high',
+    contextStrategy: 'contrasting',
+    voice: 'sincere',
+    outputShape: 'burst',
+    searchPosture: 'contradiction-hunt',
+    riskAppetite: 'safe',
+    selfFollowupHint: { probability: 0.3, bias: 'add-nuance', windowMs: [MIN, 5 * MIN] },
+  },
+  {
+    id: 'contrarian-take',
+    name: 'Contrarian take',
+    reasoningDepth: 'high',
+    contextStrategy: 'cross-channel-similar',
+    voice: 'contrarian',
+    outputShape: 'multi-line',
+    searchPosture: 'contradiction-hunt',
+    riskAppetite: 'spicy',
+  },
+  {
+    id: 'late-night-musing',
+    name: 'Late-night musing',
+    reasoningDepth: 'high',
+    contextStrategy: 'serendipity',
+    voice: 'observational',
+    outputShape: 'burst',
+    searchPosture: 'broad-scan',
+    riskAppetite: 'safe',
+    speculativeOnly: true,
+    selfFollowupHint: { probability: 0.4, bias: 'add-nuance', windowMs: [5 * MIN, 20 * MIN] },
+  },
+  {
+    id: 'observation-drop',
+    name: 'Observation drop',
+    reasoningDepth: 'medium',
+    contextStrategy: 'bot-history',
+    voice: 'observational',
+    outputShape: 'single-line',
+    searchPosture: 'broad-scan',
+    riskAppetite: 'safe',
+    speculativeOnly: true,
+  },
+];
 
 /** The router: dispositions (seeded), the decision log, research runs and self-follow-ups. */
 export class Migration20261123160000_router extends Migration {
@@ -21,7 +134,7 @@ export class Migration20261123160000_router extends Migration {
       "weight" double precision not null default 1,
       "updated_at" timestamptz not null default now()
     );`);
-    this.addSql(insertDispositionsSql(CANONICAL_DISPOSITIONS));
+    this.addSql(insertDispositionsSql(SEEDED_DISPOSITIONS));
     this.addSql(`create table "disposition_decisions" (
       "decision_id" varchar(64) not null primary key,
       "guild_id" varchar(20) not null,

@@ -1,14 +1,20 @@
 import { Migration } from '@mikro-orm/migrations';
-import { CANONICAL_DISPOSITIONS } from '../../../router-domain/src/canonical';
+import type { SeededDisposition } from './seed-dispositions';
 
-const hint = JSON.stringify(
-  CANONICAL_DISPOSITIONS.find((d) => d.id === 'roast-back')!.selfFollowupHint,
-).replace(/'/g, "''");
+const MIN = 60_000;
+
+/** The hint this migration gives `roast-back`: its own copy, never changed by later code. */
+export const ROAST_BACK_HINT: SeededDisposition['selfFollowupHint'] = {
+  probability: 0.15,
+  bias: 'callback-later',
+  windowMs: [20 * MIN, 60 * MIN],
+};
+const hint = JSON.stringify(ROAST_BACK_HINT).replace(/'/g, "''");
 
 /**
- * The canonical `roast-back` schedules a `callback-later` follow-up (its hint, from the one
- * definition in `@dirigent/router-domain`). A database seeded before keeps its row; the
- * hint is set where the row still has none (an admin's own hint is left as it is).
+ * The canonical `roast-back` schedules a `callback-later` follow-up. A database seeded
+ * before keeps its row; the hint is set where the row still has none (an admin's own hint is
+ * left as it is).
  */
 export class Migration20261128110000_roast_back_callback_later extends Migration {
   override async up(): Promise<void> {

@@ -1,4 +1,20 @@
-import type { Disposition } from '../../../router-domain/src/dimensions';
+/**
+ * A disposition row as a migration seeds it. Plain strings: a migration carries its own data
+ * and imports no list of the code's, so what it writes never changes when the code does.
+ */
+export interface SeededDisposition {
+  id: string;
+  name: string;
+  reasoningDepth: string;
+  contextStrategy: string;
+  voice: string;
+  outputShape: string;
+  searchPosture: string;
+  riskAppetite: string;
+  speculativeOnly?: boolean;
+  selfFollowupHint?: { probability: number; bias: string; windowMs: [number, number] };
+  weight?: number;
+}
 
 const literal = (v: unknown) =>
   v === null
@@ -8,15 +24,14 @@ const literal = (v: unknown) =>
       : `'${String(v).replace(/'/g, "''")}'`;
 
 /**
- * The `insert` that seeds dispositions into `dispositions`, from their one definition in
- * `@dirigent/router-domain` (`CANONICAL_DISPOSITIONS`). A row already there is left as it is:
- * a migration that seeds a disposition added to the canonical set later inserts it on a
- * database migrated before it and does nothing on one the router migration just seeded.
+ * The `insert` that seeds dispositions into `dispositions`. A row already there is left as
+ * it is: a migration that seeds a disposition added to the canonical set later inserts it on
+ * a database migrated before it. The migration writes the rows out itself.
  *
  * @example
- * this.addSql(insertDispositionsSql(CANONICAL_DISPOSITIONS.filter((d) => d.id === 'new-one')));
+ * this.addSql(insertDispositionsSql([{ id: 'new-one', name: 'New one', ... }]));
  */
-export function insertDispositionsSql(dispositions: readonly Disposition[]): string {
+export function insertDispositionsSql(dispositions: readonly SeededDisposition[]): string {
   const values = dispositions.map((d) =>
     [
       d.id,
