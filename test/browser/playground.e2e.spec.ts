@@ -165,7 +165,7 @@ describe('playground /playground in Chromium', () => {
       { timeout: 60_000 },
     );
     const said = await agentTexts();
-    expect(said.some((t) => / (brought up|said (you|they)) /.test(t))).toBe(true);
+    expect(said.some((t) => / said(: "| (you|they)\b)/.test(t))).toBe(true);
     expect(said.filter((t) => SCAFFOLDING.test(t))).toEqual([]);
     await page.waitForSelector('#dormant:has-text("yes (unanimous-empty)")', { timeout: 60_000 });
     const demo = await demoReplies();

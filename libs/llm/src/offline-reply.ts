@@ -124,49 +124,8 @@ function contentWords(text: string): string[] {
   );
 }
 
-/** Words that ask about memory: they match a line, but never make its topic. */
+/** Words that ask about memory: they match a line, but say nothing of what it is about. */
 const ASKING = new Set('decide decided deciding remember remembered recall'.split(' '));
-
-/** Short words a phrase keeps inside it ("a trip to Lisbon"), never at its ends. */
-const JOINERS = new Set('a an the to of in for on at with my our his her'.split(' '));
-
-/**
- * The longest phrase of content words (joined by short words like "a" or "to"), as written,
- * with at most `max` content words; the later on a tie. Given the words of a question, the
- * phrase sharing most of them comes first ("started learning pottery", not "live in Porto
- * now", for "what did I start learning?").
- */
-function topic(text: string, max = 3, asked?: ReadonlySet<string>): string {
-  const words = withoutMentions(text).match(/[A-Za-z0-9][A-Za-z0-9'-]*/g) ?? [];
-  const content = (w: string) =>
-    w.length > 2 && !STOP.has(w.toLowerCase()) && !ASKING.has(w.toLowerCase());
-  const shared = (ws: string[]) => ws.filter((w) => asked?.has(w.toLowerCase())).length;
-  let best: string[] = [];
-  let bestCount = 0;
-  let bestShared = 0;
-  let run: string[] = [];
-  let count = 0;
-  const close = () => {
-    while (run.length && !content(run[run.length - 1])) run.pop();
-    const s = shared(run);
-    if (count && (s > bestShared || (s === bestShared && count >= bestCount))) {
-      [best, bestCount, bestShared] = [run, count, s];
-    }
-    [run, count] = [[], 0];
-  };
-  for (const w of words) {
-    if (content(w) && count < max) {
-      run.push(w);
-      count++;
-    } else if (count && count < max && JOINERS.has(w.toLowerCase())) run.push(w);
-    else {
-      close();
-      if (content(w)) [run, count] = [[w], 1];
-    }
-  }
-  close();
-  return best.join(' ');
-}
 
 /** "I said", "I told you", "my …": the asker asks about their own words. */
 const OWN_WORDS = /\b(i (said|told|mentioned|wrote|asked)|my)\b/i;
@@ -182,9 +141,10 @@ function bestHit(p: ReadPrompt, anyWillDo: boolean, memoryAsk: boolean): Recalle
   let bestScore = 0;
   for (const r of p.memory) {
     if (r.who && p.speaker && r.who === p.speaker) continue;
-    const overlap = contentWords(r.text).filter((w) => asked.has(w)).length;
+    const words = contentWords(r.text);
+    const overlap = words.filter((w) => asked.has(w)).length;
     const score = overlap + (own && r.who === p.author ? 2 : 0);
-    if (score >= bestScore && (score > 0 || anyWillDo) && topic(r.text)) {
+    if (score >= bestScore && (score > 0 || anyWillDo) && words.length) {
       best = r;
       bestScore = score;
     }
@@ -192,14 +152,223 @@ function bestHit(p: ReadPrompt, anyWillDo: boolean, memoryAsk: boolean): Recalle
   return best;
 }
 
+/** A text's sentences, as written (each with its own punctuation). */
+export function sentencesOf(text: string): string[] {
+  return text
+    .trim()
+    .split(/(?<=[.!?])\s+(?=\S)/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** Longer lines are quoted by their one sentence that shares most words with the message. */
+const QUOTE_WHOLE_MAX = 200;
+
+/** What of a recalled line is quoted: all of it, or its one sentence that answers most. */
+function quotable(text: string, asked: ReadonlySet<string>): string {
+  const whole = text.trim();
+  const parts = sentencesOf(whole);
+  if (whole.length <= QUOTE_WHOLE_MAX || parts.length < 2) return whole;
+  let best = parts[0];
+  let bestScore = -1;
+  for (const s of parts) {
+    const score = contentWords(s).filter((w) => asked.has(w)).length;
+    if (score > bestScore) [best, bestScore] = [s, score];
+  }
+  return best;
+}
+
+/** A quotation that stays one: its own double quotes become single ones. */
+const quoted = (text: string) => `"${text.replace(/["“”]/g, "'")}"`;
+
+/** Words that make a sentence about its speaker or its listener (not reported as said). */
+const PERSONAL = new Set(
+  (
+    "i i'm i've i'd i'll me my mine myself we we're we've we'll us our ours ourselves " +
+    "you you're you've your yours yourself"
+  ).split(' '),
+);
+/** "I'm" → "'re": the ending the subject takes when it is said of someone else. */
+const CONTRACTED: Record<string, string> = {
+  i: '',
+  "i'm": "'re",
+  "i've": "'ve",
+  "i'd": "'d",
+  "i'll": "'ll",
+};
+const REPORTED_MAX_WORDS = 25;
+
 /**
- * One of `options`, by the message, shifted by the speaker's initial: agents whose names start
- * with different letters (Ada, Basil, Clio, Dit) word one message differently, not in chorus.
+ * A whole sentence someone said of themselves, said of them: "I'm learning the cello these
+ * days." → "you said you're learning the cello these days" (to its author) or "Ana said
+ * they're learning the cello these days". Null unless the sentence starts with its speaker
+ * ("I", "I'm", "I've", "I am", "I was", …) and says nothing else of anyone's own person,
+ * so the reported sentence is the whole of it, grammatical as it stands.
  */
-function pick<T>(options: readonly T[], o: { message: string; speaker?: string }): T {
-  const base = createHash('sha256').update(o.message).digest().readUInt32BE(0);
-  const shift = o.speaker ? o.speaker.toLowerCase().charCodeAt(0) : 0;
-  return options[(base + shift) % options.length];
+function reported(sentence: string, who: string, toAuthor: boolean): string | null {
+  const text = sentence.trim().replace(/[.!]+$/, '');
+  if (/[?"“”:;]/.test(text)) return null;
+  const words = text.split(/\s+/);
+  const norm = (w: string) => w.replace(/’/g, "'").toLowerCase();
+  const first = norm(words[0] ?? '');
+  if (!(first in CONTRACTED) || words[0][0] !== 'I' || words.length < 3) return null;
+  if (words.length > REPORTED_MAX_WORDS) return null;
+  const rest = words.slice(1);
+  if (rest.some((w) => PERSONAL.has(norm(w).replace(/[^a-z']/g, '')))) return null;
+  const they = toAuthor ? 'you' : 'they';
+  let subject = `${they}${CONTRACTED[first]}`;
+  if (first === 'i') {
+    const verb = norm(rest[0]);
+    if (verb === 'am') [subject, rest[0]] = [they, 'are'];
+    else if (verb === 'was') [subject, rest[0]] = [they, 'were'];
+  }
+  return `${toAuthor ? 'you' : who} said ${subject} ${rest.join(' ')}`;
+}
+
+/** Who a recalled line is by, as a reply names them ("you" for the asker). */
+function nameOf(hit: Recalled, author?: string): { name: string; you: boolean } {
+  const plain = (n?: string) => n?.replace(/\s*\([^)]*\)\s*$/, '').trim();
+  const who = plain(hit.who);
+  if (!who) return { name: 'the notes say', you: false };
+  const you = !!author && plain(author) === who;
+  return { name: you || /^you$/i.test(who) ? 'you' : who, you: you || /^you$/i.test(who) };
+}
+
+/**
+ * What a reply says it recalls, as a clause: the whole line (or its one sentence that answers)
+ * quoted with its author (`Basil said: "…"`), or, when that sentence is someone speaking of
+ * themselves, the whole of it reported (`you said you're learning the cello`).
+ */
+function recollection(
+  hit: Recalled,
+  author: string | undefined,
+  asked: ReadonlySet<string>,
+): string {
+  const text = quotable(hit.text, asked);
+  const { name, you } = nameOf(hit, author);
+  if (hit.who) {
+    const said = reported(text, name, you);
+    if (said) return said;
+    return `${name} said: ${quoted(text)}`;
+  }
+  return `${name}: ${quoted(text)}`;
+}
+
+/** A sentence's end: a quote that ends its own sentence ends the reply's too. */
+const ended = (s: string) => (/[.!?]"?$/.test(s) ? s : `${s}.`);
+
+/**
+ * How one agent talks: the same situations, said its own way. `said` is a recollection
+ * clause (lower-case unless it starts with a name), `to` is `, <name>` or ''.
+ */
+interface Voice {
+  hello: (to: string) => string[];
+  thanks: (to: string) => string[];
+  /** A memory question answered. */
+  recall: ((said: string) => string)[];
+  /** A memory question with nothing in memory. */
+  forgot: string[];
+  /** A question the offline model cannot answer: it says so plainly. */
+  offline: string[];
+  /** A message memory has something on. */
+  related: ((said: string) => string)[];
+  /** A statement with nothing to add. */
+  ack: string[];
+  /** Speaking up unprompted with something memory holds. */
+  unprompted: ((said: string) => string)[];
+}
+
+const VOICES: Record<string, Voice> = {
+  // Warm and curious.
+  ada: {
+    hello: (to) => [`Hi${to}! Nice to see you here.`, `Hello${to}, and welcome!`],
+    thanks: (to) => [`You're welcome${to}!`, 'Anytime, happy to help.'],
+    recall: [(s) => `If I remember right, ${s}`, (s) => `From what I recall, ${s}`],
+    forgot: [
+      "I don't remember anything about that yet.",
+      'Hmm, nothing about that comes to mind yet.',
+    ],
+    offline: [
+      "I'd love to help, but I'm running offline without a model, so I can't really answer that. Does anyone else know?",
+      "That's a good one! Offline I can only go by what people said here, and nobody has covered it yet.",
+    ],
+    related: [(s) => `That reminds me: ${s}`, (s) => `Oh, on that note, ${s}`],
+    ack: ['Oh, nice, thanks for sharing!', 'That sounds lovely.', 'Good to hear!'],
+    unprompted: [(s) => `I was just thinking back: ${s}`],
+  },
+  // Practical and brief.
+  basil: {
+    hello: (to) => [`Hey${to}.`, `Hey${to}, good to have you.`],
+    thanks: (to) => [`No problem${to}.`, 'Sure thing.'],
+    recall: [(s) => `Last I have is that ${s}`, (s) => `Going by memory, ${s}`],
+    forgot: ['Nothing on that in my notes yet.', "I've got nothing on that so far."],
+    offline: [
+      "Can't work that out offline: there's no model behind me yet.",
+      'No model is connected, so that is beyond me right now. Someone else may know.',
+    ],
+    related: [(s) => `Related: ${s}`, (s) => `For what it's worth, ${s}`],
+    ack: ['Noted.', 'Got it.', 'Makes sense.'],
+    unprompted: [(s) => `Picking up an old thread: ${s}`],
+  },
+  // The archivist: goes by the record.
+  clio: {
+    hello: (to) => [`Hello${to}. Welcome to the channel.`, `Hi${to}, good to see a new face.`],
+    thanks: (to) => [`Glad it helped${to}.`, 'My pleasure.'],
+    recall: [(s) => `Looking back, ${s}`, (s) => `The record shows that ${s}`],
+    forgot: ['The archive has nothing on that yet.', 'I looked back and found nothing on that.'],
+    offline: [
+      'Offline I can only quote what the channel remembers, and it holds nothing on that yet.',
+      "Without a model I can't reason that through; I can only look up what was said here.",
+    ],
+    related: [(s) => `Worth recalling: ${s}`, (s) => `For the record, ${s}`],
+    ack: ["I'll remember that.", 'Noted for the record.', "That's worth keeping in mind."],
+    unprompted: [(s) => `From the archive: ${s}`],
+  },
+  // Dry; the house bot.
+  dit: {
+    hello: (to) => [`Hey${to}.`, `Hello${to}. Make yourself at home.`],
+    thanks: () => ['Anytime.', "Don't mention it."],
+    recall: [(s) => `I think ${s}`, (s) => `As far as I can tell, ${s}`],
+    forgot: ['Nothing on that in memory. Yet.', "Memory's blank on that one."],
+    offline: [
+      "I'm offline: no model, so I can quote memory but not think. Memory has nothing on this.",
+      "Offline mode: I can't answer that, only quote what was said, and nobody has said it.",
+    ],
+    related: [(s) => `Side note: ${s}`, (s) => `Relevant, maybe: ${s}`],
+    ack: ['Fair enough.', 'Sure.', 'Noted.'],
+    unprompted: [(s) => `Thinking back, ${s}`],
+  },
+  // The orchestrator: routes work, says what it can and cannot do.
+  molt: {
+    hello: (to) => [
+      `Hello${to}. Ask me for something and I'll route it.`,
+      `Hi${to}. What do you need done?`,
+    ],
+    thanks: () => ["You're welcome.", 'Glad to help.'],
+    recall: [(s) => `Memory has this: ${s}`, (s) => `Per memory, ${s}`],
+    forgot: ['Memory has no record of that.', 'No record of that in memory.'],
+    offline: [
+      "I can't answer that offline: no model is connected for me, and none of my agents covers it.",
+      "That needs a model, and I'm running offline. With OPENAI_API_KEY or ANTHROPIC_API_KEY set, I could handle it.",
+    ],
+    related: [(s) => `Possibly relevant: ${s}`],
+    ack: ['Understood.', 'Acknowledged.'],
+    unprompted: [(s) => `For context, ${s}`],
+  },
+};
+const VOICE_ORDER = ['ada', 'basil', 'clio', 'dit', 'molt'];
+
+/** The speaker's voice: its own, or one chosen by its name's initial. */
+function voiceOf(p: ReadPrompt): Voice {
+  if (p.orchestrator) return VOICES.molt;
+  const name = p.speaker?.toLowerCase() ?? 'ada';
+  return VOICES[name] ?? VOICES[VOICE_ORDER[name.charCodeAt(0) % VOICE_ORDER.length]];
+}
+
+/** One of `options`, by the message: the same message always gets the same wording. */
+function pick<T>(options: readonly T[], message: string): T {
+  const base = createHash('sha256').update(message).digest().readUInt32BE(0);
+  return options[base % options.length];
 }
 
 const GREETING = /^(hi|hey|hello|hiya|yo|good (morning|afternoon|evening))\b/i;
@@ -210,43 +379,6 @@ const MEMORY_ASK =
   /\b(remember|recall|remind|earlier|last time|decid|agreed|we said|talked about)/i;
 const REMIND = /\bremind (me|us)\b/i;
 
-/** What may stand between "I" and what its speaker did ("I just started …"). */
-const ADVERBS = new Set('just also finally recently really now actually still'.split(' '));
-/** "I", "I'm", "I've" as the recalled speaker's words, and what they become said of them. */
-const FIRST_PERSON: Record<string, string> = { i: '', "i'm": "'re", "i've": "'ve" };
-
-/**
- * Whether the recalled phrase is what its speaker said of themselves ("I just started
- * learning pottery"): the ending their "I" takes said of them ("" for "I", "'re" for "I'm",
- * "'ve" for "I've"), or null. "you said you started learning pottery" reads where "you
- * brought up started learning pottery" did not.
- */
-function ofThemselves(text: string, phrase: string): string | null {
-  const at = phrase ? text.indexOf(phrase) : -1;
-  if (at < 0) return null;
-  const before = text.slice(0, at).trim().split(/\s+/);
-  const word = (i: number) => (before[before.length - i] ?? '').replace(/’/g, "'").toLowerCase();
-  while (before.length && ADVERBS.has(word(1))) before.pop();
-  // "I am planning …", "I have moved …": said of them, "'re planning", "'ve moved".
-  if (word(2) === 'i' && (word(1) === 'am' || word(1) === 'have')) {
-    return word(1) === 'am' ? "'re" : "'ve";
-  }
-  return word(1) in FIRST_PERSON ? FIRST_PERSON[word(1)] : null;
-}
-
-/**
- * What a recalled line says beyond the question (": old lighthouse" for "the venue is the old
- * lighthouse" asked "what did we decide about the venue?"), or '' when it adds nothing or
- * the phrase recalled (`said`) already tells more than the question asked.
- */
-function answerIn(hit: Recalled, said: string, asked: ReadonlySet<string>): string {
-  if (contentWords(said).some((w) => !asked.has(w))) return '';
-  const rest = hit.text.replace(/[A-Za-z0-9][A-Za-z0-9'-]*/g, (w) =>
-    asked.has(w.toLowerCase()) ? ' and ' : w,
-  );
-  const fresh = topic(rest, 3);
-  return fresh && !said.includes(fresh) ? `: ${fresh}` : '';
-}
 const CAPABILITIES = /\b(what can you do|what do you do|help me with|your (skills|abilities))\b/i;
 const CODING =
   /\b(code|coding|implement|refactor|debug|compile|script|program|function|fix (the|a|this) bug|pull request)\b/i;
@@ -272,11 +404,13 @@ function orchestratorReply(p: ReadPrompt): string | null {
 }
 
 /**
- * The offline model as a participant: a short reply to the message a prompt answers,
- * grounded in that message and the best memory line it carries, never in the prompt's
- * scaffolding, and never quoting what anyone said (memory is recalled by who and topic).
- * No weights and no randomness: the same request always gets the same reply, and two
- * speakers (named in their system prompts) word it differently.
+ * The offline model as a participant: a short reply to the message a prompt answers, in the
+ * speaker's own voice (Ada, Basil, Clio, Dit and Molt each word things their way), in whole
+ * sentences. What it recalls it quotes whole, with its author (`Basil said: "…"`), or
+ * reports whole when someone said it of themselves ("you said you're learning the cello");
+ * a question it cannot answer without a model gets a plain word saying so. It never splices
+ * a piece of anyone's sentence into its own. No weights and no randomness: the same request
+ * always gets the same reply.
  */
 export function participantReply(req: ChatRequest): string {
   const p = readPrompt(req);
@@ -287,111 +421,23 @@ export function participantReply(req: ChatRequest): string {
     const own = orchestratorReply(p);
     if (own) return own;
   }
+  const voice = voiceOf(p);
+  const say = <T>(options: readonly T[]) => pick(options, p.message);
   // Asked, not told: "we decided on the lighthouse" is news, not a question to memory.
   const memoryAsk =
     MEMORY_ASK.test(p.message) && (QUESTION.test(p.message) || REMIND.test(p.message));
   // A memory question recalls only what shares a word with it (or the asker's own words):
   // the latest line at random would answer something nobody asked.
   const hit = bestHit(p, !p.message, memoryAsk);
-  const asked = new Set(memoryAsk ? contentWords(p.message) : []);
-  const said = hit ? topic(hit.text, 4, asked) : '';
-  const self = hit?.who ? ofThemselves(hit.text, said) : null;
-  const you = hit?.who === p.author;
-  const who = !hit?.who
-    ? 'we had'
-    : self !== null
-      ? `${you ? 'you' : hit.who} said ${you ? 'you' : 'they'}${self}`
-      : `${you ? 'you' : hit.who} brought up`;
-  const recall = hit ? `${who} ${said}${memoryAsk ? answerIn(hit, said, asked) : ''}` : '';
-  const by = { message: p.message, speaker: p.speaker };
-  if (!p.message) return recall ? `Thinking back: ${recall}.` : NO_REPLY;
+  const recalled = hit
+    ? recollection(hit, p.author, new Set(contentWords(p.message).filter((w) => !ASKING.has(w))))
+    : '';
+  if (!p.message) return recalled ? ended(say(voice.unprompted)(recalled)) : NO_REPLY;
   if (GREETING.test(p.message) && !QUESTION.test(p.message.replace(GREETING, ''))) {
-    return pick(
-      [
-        `Hey${to}! Good to see you.`,
-        `Hi${to}, welcome in.`,
-        `Hello${to}! What's up?`,
-        `Hey${to}, glad you're here.`,
-      ],
-      by,
-    );
+    return say(voice.hello(to));
   }
-  if (THANKS.test(p.message))
-    return pick([`Anytime${to}.`, 'Glad it helped.', 'Happy to help.', 'No problem at all.'], by);
-  // What the message is about, never the speaker itself ("the snacks are on Ada" to Ada).
-  const about = topic(
-    p.speaker
-      ? p.message.replace(new RegExp(`\\b${p.speaker.replace(/\W/g, '')}\\b`, 'gi'), ' and ')
-      : p.message,
-  );
-  if (memoryAsk) {
-    return recall
-      ? pick(
-          [
-            `If I remember right, ${recall}.`,
-            `Last I have is that ${recall}.`,
-            `From what I recall, ${recall}.`,
-            `I think ${recall}.`,
-          ],
-          by,
-        )
-      : pick(
-          [
-            "I don't have anything on that in memory yet.",
-            'Nothing comes to mind on that yet.',
-            "I can't find that in what I remember.",
-            "That one isn't in my memory yet.",
-          ],
-          by,
-        );
-  }
-  if (QUESTION.test(p.message)) {
-    return recall
-      ? pick(
-          [
-            `Good question. From memory: ${recall}.`,
-            `As far as I recall, ${recall}.`,
-            `Not sure, but I think ${recall}.`,
-            `If it helps: ${recall}.`,
-          ],
-          by,
-        )
-      : pick(
-          about
-            ? [
-                `Good question about ${about}. I don't know yet; what do you think?`,
-                `Not sure about ${about} yet; nobody has said much on it here.`,
-                `Hmm, ${about}. I'd like to hear what the others think.`,
-                `Open question on ${about}; anyone here know?`,
-              ]
-            : [
-                "Good question. I don't know yet; what do you think?",
-                "I'm not sure; anyone?",
-                'No idea yet, honestly.',
-                'Hmm, hard to say.',
-              ],
-          by,
-        );
-  }
-  return recall
-    ? pick(
-        [
-          `That ties back to when ${recall}.`,
-          `Makes sense; ${recall} earlier, too.`,
-          `Reminds me: ${recall}.`,
-          `Right, and earlier ${recall}.`,
-        ],
-        by,
-      )
-    : pick(
-        about
-          ? [
-              `Interesting point about ${about}.`,
-              `Fair point on ${about}.`,
-              `I hear you on ${about}.`,
-              `Noted on ${about}.`,
-            ]
-          : ['Fair enough.', 'I hear you.', 'Makes sense.', 'Got it.'],
-        by,
-      );
+  if (THANKS.test(p.message)) return say(voice.thanks(to));
+  if (memoryAsk) return recalled ? ended(say(voice.recall)(recalled)) : say(voice.forgot);
+  if (recalled) return ended(say(voice.related)(recalled));
+  return QUESTION.test(p.message) ? say(voice.offline) : say(voice.ack);
 }

@@ -51,12 +51,11 @@ describe('the offline participant model', () => {
     expect(p.memory.map((m) => m.text)).not.toContain(p.message);
   });
 
-  it('answers a memory question from the best memory hit, without quoting it or the prompt', () => {
+  it('answers a memory question by quoting the best memory hit whole, never the prompt', () => {
     const text = participantReply(ditPrompt('do you remember what we were deciding about?'));
     // Sam asks, and Sam said it: the reply speaks to Sam.
-    expect(text).toMatch(/you brought up release freeze date/);
+    expect(text).toMatch(/you said: "we were deciding about the release freeze date"\.$/);
     expect(text).not.toMatch(SCAFFOLDING);
-    expect(text).not.toContain('we were deciding about the release freeze date');
     expect(text.length).toBeLessThan(200);
   });
 
@@ -64,12 +63,13 @@ describe('the offline participant model', () => {
     const hi = participantReply(chat('You are Ada.', '## message from Sam\nhello all'));
     expect(hi).toMatch(/^(Hey|Hi|Hello), Sam/);
     const q = participantReply(chat('You are Ada.', 'what do you think about pineapple pizza?'));
-    expect(q).toMatch(/pineapple pizza/);
+    // Nothing in memory and no model: it says plainly what it cannot do.
+    expect(q).toMatch(/offline/);
     expect(q).toBe(
       participantReply(chat('You are Ada.', 'what do you think about pineapple pizza?')),
     );
     const s = participantReply(chat('You are Basil.', 'I finally fixed my bike chain today'));
-    expect(s).toMatch(/bike chain/);
+    expect(s).toMatch(/^(Noted|Got it|Makes sense)\.$/);
     for (const t of [hi, q, s]) expect(t).not.toMatch(SCAFFOLDING);
   });
 
@@ -107,7 +107,7 @@ describe('the offline participant model', () => {
     expect(text).not.toMatch(/gardening|offline|NO_REPLY/);
   });
 
-  it("answers a question about the asker's own words from the asker's lines, as a phrase", () => {
+  it("answers a question about the asker's own words from the asker's lines, quoted whole", () => {
     const text = participantReply(
       chat(
         'You are Dit.',
@@ -120,7 +120,9 @@ describe('the offline participant model', () => {
         ].join('\n'),
       ),
     );
-    expect(text).toMatch(/you said you're planning a trip to Lisbon\.$/);
+    expect(text).toMatch(
+      /you said: "Hello everyone! I am planning a trip to Lisbon in May, any tips\?"$/,
+    );
     expect(text).not.toMatch(/Basil|nobody/);
   });
 
@@ -136,12 +138,10 @@ describe('the offline participant model', () => {
         ].join('\n'),
       ),
     );
-    expect(text).toMatch(
-      /^(I don't have anything on that in memory yet|Nothing comes to mind on that yet|I can't find that in what I remember|That one isn't in my memory yet)\.$/,
-    );
+    expect(text).toMatch(/^(Nothing on that in memory\. Yet\.|Memory's blank on that one\.)$/);
   });
 
-  it('recalls the part of a line the memory question is about, not its longest phrase', () => {
+  it('quotes a line whole when its sentence is more than someone speaking of themselves', () => {
     const text = participantReply(
       chat(
         'You are Dit.',
@@ -153,11 +153,12 @@ describe('the offline participant model', () => {
         ].join('\n'),
       ),
     );
-    expect(text).toMatch(/you said you started learning pottery\.$/);
-    expect(text).not.toMatch(/Porto/);
+    expect(text).toMatch(
+      /you said: "Hi all, I started learning pottery this week and I live in Porto now\."$/,
+    );
   });
 
-  it('says what someone said of themselves as theirs; a thing brought up stays brought up', () => {
+  it('reports a whole sentence someone said of themselves as theirs; quotes the rest', () => {
     const reply = (line: string, message: string) =>
       participantReply(
         chat(
@@ -167,16 +168,33 @@ describe('the offline participant model', () => {
       );
     expect(
       reply("I've just moved to Berlin for work.", 'Dit, do you remember where Ana moved?'),
-    ).toMatch(/Ana said they've moved to Berlin\b/);
+    ).toMatch(/Ana said they've just moved to Berlin for work\.$/);
     expect(
       reply("I'm learning the cello these days.", 'Dit, do you remember what Ana is learning?'),
-    ).toMatch(/Ana said they're learning the cello\b/);
+    ).toMatch(/Ana said they're learning the cello these days\.$/);
+    expect(
+      reply('I was out in the garden all day.', 'Dit, remember what Ana did in the garden?'),
+    ).toMatch(/Ana said they were out in the garden all day\.$/);
     expect(
       reply('the cello lessons start in May', 'Dit, do you remember when the cello lessons start?'),
-    ).toMatch(/Ana brought up cello lessons start/);
+    ).toMatch(/Ana said: "the cello lessons start in May"\.$/);
+    // Said to the one who said it: "you".
+    expect(
+      participantReply(
+        chat(
+          'You are Basil.',
+          [
+            '## message from Sam',
+            'do you remember what I am learning?',
+            '## memory',
+            "Sam: I'm learning the cello these days.",
+          ].join('\n'),
+        ),
+      ),
+    ).toMatch(/you said you're learning the cello these days\.$/);
   });
 
-  it('answers what a memory question asks: the part of the line the question lacks', () => {
+  it('answers a memory question with the line that holds what it lacks, whole', () => {
     const text = participantReply(
       chat(
         'You are Dit.',
@@ -191,7 +209,7 @@ describe('the offline participant model', () => {
         ].join('\n'),
       ),
     );
-    expect(text).toMatch(/you brought up summer party venue: old lighthouse\.$/);
+    expect(text).toMatch(/you said: "we decided the summer party venue is the old lighthouse"\.$/);
   });
 
   it('hears news as news: a statement that says "decided" is no question to memory', () => {
@@ -202,7 +220,7 @@ describe('the offline participant model', () => {
       ),
     );
     expect(text).not.toMatch(/nothing|memory|remember/i);
-    expect(text).toMatch(/summer party venue/);
+    expect(text).toMatch(/^(Oh, nice, thanks for sharing!|That sounds lovely\.|Good to hear!)$/);
   });
 
   it('never recalls another agent’s reply to the same message', () => {
@@ -221,8 +239,8 @@ describe('the offline participant model', () => {
         ].join('\n'),
       ),
     );
-    expect(text).not.toMatch(/Basil|brought up/);
-    expect(text).toMatch(/Dirigent/);
+    expect(text).not.toMatch(/Basil|said/);
+    expect(text).toMatch(/offline/i);
   });
 
   it('does not take "my" in a plain question for a question about the asker’s words', () => {
@@ -240,12 +258,11 @@ describe('the offline participant model', () => {
     expect(text).not.toMatch(/lighthouse|summer/);
   });
 
-  it('never makes its own name the topic of its reply', () => {
+  it('never takes a piece of the message for a topic of its reply', () => {
     const text = participantReply(
       chat('You are Ada.', '## message from Sam\nalso the snacks are on Ada this time'),
     );
-    expect(text).toMatch(/snacks/);
-    expect(text).not.toMatch(/Ada/);
+    expect(text).not.toMatch(/snacks|Ada/);
   });
 
   it('greets the playground’s person without calling them "You (human)"', () => {
