@@ -39,7 +39,7 @@ import { ForgetUser } from './application/forget-user';
 import { Indexer } from './application/indexer';
 import { IngestMessage } from './application/ingest-message';
 import { GetDossier, ListEpochs } from './application/memory-queries';
-import { CLOCK, EMBEDDER, SUMMARIZER, VECTOR_STORE } from './application/ports';
+import { EMBEDDER, SUMMARIZER, VECTOR_STORE } from './application/ports';
 import { RecordReaction } from './application/record-reaction';
 import { RedactMemory } from './application/redact';
 import { RedactionQueue } from './application/redaction-queue';
@@ -126,7 +126,6 @@ const repository = (
       useFactory: (config: MemoryConfig, messaging: Messaging) =>
         new GatewaySummarizer(messaging, config.DIRIGENT_MEMORY_GATEWAY_TIMEOUT_MS),
     },
-    { provide: CLOCK, useValue: () => Date.now() },
     {
       provide: Reactor,
       inject: [Messaging],

@@ -34,7 +34,6 @@ import { Personas } from './application/personas';
 import {
   ChannelHistory,
   ChannelMembers,
-  Clock,
   DecisionLog,
   DispositionStore,
   BurstStore,
@@ -140,7 +139,6 @@ class RouterReactorModule {}
     },
     { provide: RouterOutbox, ...nats((m) => new JetStreamOutbox(m)) },
     { provide: ChannelHistory, ...nats((m) => new JetStreamChannelHistory(m)) },
-    { provide: Clock, useValue: { now: () => Date.now() } },
     Agents,
     Personas,
     HoldBack,

@@ -5,6 +5,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { StreamSpec } from '@dirigent/contracts';
 import { MessagingModule } from '@dirigent/messaging';
 import { serviceOrmConfig } from '@dirigent/persistence';
+import { ClockModule } from './clock';
 import { HealthController } from './health.controller';
 import { logDestination, redactPaths } from './logging';
 
@@ -21,7 +22,7 @@ export interface CoreOptions {
 
 /**
  * What every Dirigent service has: JSON logs, NATS with its streams, Postgres through
- * MikroORM, `/healthz` and `/metrics`.
+ * MikroORM, the `Clock`, `/healthz` and `/metrics`.
  */
 @Module({})
 export class CoreModule {
@@ -29,6 +30,7 @@ export class CoreModule {
     return {
       module: CoreModule,
       imports: [
+        ClockModule,
         LoggerModule.forRoot({
           pinoHttp: [
             {

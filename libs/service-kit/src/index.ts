@@ -1,5 +1,6 @@
 export * from './config';
 export * from './bootstrap';
+export * from './clock';
 export * from './core.module';
 export * from './health.controller';
 export * from './logging';

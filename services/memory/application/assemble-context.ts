@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { MemoryContextRequest, MemoryContextResult } from '@dirigent/contracts';
 import { assembleContext, lensFor } from '@dirigent/memory-domain';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import { PostgresMemoryReader } from '../adapters/memory-reader';
 import type { MemoryConfig } from '../config';
-import { CLOCK, type Clock } from './ports';
 
 export const DEFAULT_MAX_TOKENS = 2000;
 
@@ -13,14 +12,14 @@ export const DEFAULT_MAX_TOKENS = 2000;
 export class AssembleContext {
   constructor(
     private readonly reader: PostgresMemoryReader,
-    @Inject(CLOCK) private readonly now: Clock,
+    private readonly clock: Clock,
     @Inject(SERVICE_CONFIG) private readonly config: MemoryConfig,
   ) {}
 
   async run(r: MemoryContextRequest): Promise<MemoryContextResult> {
     // The contract class already refused unknown strategies.
     const lens = lensFor(r.strategy)!;
-    const now = this.now();
+    const now = this.clock.now();
     const sections = await lens.assemble(
       {
         guildId: r.guildId,

@@ -3,7 +3,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { EpochCloseDue, type EpochClosed } from '@dirigent/contracts';
 import { epochCloseDue, epochId } from '@dirigent/memory-domain';
 import { Reactor } from '@dirigent/reactor';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import { EPOCH_CLOSE, EpochTimer } from '../adapters/epoch-timer';
 import { ClosingStore } from '../adapters/postgres/closing.store';
 import { EpochRepository } from '../adapters/postgres/epoch.repository';
@@ -12,7 +12,6 @@ import { MessageRepository } from '../adapters/postgres/message.repository';
 import type { MemoryConfig } from '../config';
 import { EpochEvents } from './epoch-events';
 import { Indexer } from './indexer';
-import { CLOCK, type Clock } from './ports';
 import { RedactionQueue } from './redaction-queue';
 import { epochLoreId, epochRecord, EpochSummarizer, summaryMessage } from './summarize-epoch';
 
@@ -42,7 +41,7 @@ export class CloseEpoch {
     private readonly summarizer: EpochSummarizer,
     private readonly redactions: RedactionQueue,
     private readonly closing: ClosingStore,
-    @Inject(CLOCK) private readonly now: Clock,
+    private readonly clock: Clock,
     @Inject(SERVICE_CONFIG) private readonly config: MemoryConfig,
     reactor: Reactor,
   ) {
@@ -85,7 +84,7 @@ export class CloseEpoch {
     if (!open.length) return;
     const gap = this.config.DIRIGENT_EPOCH_GAP_MS;
     const lastAt = Math.max(...open.map((m) => m.at));
-    if (!epochCloseDue(lastAt, gap, this.now())) {
+    if (!epochCloseDue(lastAt, gap, this.clock.now())) {
       // A message handled out of order armed an earlier alarm: wait for the real silence.
       await this.timer.arm(guildId, channelId, lastAt + gap, true);
       return;

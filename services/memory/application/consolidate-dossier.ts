@@ -7,10 +7,11 @@ import {
   type Forgotten,
 } from '@dirigent/memory-domain';
 import { all, event, predicate, Reactor } from '@dirigent/reactor';
+import { Clock } from '@dirigent/service-kit';
 import { DossierRepository } from '../adapters/postgres/dossier.repository';
 import { MessageRepository } from '../adapters/postgres/message.repository';
 import type { Row } from '../adapters/postgres/sql';
-import { CLOCK, SUMMARIZER, type Clock, type Summarizer } from './ports';
+import { SUMMARIZER, type Summarizer } from './ports';
 import { RedactionQueue } from './redaction-queue';
 
 const SYSTEM = `You maintain a short dossier about one member of a Discord community.
@@ -39,7 +40,7 @@ export class ConsolidateDossier {
     private readonly dossiers: DossierRepository,
     private readonly messages: MessageRepository,
     @Inject(SUMMARIZER) private readonly model: Summarizer,
-    @Inject(CLOCK) private readonly now: Clock,
+    private readonly clock: Clock,
     private readonly reactor: Reactor,
     private readonly redactions: RedactionQueue,
   ) {
@@ -55,7 +56,7 @@ export class ConsolidateDossier {
         lastConsolidatedAt: counters.last_consolidated_at
           ? new Date(counters.last_consolidated_at).getTime()
           : undefined,
-        now: this.now(),
+        now: this.clock.now(),
       }),
       run: ({ guildId, userId }) =>
         this.run(guildId, userId).catch((e: Error) => this.log.warn(e.message)),
@@ -122,7 +123,7 @@ export class ConsolidateDossier {
         ...(fresh ? [] : ((dossier.body_source_ids as string[] | undefined) ?? [])),
       ]),
     ].slice(0, 2000);
-    const at = new Date(this.now());
+    const at = new Date(this.clock.now());
     await this.dossiers.saveConsolidation(guildId, userId, body, signals, at, sources);
     const deleted = await this.messages.tombstoned(guildId, sources);
     if (deleted.length) {

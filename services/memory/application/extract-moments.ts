@@ -21,7 +21,7 @@ import {
   type RoomMessage,
 } from '@dirigent/memory-domain';
 import { any, Reactor, timer } from '@dirigent/reactor';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import { EPOCH_CLOSE } from '../adapters/epoch-timer';
 import { HighlightRepository, highlightId } from '../adapters/postgres/highlight.repository';
 import { LoreRepository } from '../adapters/postgres/lore.repository';
@@ -30,7 +30,7 @@ import { PhraseStore } from '../adapters/postgres/phrase.store';
 import type { Row } from '../adapters/postgres/sql';
 import type { MemoryConfig } from '../config';
 import { Indexer } from './indexer';
-import { CLOCK, SUMMARIZER, type Clock, type Summarizer } from './ports';
+import { SUMMARIZER, type Summarizer } from './ports';
 import { RedactionQueue } from './redaction-queue';
 import { TimeSlice } from './time-slice';
 
@@ -102,7 +102,7 @@ export class ExtractMoments {
     private readonly reactor: Reactor,
     private readonly redactions: RedactionQueue,
     @Inject(SUMMARIZER) private readonly model: Summarizer,
-    @Inject(CLOCK) private readonly now: Clock,
+    private readonly clock: Clock,
     @Inject(SERVICE_CONFIG) private readonly config: MemoryConfig,
   ) {
     this.policy = { ...DEFAULT_MOMENT_POLICY, silenceMs: config.DIRIGENT_MEMORY_SILENCE_MS };
@@ -133,13 +133,13 @@ export class ExtractMoments {
       }
       this.counted.delete(key);
       const data: MomentsDue = { guildId: e.guildId, channelId: e.channelId };
-      await this.reactor.arm(MOMENTS, `moments:${key}`, this.now(), data);
+      await this.reactor.arm(MOMENTS, `moments:${key}`, this.clock.now(), data);
     }
   }
 
   /** The exchange a router decision finished: the channel's messages from its inbound message on. */
   async exchange(guildId: string, channelId: string, inboundMessageId?: string): Promise<void> {
-    const now = this.now();
+    const now = this.clock.now();
     const { rows } = await this.messages.channelWindow(
       guildId,
       channelId,
@@ -166,7 +166,7 @@ export class ExtractMoments {
     );
     if (!rows.length) return;
     const fresh = rows.map(roomMessage);
-    const now = this.now();
+    const now = this.clock.now();
     await this.extract(guildId, [...before.map(roomMessage), ...fresh], fresh, now, true);
     const confirmed = await this.recordPhrases(guildId, fresh);
     // Coalescing reads every confirmed phrase of the guild: only when this batch's uses

@@ -1,11 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { MemoryForgetRequest, MemoryForgetResult } from '@dirigent/contracts';
 import { mentionsForgotten, quoteHashes, type Forgotten } from '@dirigent/memory-domain';
+import { Clock } from '@dirigent/service-kit';
 import { DossierRepository } from '../adapters/postgres/dossier.repository';
 import { HighlightRepository } from '../adapters/postgres/highlight.repository';
 import { MessageRepository } from '../adapters/postgres/message.repository';
 import { EraseFromMemory } from './erase';
-import { CLOCK, type Clock } from './ports';
 
 /**
  * `Subjects.memory.forget`: one user's messages, highlights, facts and dossier in one
@@ -22,11 +22,11 @@ export class ForgetUser {
     private readonly highlights: HighlightRepository,
     private readonly dossiers: DossierRepository,
     private readonly erase: EraseFromMemory,
-    @Inject(CLOCK) private readonly now: Clock,
+    private readonly clock: Clock,
   ) {}
 
   async run(r: MemoryForgetRequest): Promise<MemoryForgetResult> {
-    const jobId = `user:${r.guildId}:${r.userId}:${this.now()}`;
+    const jobId = `user:${r.guildId}:${r.userId}:${this.clock.now()}`;
     const gone = await this.erase.run(jobId, r.guildId, async () => {
       // Who else's dossier body names or quotes them: written again without them.
       const trace = await this.messages.authorTrace(r.guildId, r.userId);

@@ -55,7 +55,3 @@ export interface Summarizer {
 }
 export type ModelPurpose = 'extract' | 'epoch-summarize' | 'memory' | 'rerank';
 export const SUMMARIZER = Symbol('SUMMARIZER');
-
-/** Time, injected so tests can move it. */
-export const CLOCK = Symbol('CLOCK');
-export type Clock = () => number;

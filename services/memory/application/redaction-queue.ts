@@ -1,8 +1,8 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { MemoryEventTypes, MemoryTimers, subject, type RedactionDue } from '@dirigent/contracts';
 import { Reactor, timer } from '@dirigent/reactor';
+import { Clock } from '@dirigent/service-kit';
 import { RedactionStore, type RedactionJob } from '../adapters/postgres/redaction.store';
-import { CLOCK, type Clock } from './ports';
 
 /** The trigger of the reactor job `redaction`: its durable timer (stream DIRIGENT_TIMER_FIRED). */
 export const REDACTION = timer({
@@ -25,7 +25,7 @@ export class RedactionQueue implements OnApplicationBootstrap {
   constructor(
     private readonly store: RedactionStore,
     private readonly reactor: Reactor,
-    @Inject(CLOCK) private readonly now: Clock,
+    private readonly clock: Clock,
   ) {}
 
   /** Records the job, inside the transaction that deletes its messages. */
@@ -41,7 +41,7 @@ export class RedactionQueue implements OnApplicationBootstrap {
   /** Arms the job's timer, due now (after the commit that recorded it). */
   async arm(job: Pick<RedactionJob, 'id' | 'guildId'>, afterMs = 0): Promise<void> {
     const data: RedactionDue = { guildId: job.guildId, jobId: job.id };
-    await this.reactor.arm(REDACTION, timerKey(job.id), this.now() + afterMs, data);
+    await this.reactor.arm(REDACTION, timerKey(job.id), this.clock.now() + afterMs, data);
   }
 
   /** Records and arms a job found outside a deleting transaction (a deletion that raced a summary). */

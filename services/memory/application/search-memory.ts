@@ -11,6 +11,7 @@ import {
   type ScoredItem,
   type SearchLayer,
 } from '@dirigent/memory-domain';
+import { Clock } from '@dirigent/service-kit';
 import { ArchiveIndex } from '../adapters/archive-index';
 import { observeArchiveFallback } from '../adapters/metrics';
 import { bodyItem, DossierRepository, factRowItem } from '../adapters/postgres/dossier.repository';
@@ -21,7 +22,7 @@ import { MessageRepository, messageItem } from '../adapters/postgres/message.rep
 import { ms, selectMany, type ArchiveFilter, type Row } from '../adapters/postgres/sql';
 import { Indexer } from './indexer';
 import { RerankHits } from './rerank-hits';
-import { VECTOR_STORE, CLOCK, type Clock, type VectorStore } from './ports';
+import { VECTOR_STORE, type VectorStore } from './ports';
 
 export interface SearchQuery extends ArchiveFilter {
   k: number;
@@ -79,7 +80,7 @@ export class SearchMemory {
     private readonly archive: ArchiveIndex,
     private readonly rerank: RerankHits,
     @Inject(VECTOR_STORE) private readonly vectors: VectorStore,
-    @Inject(CLOCK) private readonly now: Clock,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -114,7 +115,7 @@ export class SearchMemory {
   async search(guildId: string, query: string, q: SearchQuery): Promise<ScoredItem[]> {
     const layers = new Set(q.layers?.length ? q.layers : SEARCH_LAYERS);
     const has = (l: SearchLayer) => layers.has(l);
-    const now = this.now();
+    const now = this.clock.now();
     // The other layers' full text needs nothing from the archive's ranking: Postgres answers
     // it while this process ranks the archive, and only the rows of the ranked keys are
     // read after.

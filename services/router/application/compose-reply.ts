@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { NO_REPLY, type RouterToolCall } from '@dirigent/contracts';
 import { runResearch } from '@dirigent/orchestrator';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
   neverDoText,
   PERSONA_LENS,
@@ -16,7 +16,7 @@ import {
 import { runSkillLoop, type LoopMessage } from '@dirigent/skills';
 import type { RouterConfig } from '../config';
 import { Skills } from '../skills/skills.module';
-import { Clock, MemoryLenses, ModelGateway, type SubagentRun } from './ports';
+import { MemoryLenses, ModelGateway, type SubagentRun } from './ports';
 import { withRecalled } from './recall-context';
 
 export interface ComposeInput {

@@ -7,9 +7,9 @@ import {
   type RouterDecideResult,
 } from '@dirigent/contracts';
 import { isMentioned, routeFromInputs } from '@dirigent/router-domain';
+import { Clock } from '@dirigent/service-kit';
 import { Agents } from './agents';
 import { Personas } from './personas';
-import { Clock } from './ports';
 import { ReadTheRoom } from './read-the-room';
 
 /**

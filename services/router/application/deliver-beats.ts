@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { RouterDecision, RouterUndelivered } from '@dirigent/contracts';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
   MAX_BOT_RUN,
   reactionFor,
@@ -12,7 +12,7 @@ import type { RouterConfig } from '../config';
 import { ChannelActivity, type SeenMessage } from './channel-activity';
 import { HoldBack } from './hold-back';
 import { PersonaLearning } from './persona-learning';
-import { BurstStore, Clock, DecisionLog, RouterOutbox } from './ports';
+import { BurstStore, DecisionLog, RouterOutbox } from './ports';
 
 export interface Dispatched {
   sentIds: string[];

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { RouterDecision } from '@dirigent/contracts';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
   asksMemory,
   beatAllowance,
@@ -20,7 +20,7 @@ import { ChannelActivity } from './channel-activity';
 import { ComposeReply, saysNothing, type Composed } from './compose-reply';
 import { DeliverBeats, type Dispatched } from './deliver-beats';
 import { Personas } from './personas';
-import { BurstStore, Clock, DecisionLog, InboundStore, ModelGateway, RouterOutbox } from './ports';
+import { BurstStore, DecisionLog, InboundStore, ModelGateway, RouterOutbox } from './ports';
 import { ReadTheRoom } from './read-the-room';
 import { ScheduleFollowup } from './schedule-followup';
 import { tieBreak } from './tie-break';

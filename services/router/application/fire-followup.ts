@@ -2,14 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { FollowupDue } from '@dirigent/contracts';
 import { KeyedQueue } from '@dirigent/messaging';
 import { Reactor, type Lineage } from '@dirigent/reactor';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import { followupAbortReason, type AgentPersona, type FollowupBias } from '@dirigent/router-domain';
 import type { RouterConfig } from '../config';
 import { Agents } from './agents';
 import { ExecuteTurn } from './execute-turn';
 import {
   ChannelHistory,
-  Clock,
   DecisionLog,
   FollowupStore,
   RouterOutbox,

@@ -6,9 +6,10 @@ import {
   replySignal,
   type PersonaSignal,
 } from '@dirigent/router-domain';
+import { Clock } from '@dirigent/service-kit';
 import { Agents } from './agents';
 import { Personas } from './personas';
-import { Clock, PersonaStore, RouterOutbox, type PersonaMessage } from './ports';
+import { PersonaStore, RouterOutbox, type PersonaMessage } from './ports';
 
 /**
  * The learning loop: a human's positive or negative reaction to a built-in agent's message,

@@ -11,7 +11,7 @@ import {
   type PersonaUpsertRequest,
   type PersonaVersionsResult,
 } from '@dirigent/contracts';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
   mergePersona,
   personaChanges,
@@ -23,7 +23,7 @@ import {
 } from '@dirigent/router-domain';
 import type { RouterConfig } from '../config';
 import { Agents } from './agents';
-import { Clock, PersonaStore, RouterOutbox, type PersonaRecord } from './ports';
+import { PersonaStore, RouterOutbox, type PersonaRecord } from './ports';
 
 const DISPOSITION_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 

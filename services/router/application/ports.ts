@@ -245,10 +245,6 @@ export abstract class TurnCoordination {
   abstract register(agent: { id: string; name: string; discordUserId: string }): Promise<boolean>;
 }
 
-export abstract class Clock {
-  abstract now(): number;
-}
-
 /** A message of a channel as the durable history holds it. */
 export interface HistoryMessage {
   messageId: string;

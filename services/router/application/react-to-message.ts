@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
 import type { MessageCreated, TypingStarted } from '@dirigent/contracts';
 import { KeyedQueue } from '@dirigent/messaging';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
   gateReply,
   isMentioned,
@@ -16,7 +16,7 @@ import { ChannelActivity, type SeenMessage } from './channel-activity';
 import { ExecuteTurn } from './execute-turn';
 import { HoldBack } from './hold-back';
 import { Personas } from './personas';
-import { Clock, DecisionLog, InboundStore, TurnCoordination, type OpenInbound } from './ports';
+import { DecisionLog, InboundStore, TurnCoordination, type OpenInbound } from './ports';
 import { RESUME_WITHIN_MS, ResumeBursts } from './resume-bursts';
 import { SpeculativeTurns } from './speculative';
 

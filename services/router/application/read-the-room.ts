@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
   agentInput,
   dispositionSetId,
@@ -21,7 +21,6 @@ import { ChannelActivity, type SeenMessage } from './channel-activity';
 import {
   ChannelHistory,
   ChannelMembers,
-  Clock,
   DispositionStore,
   MemoryLenses,
   ModelGateway,

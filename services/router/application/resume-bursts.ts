@@ -2,19 +2,13 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { RouterDecision } from '@dirigent/contracts';
 import { KeyedQueue } from '@dirigent/messaging';
 import type { AgentPersona, Voice } from '@dirigent/router-domain';
+import { Clock } from '@dirigent/service-kit';
 import { Agents } from './agents';
 import type { SeenMessage } from './channel-activity';
 import { DeliverBeats } from './deliver-beats';
 import { ExecuteTurn } from './execute-turn';
 import { Personas } from './personas';
-import {
-  BurstStore,
-  Clock,
-  DecisionLog,
-  InboundStore,
-  type BurstRecord,
-  type OpenInbound,
-} from './ports';
+import { BurstStore, DecisionLog, InboundStore, type BurstRecord, type OpenInbound } from './ports';
 import type { TurnRequest } from './turn-record';
 
 /** Bursts resumed at start, at most. */

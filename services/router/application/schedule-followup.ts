@@ -1,7 +1,8 @@
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { RouterEventTypes, subject, type RouterDecision } from '@dirigent/contracts';
 import { Reactor, timer } from '@dirigent/reactor';
-import { FollowupStore, RouterOutbox, Clock } from './ports';
+import { Clock } from '@dirigent/service-kit';
+import { FollowupStore, RouterOutbox } from './ports';
 
 export const ROUTER_SERVICE = 'router';
 /** The router's durable timers (`dirigent.timer.fired.router.<name>`), triggers of its reactor jobs. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { SpeculativeDue } from '@dirigent/contracts';
 import { all, predicate, Reactor } from '@dirigent/reactor';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
   speculativeCheckAt,
   speculativeConditions,
@@ -15,7 +15,7 @@ import type { RouterConfig } from '../config';
 import { Agents } from './agents';
 import { ChannelActivity } from './channel-activity';
 import { ExecuteTurn } from './execute-turn';
-import { ChannelHistory, Clock, ModelGateway, TurnCoordination } from './ports';
+import { ChannelHistory, ModelGateway, TurnCoordination } from './ports';
 import { SPECULATIVE_DUE } from './schedule-followup';
 
 interface Snapshot extends SpeculativeSnapshot {

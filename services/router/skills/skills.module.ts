@@ -2,7 +2,6 @@ import { Global, Module } from '@nestjs/common';
 import { Messaging } from '@dirigent/messaging';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { SKILL_BUNDLE, SkillRunner } from '@dirigent/skills';
-import { Clock } from '../application/ports';
 import type { RouterConfig } from '../config';
 import { NatsDiscordActions } from './adapters/discord-actions';
 import { NatsEffectJournal } from './adapters/effect-journal';
@@ -38,7 +37,6 @@ export { Skills, type TurnScope } from './application/skills';
           new NatsEffectJournal(m),
         ),
     },
-    { provide: Clock, useValue: { now: () => Date.now() } },
     Skills,
   ],
   exports: [Skills, SkillRunner],

@@ -4,7 +4,6 @@ import { EventStore } from '@dirigent/event-store';
 import { Messaging } from '@dirigent/messaging';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { RouterConfig } from '../config';
-import { Clock } from '../application/ports';
 import { NatsStewardDiscord } from './adapters/discord.client';
 import { ProposalRow } from './adapters/postgres/proposal.entity';
 import { PostgresProposals } from './adapters/postgres/proposal.read-model';
@@ -31,7 +30,6 @@ export const stewardEntities = [ProposalRow];
   controllers: [StewardHandler],
   providers: [
     { provide: EventStore, inject: [Messaging], useFactory: (m: Messaging) => new EventStore(m) },
-    { provide: Clock, useValue: { now: () => Date.now() } },
     {
       provide: StewardDiscord,
       inject: [Messaging, SERVICE_CONFIG],

@@ -17,7 +17,7 @@ import {
   type TurnScope,
   type TurnSkills,
 } from '@dirigent/skills';
-import { Clock } from '../../application/ports';
+import { Clock } from '@dirigent/service-kit';
 
 export type { TurnScope };
 

@@ -8,7 +8,7 @@ import {
   type StewardDecideRequest,
 } from '@dirigent/contracts';
 import { APPROVE_EMOJI, proposalIdIn, REJECT_EMOJI } from '@dirigent/router-domain';
-import { Clock } from '../../application/ports';
+import { Clock } from '@dirigent/service-kit';
 import { ModChannels } from './mod-channels';
 import { ProposalService } from './proposals';
 import { ProposalReadModel, StewardDiscord } from './ports';

@@ -11,9 +11,8 @@ import {
   type ModChannelEvent,
   type ModChannelState,
 } from '@dirigent/router-domain';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { RouterConfig } from '../../config';
-import { Clock } from '../../application/ports';
 import { StewardDiscord } from './ports';
 
 /** How long a claim to create a guild's mod channel holds before another process may take over. */

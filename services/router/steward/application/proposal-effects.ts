@@ -12,7 +12,7 @@ import {
   REJECT_EMOJI,
   type ProposalEvent,
 } from '@dirigent/router-domain';
-import { Clock } from '../../application/ports';
+import { Clock } from '@dirigent/service-kit';
 import { ROUTER_SERVICE } from '../../application/schedule-followup';
 import { ModChannels } from './mod-channels';
 import { ProposalActions } from './proposal-actions';

@@ -11,13 +11,12 @@ import {
   type ProposalEvent,
   type ProposalState,
 } from '@dirigent/router-domain';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import type {
   ProposalRequest as SkillProposalRequest,
   ProposalService as SkillProposals,
 } from '@dirigent/skills';
 import type { RouterConfig } from '../../config';
-import { Clock } from '../../application/ports';
 
 export const proposalSubject = (proposalId: string) =>
   subject.aggregate(Aggregates.proposal, proposalId);

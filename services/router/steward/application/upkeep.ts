@@ -10,10 +10,10 @@ import {
   type TopicSplit,
   type UpkeepMessage,
 } from '@dirigent/router-domain';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { RouterConfig } from '../../config';
 import { ChannelActivity } from '../../application/channel-activity';
-import { ChannelHistory, Clock } from '../../application/ports';
+import { ChannelHistory } from '../../application/ports';
 import { ModChannels } from './mod-channels';
 import { ProposalService } from './proposals';
 
