@@ -1,6 +1,7 @@
 // The payload classes carry class-transformer decorators: plain scripts need the metadata too.
 import 'reflect-metadata';
 export * from './subjects';
+export * from './discord-events';
 export * from './envelope';
 export * from './reply';
 export * from './validation';

@@ -7,6 +7,7 @@ export * from './durable-consumer';
 export * from './contexts';
 export * from './jetstream.server';
 export * from './keyed-queue';
+export * from './discord-event-routes';
 export * from './messaging';
 export * from './messaging.module';
 export * from './metrics';

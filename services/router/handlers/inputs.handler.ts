@@ -1,17 +1,12 @@
-import { Controller, Logger } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { Durables, Streams, Subjects, TurnGranted } from '@dirigent/contracts';
 import {
-  Durables,
-  MessageCreated,
-  ReactionChanged,
-  SNOWFLAKE_PATTERN,
-  MessageDeleted,
-  Streams,
-  Subjects,
-  TurnGranted,
-  TypingStarted,
-} from '@dirigent/contracts';
-import { JetStreamContext, PermanentError, type DurableEventOptions } from '@dirigent/messaging';
+  DiscordEventRoutes,
+  JetStreamContext,
+  PermanentError,
+  type DurableEventOptions,
+} from '@dirigent/messaging';
 import { occurrence, Reactor } from '@dirigent/reactor';
 import { OnGrant } from '../application/on-grant';
 import { PersonaLearning } from '../application/persona-learning';
@@ -19,8 +14,6 @@ import { ReactToMessage } from '../application/react-to-message';
 import { ROUTER_SERVICE } from '../application/schedule-followup';
 import { DecideProposal } from '../steward/application/decide-proposal';
 import { ModChannels } from '../steward/application/mod-channels';
-
-const DISCORD_EVT_TOKENS = Subjects.discord.evtPrefix.split('.').length;
 
 /** New messages only: the router does not answer history on its first start. */
 const fromNow = { deliverPolicy: 'new' as const };
@@ -32,7 +25,7 @@ const fromNow = { deliverPolicy: 'new' as const };
  */
 @Controller()
 export class InputsHandler {
-  private readonly log = new Logger('router:inputs');
+  private readonly discord: DiscordEventRoutes;
 
   constructor(
     private readonly messages: ReactToMessage,
@@ -41,7 +34,29 @@ export class InputsHandler {
     private readonly proposals: DecideProposal,
     private readonly modChannels: ModChannels,
     private readonly learning: PersonaLearning,
-  ) {}
+  ) {
+    /**
+     * Which area takes which Discord event, in the order they run: the core (its turns; a
+     * message is acknowledged once it is in the durable inbox, its turns run after), the
+     * learning loop (a reply or reaction to an agent's message is a signal, counted once) and
+     * the steward (a bot's proposal message or a reaction on it; upkeep jobs whose predicates
+     * read a human's talk; the mod channel of a guild joined).
+     */
+    this.discord = new DiscordEventRoutes({
+      'guild.joined': (guildId) => this.modChannels.ensure(guildId),
+      'message.created': [
+        (m, ctx) => this.messages.observe(m, ctx.envelope.id),
+        (m) => (m.authorIsBot ? undefined : this.learning.reply(m)),
+        (m, ctx) =>
+          m.authorIsBot
+            ? this.proposals.onMessage(m)
+            : this.reactor.offer(occurrence('event', ctx.subject, ctx.envelope)),
+      ],
+      'reaction.added': [(r) => this.proposals.onReaction(r), (r) => this.learning.reaction(r)],
+      'typing.started': (t) => this.messages.typing(t),
+      'message.deleted': (d) => this.messages.deleted(d),
+    });
+  }
 
   @EventPattern(Subjects.discord.evtAll, {
     stream: Streams.discordEvents,
@@ -51,31 +66,8 @@ export class InputsHandler {
     concurrency: 16,
     ...fromNow,
   } satisfies DurableEventOptions)
-  async discordEvent(@Payload() data: Record<string, unknown>, @Ctx() ctx: JetStreamContext) {
-    const tokens = ctx.subject.split('.');
-    const kind = tokens.slice(DISCORD_EVT_TOKENS + 2).join('.');
-    if (tokens[DISCORD_EVT_TOKENS + 1] === 'guild' && kind === 'joined') {
-      // `subject.guildJoined(g)`: the guild id is the subject's.
-      const guildId = tokens[DISCORD_EVT_TOKENS];
-      if (!SNOWFLAKE_PATTERN.test(guildId)) throw new PermanentError(`bad guild id ${guildId}`);
-      await this.modChannels.ensure(guildId);
-    } else if (kind === 'message.created') {
-      const m = MessageCreated.create(data);
-      // Acknowledged once the message is in the router's durable inbox (its turns run after).
-      await this.messages.observe(m, ctx.envelope.id);
-      if (m.authorIsBot) await this.proposals.onMessage(m);
-      else {
-        // A reply to an agent's message is a learning signal (counted once per reply).
-        await this.learning.reply(m);
-        // Steward upkeep: jobs whose predicates read the channel's talk (a topic split).
-        await this.reactor.offer(occurrence('event', ctx.subject, ctx.envelope));
-      }
-    } else if (kind === 'reaction.added') {
-      const r = ReactionChanged.create(data);
-      await this.proposals.onReaction(r);
-      await this.learning.reaction(r);
-    } else if (kind === 'typing.started') this.messages.typing(TypingStarted.create(data));
-    else if (kind === 'message.deleted') this.messages.deleted(MessageDeleted.create(data));
+  discordEvent(@Payload() data: Record<string, unknown>, @Ctx() ctx: JetStreamContext) {
+    return this.discord.dispatch(data, ctx);
   }
 
   @EventPattern(Subjects.turn.grantedAll, {

@@ -1,17 +1,11 @@
 import { Controller, Logger } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { Durables, Streams, Subjects, TurnComplete, subject } from '@dirigent/contracts';
 import {
-  Durables,
-  MemberChanged as MemberChangedEvent,
-  MessageCreated,
-  Streams,
-  TypingStarted,
-  Subjects,
-  TurnComplete,
-  subject,
-  type DiscordEventKind,
-} from '@dirigent/contracts';
-import { JetStreamContext, PermanentError, type DurableEventOptions } from '@dirigent/messaging';
+  DiscordEventRoutes,
+  JetStreamContext,
+  type DurableEventOptions,
+} from '@dirigent/messaging';
 import { ChannelInbox } from '../application/channel-inbox';
 import { ChannelTimerFired, ChannelTimerPayload } from '../application/channel-timer-fired';
 import { CompleteTurn } from '../application/complete-turn';
@@ -19,8 +13,6 @@ import { MemberChanged } from '../application/member-changed';
 import { ObserveMessage } from '../application/observe-message';
 import { SERVICE_NAME, TIMER_COMMAND } from '../application/react-to-commit';
 import { REACTOR_ACK_WAIT_MS, WORKING_EVERY_MS } from './channel-commits.handler';
-
-const DISCORD_EVT_TOKENS = Subjects.discord.evtPrefix.split('.').length;
 
 /**
  * Channels in parallel (DIRIGENT_COORDINATOR_CONCURRENCY overrides), each in order. The
@@ -43,6 +35,7 @@ const inputs = {
 @Controller()
 export class ChannelInputsHandler {
   private readonly log = new Logger('channel-inputs');
+  private readonly discord: DiscordEventRoutes;
 
   constructor(
     private readonly inbox: ChannelInbox,
@@ -50,7 +43,18 @@ export class ChannelInputsHandler {
     private readonly memberChanged: MemberChanged,
     private readonly completeTurn: CompleteTurn,
     private readonly timerFired: ChannelTimerFired,
-  ) {}
+  ) {
+    /** The Discord events the coordinator uses, each queued on its channel's inbox. */
+    this.discord = new DiscordEventRoutes(
+      {
+        'message.created': (m) => this.inbox.run(m.channelId, () => this.observeMessage.run(m)),
+        'typing.started': (t) => this.inbox.run(t.channelId, () => this.observeMessage.typing(t)),
+        'member.joined': (m) => this.inbox.run(m.channelId, () => this.memberChanged.run(m)),
+        'member.left': (m) => this.inbox.run(m.channelId, () => this.memberChanged.run(m)),
+      },
+      (subject) => this.log.debug({ subject }, 'Discord event not used by the coordinator'),
+    );
+  }
 
   @EventPattern(Subjects.discord.evtAll, {
     stream: Streams.discordEvents,
@@ -58,28 +62,7 @@ export class ChannelInputsHandler {
     ...inputs,
   } satisfies DurableEventOptions)
   discordEvent(@Payload() data: Record<string, unknown>, @Ctx() ctx: JetStreamContext) {
-    const tokens = ctx.subject.split('.');
-    const channelId = tokens[DISCORD_EVT_TOKENS + 1];
-    const kind = tokens.slice(DISCORD_EVT_TOKENS + 2).join('.') as DiscordEventKind;
-    if (!channelId) throw new PermanentError(`unexpected subject ${ctx.subject}`);
-    switch (kind) {
-      case 'message.created': {
-        const m = MessageCreated.create(data);
-        return this.inbox.run(m.channelId, () => this.observeMessage.run(m));
-      }
-      case 'typing.started': {
-        const t = TypingStarted.create(data);
-        return this.inbox.run(t.channelId, () => this.observeMessage.typing(t));
-      }
-      case 'member.joined':
-      case 'member.left': {
-        const m = MemberChangedEvent.create(data);
-        return this.inbox.run(m.channelId, () => this.memberChanged.run(m));
-      }
-      default:
-        this.log.debug({ subject: ctx.subject }, 'Discord event not used by the coordinator');
-        return undefined;
-    }
+    return this.discord.dispatch(data, ctx);
   }
 
   @EventPattern(Subjects.turn.completeAll, {

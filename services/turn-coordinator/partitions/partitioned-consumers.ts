@@ -6,6 +6,7 @@ import { nanos } from '@nats-io/nats-core';
 import {
   createValidated,
   Durables,
+  parseDiscordEventSubject,
   Subjects,
   TurnComplete,
   type Envelope,
@@ -75,7 +76,6 @@ interface Route {
   handle(env: Envelope, ctx: JetStreamContext): unknown;
 }
 
-const DISCORD_CHANNEL_TOKEN = Subjects.discord.evtPrefix.split('.').length + 1;
 const COMPLETE_CHANNEL_TOKEN = Subjects.turn.completePrefix.split('.').length;
 
 /** The `channelId` of a body, or undefined when it is unreadable (handled in partition 0). */
@@ -142,7 +142,10 @@ export class PartitionedConsumers implements PartitionOwner {
       ),
       route(
         inputs.discordEvent as Handler,
-        (m) => m.subject.split('.')[DISCORD_CHANNEL_TOKEN],
+        (m) => {
+          const s = parseDiscordEventSubject(m.subject);
+          return s && 'channelId' in s ? s.channelId : undefined;
+        },
         (env, ctx) => inputs.discordEvent(env.data as Record<string, unknown>, ctx),
       ),
       // Turn completions (`subject.turnComplete(channelId)`): a completion whose body names
