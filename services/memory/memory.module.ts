@@ -53,6 +53,7 @@ import { EpochTimerHandlers } from './handlers/epoch-timer.handler';
 import { MemoryQueryHandlers } from './handlers/queries.handler';
 import { MomentHandlers } from './handlers/moments.handler';
 import { RedactionHandlers } from './handlers/redaction.handler';
+import { MemoryJobs } from './reactor-jobs';
 
 export { MemoryConfig } from './config';
 
@@ -164,6 +165,7 @@ const repository = (
     ListEpochs,
     AddHighlight,
     ForgetUser,
+    MemoryJobs,
   ],
 })
 export class MemoryModule {}

@@ -56,6 +56,7 @@ import { InputsHandler } from './handlers/inputs.handler';
 import { PersonaHandler } from './handlers/persona.handler';
 import { RouterHandler } from './handlers/router.handler';
 import { orchestratorEntities, OrchestratorModule } from './orchestrator/orchestrator.module';
+import { RouterJobs } from './reactor-jobs';
 import { RouterLifecycle } from './router.lifecycle';
 import { StewardUpkeep } from './steward/application/upkeep';
 import { stewardEntities, StewardModule } from './steward/steward.module';
@@ -160,6 +161,7 @@ class RouterReactorModule {}
     ReplayDecision,
     StewardUpkeep,
     RouterLifecycle,
+    RouterJobs,
   ],
 })
 export class RouterModule {}

@@ -7,3 +7,4 @@
  */
 export * from './trigger';
 export * from './reactor';
+export * from './jobs';

@@ -7,3 +7,4 @@ export * from './logging';
 export * from './embedded';
 export * from './embedded-postgres';
 export * from './microservice';
+export * from './reactor-jobs';

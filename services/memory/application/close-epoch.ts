@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { EpochCloseDue, type EpochClosed } from '@dirigent/contracts';
 import { epochCloseDue, epochId } from '@dirigent/memory-domain';
-import { Reactor } from '@dirigent/reactor';
+import { declareJob, type DeclaredJob } from '@dirigent/reactor';
 import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import { EPOCH_CLOSE, EpochTimer } from '../adapters/epoch-timer';
 import { ClosingStore } from '../adapters/postgres/closing.store';
@@ -43,14 +43,18 @@ export class CloseEpoch {
     private readonly closing: ClosingStore,
     private readonly clock: Clock,
     @Inject(SERVICE_CONFIG) private readonly config: MemoryConfig,
-    reactor: Reactor,
-  ) {
-    reactor.job({
-      name: 'epoch-close',
-      trigger: EPOCH_CLOSE,
-      parse: EpochCloseDue.create,
-      run: (due) => this.run(due),
-    });
+  ) {}
+
+  /** The reactor job `epoch-close` (registered from the service's `reactor-jobs.ts`). */
+  jobs(): DeclaredJob[] {
+    return [
+      declareJob({
+        name: 'epoch-close',
+        trigger: EPOCH_CLOSE,
+        parse: EpochCloseDue.create,
+        run: (due) => this.run(due),
+      }),
+    ];
   }
 
   /** The close, recorded as running (in any replica) from before it reads its channel. */

@@ -6,7 +6,7 @@ import {
   type ConsolidationState,
   type Forgotten,
 } from '@dirigent/memory-domain';
-import { all, event, predicate, Reactor } from '@dirigent/reactor';
+import { declareJob, all, event, predicate, Reactor, type DeclaredJob } from '@dirigent/reactor';
 import { Clock } from '@dirigent/service-kit';
 import { DossierRepository } from '../adapters/postgres/dossier.repository';
 import { MessageRepository } from '../adapters/postgres/message.repository';
@@ -43,24 +43,29 @@ export class ConsolidateDossier {
     private readonly clock: Clock,
     private readonly reactor: Reactor,
     private readonly redactions: RedactionQueue,
-  ) {
-    reactor.job<Counted, ConsolidationState>({
-      name: 'dossier-consolidation',
-      trigger: all<ConsolidationState>(
-        event({ type: COUNTED }),
-        predicate('enough-new-material', (s) => shouldConsolidate(s)),
-      ),
-      snapshot: ({ counters }) => ({
-        messagesSince: counters.messages_since,
-        charsSince: counters.chars_since,
-        lastConsolidatedAt: counters.last_consolidated_at
-          ? new Date(counters.last_consolidated_at).getTime()
-          : undefined,
-        now: this.clock.now(),
+  ) {}
+
+  /** The reactor job `dossier-consolidation` (registered from the service's `reactor-jobs.ts`). */
+  jobs(): DeclaredJob[] {
+    return [
+      declareJob<Counted, ConsolidationState>({
+        name: 'dossier-consolidation',
+        trigger: all<ConsolidationState>(
+          event({ type: COUNTED }),
+          predicate('enough-new-material', (s) => shouldConsolidate(s)),
+        ),
+        snapshot: ({ counters }) => ({
+          messagesSince: counters.messages_since,
+          charsSince: counters.chars_since,
+          lastConsolidatedAt: counters.last_consolidated_at
+            ? new Date(counters.last_consolidated_at).getTime()
+            : undefined,
+          now: this.clock.now(),
+        }),
+        run: ({ guildId, userId }) =>
+          this.run(guildId, userId).catch((e: Error) => this.log.warn(e.message)),
       }),
-      run: ({ guildId, userId }) =>
-        this.run(guildId, userId).catch((e: Error) => this.log.warn(e.message)),
-    });
+    ];
   }
 
   /**

@@ -20,7 +20,7 @@ import {
   type MomentPolicy,
   type RoomMessage,
 } from '@dirigent/memory-domain';
-import { any, Reactor, timer } from '@dirigent/reactor';
+import { declareJob, any, Reactor, timer, type DeclaredJob } from '@dirigent/reactor';
 import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import { EPOCH_CLOSE } from '../adapters/epoch-timer';
 import { HighlightRepository, highlightId } from '../adapters/postgres/highlight.repository';
@@ -106,16 +106,22 @@ export class ExtractMoments {
     @Inject(SERVICE_CONFIG) private readonly config: MemoryConfig,
   ) {
     this.policy = { ...DEFAULT_MOMENT_POLICY, silenceMs: config.DIRIGENT_MEMORY_SILENCE_MS };
-    reactor.job({
-      name: 'moments-batch',
-      trigger: any(EPOCH_CLOSE, MOMENTS),
-      parse: MomentsDue.create,
-      // Never holds up (or fails) the epoch close that shares its timer.
-      run: (due) =>
-        this.batch(due.guildId, due.channelId).catch((e: Error) =>
-          this.log.warn(`moment batch of ${due.channelId}: ${e.message}`),
-        ),
-    });
+  }
+
+  /** The reactor job `moments-batch` (registered from the service's `reactor-jobs.ts`). */
+  jobs(): DeclaredJob[] {
+    return [
+      declareJob({
+        name: 'moments-batch',
+        trigger: any(EPOCH_CLOSE, MOMENTS),
+        parse: MomentsDue.create,
+        // Never holds up (or fails) the epoch close that shares its timer.
+        run: (due) =>
+          this.batch(due.guildId, due.channelId).catch((e: Error) =>
+            this.log.warn(`moment batch of ${due.channelId}: ${e.message}`),
+          ),
+      }),
+    ];
   }
 
   /**

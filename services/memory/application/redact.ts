@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { RedactionDue } from '@dirigent/contracts';
 import { mentionsForgotten, phraseWords } from '@dirigent/memory-domain';
-import { all, predicate, Reactor } from '@dirigent/reactor';
+import { declareJob, all, predicate, type DeclaredJob } from '@dirigent/reactor';
 import { DossierRepository } from '../adapters/postgres/dossier.repository';
 import { EpochRepository } from '../adapters/postgres/epoch.repository';
 import { LoreRepository } from '../adapters/postgres/lore.repository';
@@ -46,18 +46,22 @@ export class RedactMemory {
     private readonly consolidate: ConsolidateDossier,
     private readonly closes: CloseEpoch,
     private readonly indexer: Indexer,
-    reactor: Reactor,
-  ) {
-    reactor.job<RedactionDue, { pending: boolean }>({
-      name: 'redaction',
-      trigger: all(
-        REDACTION,
-        predicate('pending', (s) => s.pending),
-      ),
-      parse: RedactionDue.create,
-      snapshot: async (due) => ({ pending: (await this.store.pending(due.jobId)) !== null }),
-      run: (due) => this.run(due.jobId),
-    });
+  ) {}
+
+  /** The reactor job `redaction` (registered from the service's `reactor-jobs.ts`). */
+  jobs(): DeclaredJob[] {
+    return [
+      declareJob<RedactionDue, { pending: boolean }>({
+        name: 'redaction',
+        trigger: all(
+          REDACTION,
+          predicate('pending', (s) => s.pending),
+        ),
+        parse: RedactionDue.create,
+        snapshot: async (due) => ({ pending: (await this.store.pending(due.jobId)) !== null }),
+        run: (due) => this.run(due.jobId),
+      }),
+    ];
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { FollowupDue } from '@dirigent/contracts';
 import { KeyedQueue } from '@dirigent/messaging';
-import { Reactor, type Lineage } from '@dirigent/reactor';
+import { declareJob, type Lineage, type DeclaredJob } from '@dirigent/reactor';
 import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import { followupAbortReason, type AgentPersona, type FollowupBias } from '@dirigent/router-domain';
 import type { RouterConfig } from '../config';
@@ -37,14 +37,18 @@ export class FireFollowup {
     private readonly execute: ExecuteTurn,
     private readonly outbox: RouterOutbox,
     private readonly clock: Clock,
-    reactor: Reactor,
-  ) {
-    reactor.job({
-      name: 'self-followup',
-      trigger: FOLLOWUP_DUE,
-      parse: FollowupDue.create,
-      run: (due, { lineage }) => this.run(due, lineage),
-    });
+  ) {}
+
+  /** The reactor job `self-followup` (registered from the service's `reactor-jobs.ts`). */
+  jobs(): DeclaredJob[] {
+    return [
+      declareJob({
+        name: 'self-followup',
+        trigger: FOLLOWUP_DUE,
+        parse: FollowupDue.create,
+        run: (due, { lineage }) => this.run(due, lineage),
+      }),
+    ];
   }
 
   /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { SpeculativeDue } from '@dirigent/contracts';
-import { all, predicate, Reactor } from '@dirigent/reactor';
+import { declareJob, all, predicate, Reactor, type DeclaredJob } from '@dirigent/reactor';
 import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
   speculativeCheckAt,
@@ -46,27 +46,33 @@ export class SpeculativeTurns {
     private readonly clock: Clock,
   ) {
     this.settings = { ...config.file.speculative };
-    reactor.job<SpeculativeDue, Snapshot>({
-      name: 'speculative-turn',
-      trigger: all<Snapshot>(
-        SPECULATIVE_DUE,
-        predicate('unmanaged', (s) => s.unmanaged),
-        speculativeConditions(this.settings),
-      ),
-      parse: SpeculativeDue.create,
-      lane: (due) => due.channelId,
-      snapshot: (due) => this.snapshot(due),
-      run: (due, { lineage, snapshot }) =>
-        this.execute.run({
-          guildId: due.guildId,
-          channelId: due.channelId,
-          agent: snapshot.agent!,
-          trigger: 'speculative',
-          mentioned: false,
-          seed: snapshot.seed,
-          lineage,
-        }),
-    });
+  }
+
+  /** The reactor job `speculative-turn` (registered from the service's `reactor-jobs.ts`). */
+  jobs(): DeclaredJob[] {
+    return [
+      declareJob<SpeculativeDue, Snapshot>({
+        name: 'speculative-turn',
+        trigger: all<Snapshot>(
+          SPECULATIVE_DUE,
+          predicate('unmanaged', (s) => s.unmanaged),
+          speculativeConditions(this.settings),
+        ),
+        parse: SpeculativeDue.create,
+        lane: (due) => due.channelId,
+        snapshot: (due) => this.snapshot(due),
+        run: (due, { lineage, snapshot }) =>
+          this.execute.run({
+            guildId: due.guildId,
+            channelId: due.channelId,
+            agent: snapshot.agent!,
+            trigger: 'speculative',
+            mentioned: false,
+            seed: snapshot.seed,
+            lineage,
+          }),
+      }),
+    ];
   }
 
   /**

@@ -19,7 +19,7 @@ import {
 } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
 import type { AgentRun } from '@dirigent/orchestrator';
-import { Reactor, timer } from '@dirigent/reactor';
+import { declareJob, Reactor, timer, type DeclaredJob } from '@dirigent/reactor';
 import { TaskStore, type TaskRecord } from './ports';
 
 /** The router's durable timers' owner (its timer consumer hands `…fired.router.*` to its reactor). */
@@ -70,13 +70,18 @@ export class Tasks implements OnApplicationBootstrap, OnApplicationShutdown {
     private readonly store: TaskStore,
     private readonly messaging: Messaging,
     @Optional() private readonly reactor?: Reactor,
-  ) {
-    reactor?.job({
-      name: 'task-deadline',
-      trigger: TASK_DUE,
-      parse: TaskDue.create,
-      run: (due) => this.overdue(due.taskId),
-    });
+  ) {}
+
+  /** The reactor job `task-deadline` (registered from the service's `reactor-jobs.ts`). */
+  jobs(): DeclaredJob[] {
+    return [
+      declareJob({
+        name: 'task-deadline',
+        trigger: TASK_DUE,
+        parse: TaskDue.create,
+        run: (due) => this.overdue(due.taskId),
+      }),
+    ];
   }
 
   async onApplicationBootstrap(): Promise<void> {

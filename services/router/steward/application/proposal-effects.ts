@@ -5,7 +5,7 @@ import {
   subject,
   type ProposalView,
 } from '@dirigent/contracts';
-import { Reactor, timer } from '@dirigent/reactor';
+import { declareJob, Reactor, timer, type DeclaredJob } from '@dirigent/reactor';
 import {
   APPROVE_EMOJI,
   proposalText,
@@ -53,16 +53,21 @@ export class ProposalEffects {
     private readonly events: StewardEvents,
     private readonly reactor: Reactor,
     private readonly clock: Clock,
-  ) {
-    reactor.job<ProposalExpiryDue>({
-      name: 'proposal-expiry',
-      trigger: PROPOSAL_EXPIRY_DUE,
-      parse: ProposalExpiryDue.create,
-      lane: (d) => `proposal:${d.proposalId}`,
-      run: async (d) => {
-        await this.proposals.execute(d.proposalId, { type: 'ExpireProposal', at: this.nowIso() });
-      },
-    });
+  ) {}
+
+  /** The reactor job `proposal-expiry` (registered from the service's `reactor-jobs.ts`). */
+  jobs(): DeclaredJob[] {
+    return [
+      declareJob<ProposalExpiryDue>({
+        name: 'proposal-expiry',
+        trigger: PROPOSAL_EXPIRY_DUE,
+        parse: ProposalExpiryDue.create,
+        lane: (d) => `proposal:${d.proposalId}`,
+        run: async (d) => {
+          await this.proposals.execute(d.proposalId, { type: 'ExpireProposal', at: this.nowIso() });
+        },
+      }),
+    ];
   }
 
   private nowIso() {

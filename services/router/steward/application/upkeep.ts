@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { MessageCreated } from '@dirigent/contracts';
-import { all, event, predicate, Reactor } from '@dirigent/reactor';
+import { declareJob, all, event, predicate, type DeclaredJob } from '@dirigent/reactor';
 import {
   DEFAULT_DECISION,
   DEFAULT_TOPIC_SPLIT,
@@ -46,38 +46,45 @@ export class StewardUpkeep {
   private readonly earlier = new Map<string, Promise<UpkeepMessage[]>>();
 
   constructor(
-    reactor: Reactor,
     private readonly activity: ChannelActivity,
     private readonly history: ChannelHistory,
     private readonly proposals: ProposalService,
     private readonly modChannels: ModChannels,
     private readonly clock: Clock,
     @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
-  ) {
-    reactor.job<MessageCreated, Snapshot>({
-      name: 'steward-thread-split',
-      trigger: all<Snapshot>(
-        event({ type: 'message.created' }),
-        predicate('not-the-mod-channel', (s) => !s.modChannel),
-        predicate('talk-split-into-topics', (s) => s.split !== undefined),
-      ),
-      parse: MessageCreated.create,
-      lane: (m) => `steward:${m.channelId}`,
-      snapshot: (m) => this.snapshot(m),
-      run: (m, { snapshot }) => this.proposeThread(m, snapshot.split!),
-    });
-    reactor.job<MessageCreated, Snapshot>({
-      name: 'steward-pin-decision',
-      trigger: all<Snapshot>(
-        event({ type: 'message.created' }),
-        predicate('not-the-mod-channel', (s) => !s.modChannel),
-        predicate('decision-reached', (s) => s.decision !== undefined),
-      ),
-      parse: MessageCreated.create,
-      lane: (m) => `steward:${m.channelId}`,
-      snapshot: (m) => this.snapshot(m),
-      run: (m, { snapshot }) => this.proposePin(m, snapshot.decision!),
-    });
+  ) {}
+
+  /**
+   * The reactor jobs `steward-thread-split`, `steward-pin-decision` (registered from the
+   * service's `reactor-jobs.ts`).
+   */
+  jobs(): DeclaredJob[] {
+    return [
+      declareJob<MessageCreated, Snapshot>({
+        name: 'steward-thread-split',
+        trigger: all<Snapshot>(
+          event({ type: 'message.created' }),
+          predicate('not-the-mod-channel', (s) => !s.modChannel),
+          predicate('talk-split-into-topics', (s) => s.split !== undefined),
+        ),
+        parse: MessageCreated.create,
+        lane: (m) => `steward:${m.channelId}`,
+        snapshot: (m) => this.snapshot(m),
+        run: (m, { snapshot }) => this.proposeThread(m, snapshot.split!),
+      }),
+      declareJob<MessageCreated, Snapshot>({
+        name: 'steward-pin-decision',
+        trigger: all<Snapshot>(
+          event({ type: 'message.created' }),
+          predicate('not-the-mod-channel', (s) => !s.modChannel),
+          predicate('decision-reached', (s) => s.decision !== undefined),
+        ),
+        parse: MessageCreated.create,
+        lane: (m) => `steward:${m.channelId}`,
+        snapshot: (m) => this.snapshot(m),
+        run: (m, { snapshot }) => this.proposePin(m, snapshot.decision!),
+      }),
+    ];
   }
 
   private async snapshot(m: MessageCreated): Promise<Snapshot> {
