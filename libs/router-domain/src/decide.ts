@@ -1,3 +1,4 @@
+import { CANONICAL_DISPOSITIONS } from './canonical';
 import type { Dimensions, Disposition } from './dimensions';
 import { dimensionsOf, isModelFree } from './dimensions';
 import { chooseLens, type LensSwap } from './lens-choice';
@@ -113,14 +114,10 @@ export function route(dispositions: readonly Disposition[], input: RouteInput): 
   };
 }
 
-/** Used only when the store holds no disposition that may be chosen. */
-export const SILENT_FALLBACK: Disposition = {
-  id: 'silent-listen',
-  name: 'Silent listen',
-  reasoningDepth: 'low',
-  contextStrategy: 'none',
-  voice: 'indifferent',
-  outputShape: 'silent',
-  searchPosture: 'none',
-  riskAppetite: 'safe',
-};
+/**
+ * Used only when the store holds no disposition that may be chosen: the canonical
+ * `silent-listen`, as its one definition spells it.
+ */
+export const SILENT_FALLBACK: Disposition = CANONICAL_DISPOSITIONS.find(
+  (d) => d.id === 'silent-listen',
+)!;
