@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { getMetadataStorage } from 'class-validator';
 import { BaseConfig } from '@dirigent/service-kit';
 import { ROOT, codeSpans, readDoc } from './markdown';
+import { productionSources } from './sources';
 
 /**
  * docs/architecture.md § Configuration names every environment variable the services read:
@@ -12,17 +13,6 @@ import { ROOT, codeSpans, readDoc } from './markdown';
  */
 
 const DOC = 'docs/architecture.md';
-const SKIP =
-  /(^|\/)(test|test-support|fixtures|examples|node_modules)(\/|$)|\.spec\.ts$|^libs\/testing\//;
-
-function sources(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
-    const path = `${dir}/${e.name}`;
-    if (SKIP.test(path)) return [];
-    if (e.isDirectory()) return sources(path);
-    return /\.(ts|mjs)$/.test(e.name) ? [path] : [];
-  });
-}
 
 /** The variables each service's config class declares (its validated properties). */
 async function configClassVariables(): Promise<Map<string, string>> {
@@ -43,7 +33,7 @@ async function configClassVariables(): Promise<Map<string, string>> {
 /** `env.X` and `process.env.X` (or `env['X']`) in production code. */
 function readVariables(): Map<string, string> {
   const found = new Map<string, string>();
-  for (const file of [...sources('services'), ...sources('libs')]) {
+  for (const file of [...productionSources('services'), ...productionSources('libs')]) {
     const text = readFileSync(join(ROOT, file), 'utf8');
     for (const m of text.matchAll(/\benv(?:\.|\[['"])([A-Z][A-Z0-9_]+)\b/g)) {
       if (m[1] !== 'PATH') found.set(m[1], file);
