@@ -1,4 +1,4 @@
-/** Three tiers, chosen by file suffix (STYLE.md §9). */
+/** Three tiers, chosen by file suffix (CONTRIBUTING.md § Tests). */
 // ts-jest in transpile-only mode (the typecheck is its own step). Not @swc/jest: its
 // platform binaries are not all on the registry here, which breaks `npm ci`.
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.jest.json', diagnostics: false }];

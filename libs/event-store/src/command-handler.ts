@@ -7,7 +7,7 @@ import {
 } from './event-store';
 import { foldAggregate, type SnapshotStore } from './snapshots';
 
-/** A pure aggregate: no I/O, no clock, no randomness (STYLE.md §2). */
+/** A pure aggregate: no I/O, no clock, no randomness (CONTRIBUTING.md § Habits). */
 export interface Decider<C, E extends DomainEvent, S> {
   initialState: () => S;
   decide: (command: C, state: S) => E[];

@@ -6,7 +6,7 @@ export const foundationEntities = [ProjectionCheckpoint];
 
 /**
  * The ORM options of a running service: without the migrator, which a service never uses
- * (migrations run as a step, STYLE.md §10). The migrator and the migrations are about a tenth
+ * (migrations run as a step: `npm run migrate`, the deployment's Job). The migrator and the migrations are about a tenth
  * of the modules a service loads, and a restarted service loads them on every start.
  */
 export function serviceOrmConfig(databaseUrl: string, entities: Options['entities'] = []): Options {

@@ -1,7 +1,7 @@
 import type { ProposalStatus, ProposalView } from '@dirigent/contracts';
 
 /**
- * The steward's two aggregates, as pure deciders (STYLE.md §2): a proposal
+ * The steward's two aggregates, as pure deciders (CONTRIBUTING.md § Habits): a proposal
  * (`dirigent.es.proposal.<id>`) and a guild's mod channel claim
  * (`dirigent.es.mod-channel.<guildId>`). Time and ids arrive in the commands.
  */

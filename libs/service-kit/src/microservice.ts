@@ -18,7 +18,7 @@ function nestLogger(name: string): Logger {
 
 /**
  * Makes a service a hybrid app (see `connectJetStreamTransport`) whose NATS handlers each
- * run in a fresh MikroORM request context (STYLE.md §10). Call before `app.init()`.
+ * run in a fresh MikroORM request context (CONTRIBUTING.md § Habits). Call before `app.init()`.
  */
 export function connectJetStream(
   app: INestApplication,

@@ -41,7 +41,7 @@ export function planEffects(
 
 /**
  * Whether the effect depends on its turn still being open: grants, pings and timers do;
- * cancelling a timer and logging are harmless whenever they run (STYLE.md §15).
+ * cancelling a timer and logging are harmless whenever they run (CONTRIBUTING.md § Habits).
  */
 export function isFenced(p: PlannedEffect): boolean {
   if (p.effect.kind === 'cancel' || p.effect.kind === 'log') return false;
