@@ -1,4 +1,5 @@
 export * from './config';
+export * from './env-config';
 export * from './request';
 export * from './pricing';
 export * from './routing';

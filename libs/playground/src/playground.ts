@@ -103,7 +103,7 @@ export class Playground {
       DISCORD_TOKEN: discord.token,
       DISCORD_API_URL: discord.apiUrl,
       DIRIGENT_MODERATOR_USER_ID: discord.bot.id,
-      ...(base.DIRIGENT_LLM_CONFIG ? {} : { DIRIGENT_LLM_CONFIG: writeLlmConfig(dir) }),
+      ...(base.DIRIGENT_LLM_CONFIG ? {} : { DIRIGENT_LLM_CONFIG: writeLlmConfig(dir, base) }),
       ...(base.DIRIGENT_ROUTER_CONFIG
         ? {}
         : { DIRIGENT_ROUTER_CONFIG: writeRouterConfig(this.dit, this.molt, dir) }),
