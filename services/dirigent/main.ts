@@ -5,8 +5,10 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
+import { describeLlmChoice } from '@dirigent/llm';
 import { startTracing } from '@dirigent/messaging';
 import { migrate } from '@dirigent/persistence';
+import { botPermissions } from '@dirigent/skills';
 import { startPlayground, type Playground } from '@dirigent/playground';
 import {
   ConfigError,
@@ -20,6 +22,7 @@ import {
   type ServiceDefinition,
 } from '@dirigent/service-kit';
 import { DiscordIngestService } from '../discord-ingest/discord-ingest.module';
+import { applicationIdOf, inviteLink } from '../discord-ingest/adapters/invite-link';
 import { TurnCoordinatorService } from '../turn-coordinator/turn-coordinator.module';
 import { RouterService } from '../router/router.module';
 import { MemoryService } from '../memory/memory.module';
@@ -84,7 +87,8 @@ async function main(): Promise<void> {
       DIRIGENT_LOG_NAME: 'dirigent',
       ...(playground?.env ?? {}),
     };
-    const lines: string[] = [];
+    // Which models answer: DIRIGENT_LLM_CONFIG, else the provider keys set, else offline.
+    const lines: string[] = [`  ${describeLlmChoice(process.env)}`, ''];
     let coordinatorPort = 0;
     for (const def of services) {
       const { app, port } = await startServiceApp(def, env, { shutdownHooks: false });
@@ -104,7 +108,12 @@ async function main(): Promise<void> {
       }
       lines.push('', `Open the playground: ${playground.url}`);
     } else {
-      lines.push('', `  control page      ${control}`);
+      lines.push(
+        '',
+        `  control page      ${control}`,
+        '',
+        `  ${invite(process.env.DISCORD_TOKEN!)}`,
+      );
     }
     console.log(['', 'Dirigent is running:', ...lines, ''].join('\n'));
   } catch (e) {
@@ -114,6 +123,15 @@ async function main(): Promise<void> {
     );
     await stop(e instanceof ConfigError ? 2 : 1);
   }
+}
+
+/** Where to add the bot to a server, with exactly the permissions its parts declare. */
+function invite(token: string): string {
+  const id = applicationIdOf(token);
+  const permissions = botPermissions();
+  return id
+    ? `invite the bot: ${inviteLink(id, permissions)}`
+    : `invite the bot: Developer Portal → your application → OAuth2 → URL Generator, scopes bot and applications.commands, permissions ${permissions.join(', ')}`;
 }
 
 void main();

@@ -3,3 +3,4 @@ export * from './dice';
 export * from './registry';
 export * from './tool-loop';
 export * from './journal';
+export * from './permissions';

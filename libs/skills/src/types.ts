@@ -3,6 +3,7 @@ import type {
   MemoryDossier,
   MemoryHit,
   MemorySearchLayer,
+  PermissionFlagName,
   SkillCostClass,
   SkillPermission,
 } from '@dirigent/contracts';
@@ -140,6 +141,11 @@ export interface Skill {
   /** The line the prompt's catalog shows. */
   catalogEntry: string;
   permissions: SkillPermission[];
+  /**
+   * The bot's own Discord permissions the skill needs to act (discord.js flag names): the
+   * invite link asks for their union with the steward's and the conductor's, nothing more.
+   */
+  discordPermissions: PermissionFlagName[];
   costClass: SkillCostClass;
   tools: ToolDescriptor[];
   /** Runs the call (for a `confirm` skill: once its proposal is approved). */

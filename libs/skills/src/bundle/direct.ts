@@ -8,6 +8,7 @@ export const dice: Skill = {
   description: 'Rolls dice in standard notation (2d6+1, d20, 3d8-2); seeded and recorded.',
   catalogEntry: 'dice: roll dice (2d6+1, d20)',
   permissions: [],
+  discordPermissions: [],
   costClass: 'direct',
   tools: [
     {
@@ -36,6 +37,7 @@ export const poll: Skill = {
   description: 'Opens a native Discord poll in the channel.',
   catalogEntry: 'poll: open a poll here (question, 2-10 options)',
   permissions: ['discord:post'],
+  discordPermissions: ['SendMessages', 'SendPolls'],
   costClass: 'direct',
   tools: [
     {
@@ -84,6 +86,7 @@ export const createThread: Skill = {
   description: 'Opens a thread for a sub-conversation, on a message or standalone.',
   catalogEntry: 'create_thread: open a thread (channelId, name, messageId?)',
   permissions: ['discord:threads'],
+  discordPermissions: ['CreatePublicThreads', 'SendMessagesInThreads'],
   costClass: 'direct',
   tools: [
     {
@@ -127,6 +130,7 @@ export const pinMoment: Skill = {
   description: 'Pins a highlight-worthy message.',
   catalogEntry: 'pin_moment: pin a message (channelId, messageId)',
   permissions: ['discord:pins'],
+  discordPermissions: ['PinMessages'],
   costClass: 'direct',
   tools: [
     {

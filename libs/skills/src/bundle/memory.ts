@@ -18,6 +18,7 @@ export const memorySearch: Skill = {
   description: "Searches the guild's memory (archive, highlights, epochs, lore, dossiers).",
   catalogEntry: 'memory_search: look something up in what this server said and decided',
   permissions: ['memory:read'],
+  discordPermissions: [],
   costClass: 'direct',
   tools: [
     {
@@ -54,6 +55,7 @@ export const recallUser: Skill = {
   description: 'Recalls what memory holds about one member (their dossier), by user id or name.',
   catalogEntry: 'recall_user: what we know about a member (by userId or name)',
   permissions: ['memory:read'],
+  discordPermissions: [],
   costClass: 'direct',
   tools: [
     {
@@ -96,6 +98,7 @@ export const recallGroup: Skill = {
   description: "Recalls the group's lore: running jokes, shared canon, decisions (on a topic).",
   catalogEntry: 'recall_group: the group’s lore and canon, optionally on a topic',
   permissions: ['memory:read'],
+  discordPermissions: [],
   costClass: 'direct',
   tools: [
     {
@@ -131,6 +134,7 @@ export const summarizeWindow: Skill = {
   description: "Gives the last minutes of a channel's talk (who said what, when) to summarize.",
   catalogEntry: 'summarize_window: the recent talk of this (or another) channel, to summarize',
   permissions: ['memory:read'],
+  discordPermissions: [],
   costClass: 'direct',
   tools: [
     {

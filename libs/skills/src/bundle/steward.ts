@@ -8,6 +8,7 @@ export const createChannel: Skill = {
   description: 'Creates a text channel (after a moderator approves it in the mod channel).',
   catalogEntry: 'create_channel: propose a new channel (name, topic?); a moderator confirms',
   permissions: ['discord:channels'],
+  discordPermissions: ['ManageChannels', 'SendMessages'],
   costClass: 'confirm',
   tools: [
     {
@@ -48,6 +49,7 @@ export const archiveChannel: Skill = {
   catalogEntry:
     'archive_channel: propose a read-only channel of curated artifacts (name, sourceChannelId?, items?)',
   permissions: ['discord:channels', 'discord:post', 'memory:read'],
+  discordPermissions: ['ManageChannels', 'ManageRoles', 'SendMessages'],
   costClass: 'confirm',
   tools: [
     {
@@ -114,6 +116,7 @@ export const manageRoles: Skill = {
   catalogEntry:
     'manage_roles: propose creating, assigning or removing a role; a moderator confirms',
   permissions: ['discord:roles'],
+  discordPermissions: ['ManageRoles'],
   costClass: 'confirm',
   tools: [
     {
@@ -160,6 +163,7 @@ export const proposeRestructure: Skill = {
   catalogEntry:
     'propose_restructure: suggest reorganizing the server (summary, steps) to the moderators',
   permissions: ['discord:post'],
+  discordPermissions: ['SendMessages'],
   costClass: 'confirm',
   tools: [
     {
