@@ -16,7 +16,8 @@
  *    validated against their CRDs' openAPIV3Schema, vendored in deploy/crds, made strict
  *    the same way: an object schema with `properties` accepts no other field (what the
  *    API server would prune silently), unless it says x-kubernetes-preserve-unknown-fields.
- * 2. The NATS configuration of deploy/k8s/nats.yaml, with the auth.conf of
+ * 2. The NATS configuration of deploy/k8s/nats.yaml (nats.conf and the services' users,
+ *    service-users.conf, their passwords set to placeholders), with the auth.conf of
  *    nats-auth.example.yaml beside it, and docker-compose's deploy/nats/nats-server.conf
  *    (with the files it includes) must pass `nats-server -t` (when nats-server is on the
  *    PATH; with nats-server < 2.10, which predates `sync_interval`, that line is left out).
@@ -375,11 +376,21 @@ function checkNatsConfig(objects, secrets, failures) {
     const local = (old ? conf.replace(/^\s*sync_interval:.*$/m, '') : conf)
       .replace('/data/jetstream', join(dir, 'jetstream'))
       .replace('/var/run/nats/nats.pid', join(dir, 'nats.pid'));
+    // Every file of the ConfigMap (nats.conf, service-users.conf) beside the Secret's auth.conf.
+    const data = objects.find(
+      (o) => o.kind === 'ConfigMap' && o.metadata?.name === 'nats-config',
+    ).data;
+    for (const [name, text] of Object.entries(data)) writeFileSync(join(dir, name), text);
     writeFileSync(join(dir, 'nats.conf'), local);
     writeFileSync(join(dir, 'auth.conf'), auth);
+    // The passwords the configuration refers to, as the StatefulSet sets them from a Secret.
+    const referenced = Object.values(data)
+      .join('\n')
+      .matchAll(/:\s*\$([A-Z][A-Z0-9_]*)/g);
+    const passwords = Object.fromEntries([...referenced].map((m) => [m[1], 'placeholder']));
     execFileSync('nats-server', ['-c', join(dir, 'nats.conf'), '-t'], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, POD_NAME: 'nats-0' },
+      env: { ...process.env, ...passwords, POD_NAME: 'nats-0' },
     });
   } catch (e) {
     failures.push(`deploy/k8s nats.conf: ${String(e.stderr || e.message).trim()}`);

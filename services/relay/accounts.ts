@@ -6,6 +6,10 @@
  *
  * It holds the `leafnodes` block too (`DIRIGENT_LEAF_LISTEN`, default `0.0.0.0:7422`).
  * `DIRIGENT_NATS_SERVICE_PASSWORD` sets a password on the services' own user (`dirigent`).
+ * `--service-users` (deploy/k8s) gives each service its own user with allow-lists instead,
+ * included from `service-users.conf`; then no relay at all is fine too:
+ *
+ *   node dist/services/relay/accounts.js --service-users relay-a:<password> > auth.conf
  */
 import { masterAccountsConfig, type RelayCredentials } from './nats-config';
 
@@ -16,12 +20,17 @@ function parse(arg: string): RelayCredentials {
 }
 
 try {
-  const relays = process.argv.slice(2).map(parse);
-  if (relays.length === 0) throw new Error('name at least one relay: instance:password');
+  const args = process.argv.slice(2);
+  const serviceUsers = args.includes('--service-users');
+  const relays = args.filter((a) => a !== '--service-users').map(parse);
+  if (relays.length === 0 && !serviceUsers) {
+    throw new Error('name at least one relay: instance:password');
+  }
   const password = process.env.DIRIGENT_NATS_SERVICE_PASSWORD;
   process.stdout.write(
     masterAccountsConfig({
       relays,
+      serviceUsers,
       ...(process.env.DIRIGENT_LEAF_LISTEN ? { leafListen: process.env.DIRIGENT_LEAF_LISTEN } : {}),
       ...(password ? { serviceUser: { user: 'dirigent', password } } : {}),
     }),

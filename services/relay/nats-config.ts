@@ -66,7 +66,17 @@ export interface MasterAccountsInput {
   serviceUser?: { user: string; password: string };
   /** Where the master listens for leaf nodes. Default `0.0.0.0:7422`. */
   leafListen?: string;
+  /**
+   * Each service as its own user with allow-lists (deploy/k8s): the account's users are
+   * `include`d from `service-users.conf` (`serviceUsersConfig()` of `@dirigent/contracts`,
+   * beside this file) and there is no `no_auth_user`, so a client without credentials is
+   * refused. Off: the services share one user that needs no credentials (docker-compose).
+   */
+  serviceUsers?: boolean;
 }
+
+/** The file the account's per-service users are included from (`serviceUsers`). */
+export const SERVICE_USERS_FILE = 'service-users.conf';
 
 const accountName = (instance: string) => `RELAY_${instance.replace(/-/g, '_').toUpperCase()}`;
 
@@ -113,32 +123,37 @@ export function masterAccountsConfig(input: MasterAccountsInput): string {
     seen.add(r.instance);
     if (!r.password) throw new Error(`relay instance "${r.instance}" needs a password`);
   }
-  const exports = new Map<string, boolean>();
-  for (const imp of relayImports('*')) exports.set(imp.from, imp.stream === true);
+  const exported = new Map<string, boolean>();
+  for (const imp of relayImports('*')) exported.set(imp.from, imp.stream === true);
   const serviceUser = service.password
     ? `{ user: ${q(service.user)}, password: ${q(service.password)} }`
     : `{ user: ${q(service.user)} }`;
   // Leaf connections authenticate here only (never as the no_auth_user), each bound to its
-  // relay's account; a leaf without valid credentials is refused.
+  // relay's account; a leaf without valid credentials is refused. No relays, no leaf port.
+  const leafnodes = input.relays.length
+    ? [
+        'leafnodes {',
+        `  listen: ${q(input.leafListen ?? '0.0.0.0:7422')}`,
+        '  authorization {',
+        '    users: [',
+        ...input.relays.map(
+          (r) =>
+            `      { user: ${q(r.user ?? `relay-${r.instance}`)}, password: ${q(r.password)}, account: ${accountName(r.instance)} }`,
+        ),
+        '    ]',
+        '  }',
+        '}',
+      ]
+    : [];
   const lines = [
-    'leafnodes {',
-    `  listen: ${q(input.leafListen ?? '0.0.0.0:7422')}`,
-    '  authorization {',
-    '    users: [',
-    ...input.relays.map(
-      (r) =>
-        `      { user: ${q(r.user ?? `relay-${r.instance}`)}, password: ${q(r.password)}, account: ${accountName(r.instance)} }`,
-    ),
-    '    ]',
-    '  }',
-    '}',
-    `no_auth_user: ${q(service.user)}`,
+    ...leafnodes,
+    ...(input.serviceUsers ? [] : [`no_auth_user: ${q(service.user)}`]),
     'accounts {',
     `  ${account} {`,
     '    jetstream: enabled',
-    `    users: [ ${serviceUser} ]`,
+    input.serviceUsers ? `    include ./${SERVICE_USERS_FILE}` : `    users: [ ${serviceUser} ]`,
     '    exports: [',
-    ...[...exports].map(
+    ...[...exported].map(
       ([from, stream]) => `      { service: ${q(from)}${stream ? ', response_type: stream' : ''} }`,
     ),
     '    ]',

@@ -2,7 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { leafServerConfig, masterAccountsConfig, relayImports } from './nats-config';
+import {
+  leafServerConfig,
+  masterAccountsConfig,
+  relayImports,
+  SERVICE_USERS_FILE,
+} from './nats-config';
 import { natsServerBinary } from './nats-server';
 
 /** `nats-server -t`: the server's own parser checks the generated file. */
@@ -79,6 +84,24 @@ describe('relay NATS configuration', () => {
     expect(text).toContain('default_js_domain: { "$G": "" }');
     const checked = serverAccepts(text);
     expect(checked.ok).toBe(true);
+  });
+});
+
+describe('per-service NATS users (deploy/k8s)', () => {
+  it('include the services’ users and let no client in without credentials', () => {
+    const text = masterAccountsConfig({
+      relays: [{ instance: 'relay-a', password: 'pw' }],
+      serviceUsers: true,
+    });
+    expect(text).toContain(`    include ./${SERVICE_USERS_FILE}`);
+    expect(text).not.toMatch(/no_auth_user|users: \[ \{ user: "dirigent"/);
+    expect(text).toMatch(/leafnodes \{/);
+  });
+
+  it('need no relay, and then open no leaf port', () => {
+    const text = masterAccountsConfig({ relays: [], serviceUsers: true });
+    expect(text).not.toMatch(/leafnodes/);
+    expect(text).toContain(`include ./${SERVICE_USERS_FILE}`);
   });
 });
 

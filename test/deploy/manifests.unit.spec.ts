@@ -6,7 +6,17 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { Durables, Streams } from '@dirigent/contracts';
+import {
+  Durables,
+  NatsServices,
+  natsPasswordVariable,
+  natsPermissions,
+  serviceUsersConfig,
+  Streams,
+  Subjects,
+  subject,
+} from '@dirigent/contracts';
+import { masterAccountsConfig, SERVICE_USERS_FILE } from '../../services/relay/nats-config';
 
 const root = join(__dirname, '..', '..');
 const k8sDir = join(root, 'deploy', 'k8s');
@@ -253,7 +263,84 @@ describe('deploy/k8s manifests', () => {
     expect(auth).toMatch(
       /leafnodes\s*\{[^]*(port:\s*7422|listen:\s*"[\d.]*:7422")[^]*authorization\s*\{[^]*users/,
     );
-    expect(auth).toMatch(/no_auth_user/);
+    // The services connect as their own users (below), never as a credential-less one.
+    expect(auth).not.toMatch(/no_auth_user/);
+  });
+
+  describe('NATS users (libs/contracts/src/nats-permissions.ts)', () => {
+    const auth = () => named('Secret', 'nats-auth')?.stringData['auth.conf'];
+
+    it('hold the allow-lists the code renders, and auth.conf as accounts.js writes it', () => {
+      expect(named('ConfigMap', 'nats-config')?.data[SERVICE_USERS_FILE]).toBe(
+        serviceUsersConfig(),
+      );
+      expect(auth()).toBe(
+        masterAccountsConfig({
+          relays: [{ instance: 'relay-a', password: 'REPLACE_ME' }],
+          serviceUsers: true,
+        }),
+      );
+    });
+
+    const passwordRef = (service: string) => ({
+      secretKeyRef: { name: 'nats-service-users', key: service },
+    });
+
+    it('connect every service as its own user, its password from the Secret', () => {
+      expect([...NatsServices].sort()).toEqual(SERVICES.map((s) => s.name).sort());
+      for (const service of NatsServices) {
+        const c = named('Deployment', service)!.spec.template.spec.containers[0];
+        const env = Object.fromEntries((c.env ?? []).map((e: Obj) => [e.name, e]));
+        expect({ service, user: env.NATS_USER?.value }).toEqual({ service, user: service });
+        expect(env.NATS_PASSWORD?.valueFrom).toEqual(passwordRef(service));
+      }
+      const secret = named('Secret', 'nats-service-users');
+      expect(Object.keys(secret!.stringData).sort()).toEqual([...NatsServices].sort());
+    });
+
+    it('give the NATS server every password its users refer to', () => {
+      const c = named('StatefulSet', 'nats')!.spec.template.spec.containers[0];
+      const env = Object.fromEntries(c.env.map((e: Obj) => [e.name, e.valueFrom]));
+      for (const service of NatsServices) {
+        expect(env[natsPasswordVariable(service)]).toEqual(passwordRef(service));
+      }
+    });
+
+    /** Whether a NATS subject pattern (`*`, `>`) covers a concrete subject. */
+    const covers = (pattern: string, subject: string): boolean => {
+      const p = pattern.split('.');
+      const s = subject.split('.');
+      for (let i = 0; i < p.length; i++) {
+        if (p[i] === '>') return s.length > i;
+        if (i >= s.length || (p[i] !== '*' && p[i] !== s[i])) return false;
+      }
+      return p.length === s.length;
+    };
+    const publishers = (subject: string) =>
+      NatsServices.filter((s) => natsPermissions(s).publish.allow.some((p) => covers(p, subject)));
+
+    it.each([
+      [Subjects.admin.stewardDecide, ['turn-coordinator']],
+      [Subjects.admin.personaUpsert, ['turn-coordinator']],
+      [Subjects.admin.identityUpsert, ['turn-coordinator', 'router']],
+      [Subjects.router.skillInvoke, []],
+      [Subjects.discord.cmdSendMessage, ['turn-coordinator', 'router']],
+      [subject.discordEvent('1', '2', 'reaction.added'), ['discord-ingest']],
+      [subject.guildJoined('1'), ['discord-ingest']],
+    ])('let only the services that need it publish %s', (subj, who) => {
+      expect(publishers(subj)).toEqual(who);
+    });
+
+    it('let no one but the control page’s service and the router publish an admin subject', () => {
+      for (const s of NatsServices) {
+        const admin = natsPermissions(s).publish.allow.filter((p) =>
+          covers(p, Subjects.admin.stewardDecide),
+        );
+        if (s !== 'turn-coordinator') expect({ s, admin }).toEqual({ s, admin: [] });
+      }
+      expect(covers('dirigent.admin.>', 'dirigent.admin')).toBe(false);
+      expect(covers('dirigent.*.x', 'dirigent.a.x')).toBe(true);
+    });
   });
 
   it('run Postgres with pgvector, its password from the Secret', () => {

@@ -18,3 +18,4 @@ export * from './skills';
 export * from './steward';
 export * from './discord-actions';
 export * from './persona';
+export * from './nats-permissions';

@@ -12,6 +12,9 @@ export interface NatsClientOptions {
   url: string;
   /** Shown in the server's connection list. */
   name: string;
+  /** The service's own NATS user and password; without them the connection is anonymous. */
+  user?: string;
+  pass?: string;
 }
 
 /**
@@ -35,6 +38,7 @@ export class NatsClient {
     const nc = await connect({
       servers: opts.url,
       name: opts.name,
+      ...(opts.user ? { user: opts.user, pass: opts.pass ?? '' } : {}),
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
       // Without it every request (and so every JetStream publish and API call) builds an

@@ -16,6 +16,9 @@ export interface MessagingModuleOptions {
   /** The service name: NATS connection name and envelope `source`. */
   service: string;
   url: string;
+  /** The service's NATS user (`NATS_USER`/`NATS_PASSWORD`); anonymous when absent. */
+  user?: string;
+  pass?: string;
   /** Streams this service publishes to or consumes; provisioned idempotently at start. */
   streams: StreamSpec[];
 }
@@ -50,7 +53,12 @@ export class MessagingModule {
         {
           provide: NatsClient,
           useFactory: async () => {
-            const client = await NatsClient.connect({ url: options.url, name: options.service });
+            const client = await NatsClient.connect({
+              url: options.url,
+              name: options.service,
+              user: options.user,
+              pass: options.pass,
+            });
             // At once: one round trip for all of them, not one per stream, on every start.
             await Promise.all(options.streams.map((spec) => ensureStream(client.jsm, spec)));
             return client;

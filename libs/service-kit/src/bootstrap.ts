@@ -79,6 +79,8 @@ export async function createServiceApp<C extends BaseConfig>(
       CoreModule.forRoot({
         service: def.name,
         natsUrl: config.NATS_URL,
+        natsUser: config.NATS_USER,
+        natsPassword: config.NATS_PASSWORD,
         databaseUrl: config.DATABASE_URL,
         logLevel: config.LOG_LEVEL,
         // nestjs-pino keeps one root logger per process: when several services share a

@@ -6,9 +6,11 @@ import {
   IsDefined,
   IsIn,
   IsInt,
+  IsString,
   Matches,
   Max,
   Min,
+  ValidateIf,
   validateSync,
   type ValidationError,
 } from 'class-validator';
@@ -60,6 +62,20 @@ export function EnvBool(): PropertyDecorator {
 export class BaseConfig {
   @Matches(/^nats:\/\/\S+$/, { message: '$property must be a nats:// URL' })
   NATS_URL: string = DEFAULT_NATS_URL;
+
+  /**
+   * The service's own NATS user (deploy/k8s: one per service, with allow-lists); unset, the
+   * connection is anonymous (`npm start`, docker-compose). Never logged.
+   */
+  @ValidateIf((c: BaseConfig) => c.NATS_USER !== undefined || c.NATS_PASSWORD !== undefined)
+  @IsDefined({ message: '$property is required when NATS_PASSWORD is set' })
+  @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: '$property must be a NATS user name' })
+  NATS_USER?: string;
+
+  /** The password of `NATS_USER`. */
+  @ValidateIf((c: BaseConfig) => c.NATS_PASSWORD !== undefined)
+  @IsString()
+  NATS_PASSWORD?: string;
 
   @IsDefined({ message: '$property is required (postgres://user@host:5432/db)' })
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: '$property must be a postgres:// URL' })

@@ -55,6 +55,19 @@ describe('loadConfig', () => {
     );
   });
 
+  it('takes a NATS user and password together, never a password alone', () => {
+    expect(loadConfig(SampleConfig, db).NATS_USER).toBeUndefined();
+    expect(
+      loadConfig(SampleConfig, { ...db, NATS_USER: 'router', NATS_PASSWORD: 'pw' }),
+    ).toMatchObject({ NATS_USER: 'router', NATS_PASSWORD: 'pw' });
+    expect(() => loadConfig(SampleConfig, { ...db, NATS_PASSWORD: 'pw' })).toThrow(
+      new ConfigError('config error: NATS_USER is required when NATS_PASSWORD is set'),
+    );
+    expect(() => loadConfig(SampleConfig, { ...db, NATS_USER: 'a b' })).toThrow(
+      /NATS_USER must be a NATS user name/,
+    );
+  });
+
   it('ignores variables the class does not declare', () => {
     const config = loadConfig(SampleConfig, { ...db, HOME: '/root', SECRET: 'zzz' });
     expect(JSON.stringify(config)).not.toContain('zzz');

@@ -12,6 +12,8 @@ import { logDestination, redactPaths } from './logging';
 export interface CoreOptions {
   service: string;
   natsUrl: string;
+  natsUser?: string;
+  natsPassword?: string;
   databaseUrl: string;
   logLevel: string;
   /** The pino `name`; defaults to the service name. */
@@ -45,6 +47,8 @@ export class CoreModule {
         MessagingModule.forRoot({
           service: opts.service,
           url: opts.natsUrl,
+          user: opts.natsUser,
+          pass: opts.natsPassword,
           streams: opts.streams,
         }),
         MikroOrmModule.forRoot({

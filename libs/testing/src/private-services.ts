@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { knex, type Knex } from '@mikro-orm/postgresql';
@@ -52,9 +52,9 @@ export function natsServerBinary(): string {
   return join(found, 'nats-server');
 }
 
-async function answers(url: string): Promise<boolean> {
+async function answers(url: string, auth: { user?: string; pass?: string }): Promise<boolean> {
   try {
-    const nc = await connect({ servers: url, reconnect: false, timeout: 1000 });
+    const nc = await connect({ servers: url, reconnect: false, timeout: 1000, ...auth });
     try {
       await (await jetstreamManager(nc)).getAccountInfo();
       return true;
@@ -98,14 +98,28 @@ function stopChild(child: ChildProcess): Promise<void> {
  * // ... tests ...
  * await nats.stop();
  */
-export async function startPrivateNats(timeoutMs = 15_000): Promise<PrivateNats> {
+export interface PrivateNatsOptions {
+  /** Configuration files written into the server's dir; `nats.conf` is the one it reads. */
+  files?: Record<string, string>;
+  /** More environment for the server (variables its configuration refers to). */
+  env?: NodeJS.ProcessEnv;
+  /** A user that may ask for JetStream account info, when the configuration needs one. */
+  probe?: { user: string; pass: string };
+}
+
+export async function startPrivateNats(
+  timeoutMs = 15_000,
+  opts: PrivateNatsOptions = {},
+): Promise<PrivateNats> {
   const binary = natsServerBinary();
   const dir = mkdtempSync(join(tmpdir(), `${NATS_DIR_PREFIX}${stamp()}-`));
   const log = join(dir, 'nats.log');
+  for (const [name, text] of Object.entries(opts.files ?? {})) writeFileSync(join(dir, name), text);
   // `-p -1` with a ports file: the server binds a free port itself, so no probe-then-bind race.
-  const args = ['-a', '127.0.0.1', '-p', '-1', '-js', '-sd', join(dir, 'store')];
+  const args = opts.files?.['nats.conf'] ? ['-c', join(dir, 'nats.conf')] : [];
+  args.push('-a', '127.0.0.1', '-p', '-1', '-js', '-sd', join(dir, 'store'));
   args.push('--ports_file_dir', dir, '-P', join(dir, 'nats.pid'), '-l', log);
-  const child = spawn(binary, args, { stdio: 'ignore' });
+  const child = spawn(binary, args, { stdio: 'ignore', env: { ...process.env, ...opts.env } });
   // A jest process that exits without its global teardown must not leave the server behind.
   const orphanGuard = () => child.kill('SIGKILL');
   process.once('exit', orphanGuard);
@@ -117,7 +131,7 @@ export async function startPrivateNats(timeoutMs = 15_000): Promise<PrivateNats>
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && child.exitCode === null) {
     const url = advertisedUrl(dir);
-    if (url && (await answers(url))) return { url, dir, stop };
+    if (url && (await answers(url, opts.probe ?? {}))) return { url, dir, stop };
     await new Promise((r) => setTimeout(r, 50));
   }
   const output = existsSync(log) ? readFileSync(log, 'utf8').slice(-2000) : '';
