@@ -10,7 +10,10 @@
  * included from `service-users.conf`; then no relay at all is fine too:
  *
  *   node dist/services/relay/accounts.js --service-users relay-a:<password> > auth.conf
+ *
+ * `--service-users-conf` prints those users (deploy/k8s/nats.yaml's `service-users.conf`).
  */
+import { serviceUsersConfig } from '@dirigent/contracts';
 import { masterAccountsConfig, type RelayCredentials } from './nats-config';
 
 function parse(arg: string): RelayCredentials {
@@ -21,6 +24,11 @@ function parse(arg: string): RelayCredentials {
 
 try {
   const args = process.argv.slice(2);
+  if (args[0] === '--service-users-conf') {
+    // deploy/k8s/nats.yaml's service-users.conf: the services' users and allow-lists.
+    process.stdout.write(serviceUsersConfig());
+    process.exit(0);
+  }
   const serviceUsers = args.includes('--service-users');
   const relays = args.filter((a) => a !== '--service-users').map(parse);
   if (relays.length === 0 && !serviceUsers) {

@@ -95,6 +95,7 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
       Subjects.memory.search,
       Subjects.memory.dossierGet,
       Subjects.router.decisionsList,
+      Subjects.steward.proposalsList,
       ownTimers('turn-coordinator'),
       Subjects.deadLetter.all,
       // A check-turn forwarded to the replica that holds the channel's partition.

@@ -8,6 +8,7 @@ import {
   type GuildInfo,
   type GuildsResult,
   type IdentityEntry,
+  type ProposalView,
   type Reply,
 } from '@dirigent/contracts';
 import type { Messaging } from '@dirigent/messaging';
@@ -123,6 +124,26 @@ export class ControlData {
 
   setWakeMode(guildId: string, channelId: string, wakeMode: string) {
     return this.call(Subjects.admin.channelSetWakeMode, { guildId, channelId, wakeMode });
+  }
+
+  /** A guild's proposals, newest first (`Subjects.steward.proposalsList`). */
+  proposals(guildId: string, status?: string) {
+    return this.call<{ proposals: ProposalView[] }>(Subjects.steward.proposalsList, {
+      guildId,
+      ...(status ? { status } : {}),
+    });
+  }
+
+  /**
+   * Approves or rejects a proposal as `actorUserId`, the admin of the page's session (the
+   * router still requires ManageGuild of that member in the proposal's guild).
+   */
+  decideProposal(proposalId: string, approve: boolean, actorUserId: string) {
+    return this.call<ProposalView>(Subjects.admin.stewardDecide, {
+      proposalId,
+      approve,
+      actorUserId,
+    });
   }
 
   /** Skips the channel's current speaker (a stalled or absent agent). */

@@ -283,6 +283,46 @@ export class ControlWebController {
     });
   }
 
+  @Get('api/proposals')
+  async proposals(@Req() req: Request, @Res() res: Response): Promise<void> {
+    if (!this.api(req, res)) return;
+    await this.run(res, () => {
+      const status = req.query.status;
+      return this.data.proposals(
+        snowflake(req.query.guildId, 'guildId'),
+        typeof status === 'string' ? status : undefined,
+      );
+    });
+  }
+
+  /**
+   * Approves or rejects a proposal. The actor is the admin the control token stands for
+   * (`DIRIGENT_CONTROL_ACTOR_USER_ID`), never anything in the request: an `actorUserId` in
+   * the body is ignored.
+   */
+  @Post('api/proposals/:proposalId/decide')
+  async decideProposal(
+    @Req() req: Request,
+    @Res() res: Response,
+    @Param('proposalId') proposalId: string,
+    @Body() body: unknown,
+  ): Promise<void> {
+    if (!this.api(req, res)) return;
+    await this.run(res, () => {
+      const actor = this.opts.actorUserId;
+      if (!actor) {
+        throw new ReplyFailure(
+          ErrorCodes.FORBIDDEN,
+          'the control page decides for no one: set DIRIGENT_CONTROL_ACTOR_USER_ID to the Discord member the control token stands for',
+        );
+      }
+      const approve = asObject(body).approve;
+      if (typeof approve !== 'boolean')
+        throw fieldError('approve', 'approve must be true or false');
+      return this.data.decideProposal(proposalId, approve, actor);
+    });
+  }
+
   @Post('api/personas/:agentId/rollback')
   async rollbackPersona(
     @Req() req: Request,

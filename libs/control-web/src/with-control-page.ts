@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IsOptional, MinLength } from 'class-validator';
+import { IsOptional, Matches, MinLength } from 'class-validator';
+import { SNOWFLAKE_PATTERN } from '@dirigent/contracts';
 import type { BaseConfig, ServiceDefinition } from '@dirigent/service-kit';
 import { ControlWebModule } from './control-web.module';
 
@@ -8,9 +9,11 @@ import { ControlWebModule } from './control-web.module';
 export interface ControlPageConfig {
   /** Optional (the page is then disabled), at least 16 characters. */
   DIRIGENT_CONTROL_TOKEN?: string;
+  /** The Discord member the token stands for: the actor of the page's decisions. */
+  DIRIGENT_CONTROL_ACTOR_USER_ID?: string;
 }
 
-/** The service's config class with `DIRIGENT_CONTROL_TOKEN` added. */
+/** The service's config class with `DIRIGENT_CONTROL_TOKEN` (and its actor) added. */
 export function withControlToken<C extends BaseConfig>(
   Config: new () => C,
 ): new () => C & ControlPageConfig {
@@ -19,6 +22,10 @@ export function withControlToken<C extends BaseConfig>(
     @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
     @MinLength(16, { message: '$property must be at least 16 characters' })
     DIRIGENT_CONTROL_TOKEN?: string;
+
+    @IsOptional()
+    @Matches(SNOWFLAKE_PATTERN, { message: '$property must be a Discord user id (a snowflake)' })
+    DIRIGENT_CONTROL_ACTOR_USER_ID?: string;
   }
   Object.defineProperty(WithControlToken, 'name', { value: `${Config.name}WithControlToken` });
   return WithControlToken as new () => C & ControlPageConfig;
@@ -54,6 +61,7 @@ export function withControlPage<C extends BaseConfig>(
           def.module(config),
           ControlWebModule.forRoot({
             token: config.DIRIGENT_CONTROL_TOKEN,
+            actorUserId: config.DIRIGENT_CONTROL_ACTOR_USER_ID,
             ...(typeof egoFile === 'string' ? { egoFile } : {}),
           }),
         ],
