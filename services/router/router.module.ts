@@ -19,6 +19,15 @@ import { PostgresFollowups } from './adapters/postgres/followup.repository';
 import { PostgresPersonas } from './adapters/postgres/persona-version.repository';
 import { PostgresInbound } from './adapters/postgres/inbound.repository';
 import { Agents } from './application/agents';
+import { BurstsCutShort } from './application/bursts-cut-short';
+import { ChooseDisposition } from './application/choose-disposition';
+import { FollowupVerdict } from './application/followup-verdict';
+import { MentionOrchestration } from './application/mention-orchestration';
+import { PlanReply } from './application/plan-reply';
+import { ReactiveTurn } from './application/reactive-turn';
+import { RoomProbes } from './application/room-probes';
+import { SendReply } from './application/send-reply';
+import { SpeculativeRoom } from './application/speculative-room';
 import { ChannelActivity } from './application/channel-activity';
 import { ComposeReply } from './application/compose-reply';
 import { DecideDryRun } from './application/decide-dry-run';
@@ -146,14 +155,23 @@ class RouterReactorModule {}
     PersonaLearning,
     ChannelActivity,
     ComposeReply,
+    RoomProbes,
     ReadTheRoom,
+    ChooseDisposition,
+    PlanReply,
     ScheduleFollowup,
     DeliverBeats,
+    SendReply,
     ExecuteTurn,
+    BurstsCutShort,
     ResumeBursts,
+    SpeculativeRoom,
     SpeculativeTurns,
+    ReactiveTurn,
+    MentionOrchestration,
     ReactToMessage,
     OnGrant,
+    FollowupVerdict,
     FireFollowup,
     DecideDryRun,
     DispositionAdmin,

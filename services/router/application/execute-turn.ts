@@ -5,27 +5,18 @@ import {
   asksMemory,
   beatAllowance,
   classifyInterruption,
-  gateReply,
   isMentioned,
-  reactionFor,
-  routeFromInputs,
-  seededRandom,
-  shapeBeats,
-  SILENT_FALLBACK,
-  type Disposition,
-  type InterruptionAction,
 } from '@dirigent/router-domain';
 import type { RouterConfig } from '../config';
-import { ChannelActivity } from './channel-activity';
-import { ComposeReply, saysNothing, type Composed } from './compose-reply';
-import { DeliverBeats, type Dispatched } from './deliver-beats';
-import { Personas } from './personas';
-import { BurstStore, DecisionLog, InboundStore, ModelGateway, RouterOutbox } from './ports';
-import { ReadTheRoom } from './read-the-room';
-import { ScheduleFollowup } from './schedule-followup';
-import { tieBreak } from './tie-break';
-import { decisionRecord, ms, type Choice, type Planned, type TurnRequest } from './turn-record';
 import { decisionsMade } from '../adapters/metrics';
+import { ChooseDisposition } from './choose-disposition';
+import type { Composed } from './compose-reply';
+import type { Dispatched } from './deliver-beats';
+import { PlanReply } from './plan-reply';
+import { DecisionLog, RouterOutbox } from './ports';
+import { ScheduleFollowup } from './schedule-followup';
+import { SendReply } from './send-reply';
+import { decisionRecord, type TurnRequest } from './turn-record';
 
 /**
  * One turn of a built-in agent: route (seeded), research and synthesize when the shape
@@ -39,18 +30,13 @@ export class ExecuteTurn {
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
-    private readonly room: ReadTheRoom,
-    private readonly models: ModelGateway,
-    private readonly compose: ComposeReply,
+    private readonly clock: Clock,
+    private readonly choose: ChooseDisposition,
+    private readonly plan: PlanReply,
     private readonly decisions: DecisionLog,
     private readonly outbox: RouterOutbox,
-    private readonly activity: ChannelActivity,
     private readonly followups: ScheduleFollowup,
-    private readonly clock: Clock,
-    private readonly personas: Personas,
-    private readonly beats: DeliverBeats,
-    private readonly inbox: InboundStore,
-    private readonly bursts: BurstStore,
+    private readonly reply: SendReply,
   ) {}
 
   /** `onDecided` runs once the decision is stored and published, before anything is sent. */
@@ -60,14 +46,13 @@ export class ExecuteTurn {
   ): Promise<RouterDecision> {
     const started = this.clock.now();
     // The active persona version: its gates, weights and the synthesizer's constraints.
-    const r = { ...turn, agent: await this.personas.forTurn(turn.agent) };
-    const choice = await this.choose(r);
+    const { r, choice } = await this.choose.run(turn);
     const d = choice.disposition;
     const interrupted = r.interruption && {
       atBeat: r.interruption.atBeat,
       action: r.interruption.action,
     };
-    const planned = await this.plan(r, d, {
+    const planned = await this.plan.run(r, d, {
       action: interrupted?.action,
       maxBeats: beatAllowance(choice.inputs.room),
       presentUserIds: choice.inputs.presentUserIds,
@@ -80,7 +65,7 @@ export class ExecuteTurn {
     await this.publish(decision, planned.composed);
     await onDecided?.(decision);
     if (decision.followup) await this.followups.run(decision, decision.followup);
-    const sent = await this.deliver(r, decision, d, planned);
+    const sent = await this.reply.send(r, decision, d, planned);
     await this.delivered(r, decision, d.id, sent);
     return decision;
   }
@@ -98,49 +83,8 @@ export class ExecuteTurn {
     sent: Dispatched,
   ) {
     if (decision.followup) await this.followups.sent(decision, decision.followup, sent.sentIds);
-    const at = () => new Date(this.clock.now());
-    if (sent.interrupter) {
-      if (!r.grant) await this.reroute(r, decision, dispositionId, sent);
-      if (sent.durable) await this.bursts.end(decision.decisionId, 'interrupted', at());
-      await this.inbox.settle(sent.interrupter.messageId, at());
-    } else if (sent.durable) {
-      const done = sent.atBeat >= decision.beats.length && !decision.undelivered;
-      await this.bursts.end(decision.decisionId, done ? 'done' : 'stopped', at());
-    }
-  }
-
-  /**
-   * Reads the room, routes (seeded) from those inputs, then the optional model tie-break
-   * (kept in the inputs, so a replay makes the same choice).
-   */
-  private async choose(r: TurnRequest): Promise<Choice> {
-    const gathering = performance.now();
-    const { inputs, dispositions: all } = await this.room.gather({
-      ...r,
-      ...(r.interruption
-        ? {
-            interruption: {
-              action: r.interruption.action,
-              parentDispositionId: r.interruption.parentDispositionId,
-            },
-          }
-        : {}),
-    });
-    const deciding = performance.now();
-    let routed = routeFromInputs(all, inputs, r.seed);
-    let decideMs = performance.now() - deciding;
-    const classified = await tieBreak(this.models, this.config, r, all, routed);
-    if (classified && classified.id !== routed.chosen) {
-      inputs.tieBreak = classified.id;
-      const again = performance.now();
-      routed = routeFromInputs(all, inputs, r.seed);
-      decideMs += performance.now() - again;
-    }
-    const timings = { gatherMs: ms(deciding - gathering), decideMs: ms(decideMs) };
-    const chosen = all.find((x) => x.id === routed.chosen) ?? SILENT_FALLBACK;
-    // The lens the turn reads through (its own, or swapped: see `lensSwap`).
-    const disposition = { ...chosen, contextStrategy: routed.dimensions.contextStrategy };
-    return { inputs, routed, disposition, classified, timings };
+    if (sent.interrupter && !r.grant) await this.reroute(r, decision, dispositionId, sent);
+    await this.reply.close(decision, sent);
   }
 
   /** Persists the decision and publishes it, before any beat is sent. */
@@ -158,115 +102,6 @@ export class ExecuteTurn {
       },
       'decided',
     );
-  }
-
-  /** The reaction, the beats, and the completion of a granted turn (with what was sent). */
-  private async deliver(
-    r: TurnRequest,
-    decision: RouterDecision,
-    d: Disposition,
-    { reaction, target }: Planned,
-  ): Promise<Dispatched> {
-    if (reaction && target) {
-      await this.outbox.addReaction(
-        r.guildId,
-        r.channelId,
-        target,
-        reaction,
-        `react-${decision.decisionId}`,
-      );
-      this.activity.markBotTurn(r.guildId, r.channelId, this.clock.now());
-    }
-    const sent = await this.beats.dispatch(decision, {
-      agent: r.agent,
-      mentioned: r.mentioned,
-      burst: d.outputShape === 'burst',
-      voice: d.voice,
-      dispositionId: d.id,
-      durable: !r.grant,
-    });
-    if (r.grant) {
-      const text = decision.beats
-        .slice(0, sent.atBeat)
-        .map((b) => b.text)
-        .join('\n\n');
-      await this.outbox.completeTurn(r.guildId, r.channelId, r.agent.id, r.grant.turnId, text);
-    }
-    return sent;
-  }
-
-  private async plan(
-    r: TurnRequest,
-    d: Disposition,
-    o: {
-      action?: InterruptionAction;
-      maxBeats: number;
-      presentUserIds: string[];
-      recall?: boolean;
-    },
-  ): Promise<Planned> {
-    const { action } = o;
-    const none: Planned = { beats: [] };
-    if (d.outputShape === 'silent') return none;
-    if (d.outputShape === 'react-only') {
-      const target = r.inbound?.messageId ?? this.activity.lastHuman(r.channelId)?.messageId;
-      if (!target) return none;
-      return {
-        ...none,
-        target,
-        reaction: reactionFor(d.voice, seededRandom(r.seed, 'reaction')()),
-      };
-    }
-    if (action === 'continue' && r.interruption?.parentDispositionId === d.id) {
-      const withheld = r.interruption.withheld.join('\n\n');
-      return { ...none, beats: shapeBeats('burst', withheld, o.maxBeats) };
-    }
-    let composed: Composed | undefined;
-    try {
-      composed = await this.compose.run({
-        guildId: r.guildId,
-        channelId: r.channelId,
-        agent: r.agent,
-        disposition: d,
-        message: r.inbound,
-        bias: r.bias,
-        withheld: action === 'fold' ? r.interruption?.withheld : undefined,
-        previous: r.previous,
-        presentUserIds: o.presentUserIds,
-        recall: o.recall,
-        seed: r.seed,
-        before: this.before(r),
-      });
-    } catch (e) {
-      this.log.warn(
-        { err: (e as Error).message, channelId: r.channelId },
-        'synthesis failed: nothing to say',
-      );
-      return none;
-    }
-    if (saysNothing(composed.text)) return { ...none, composed };
-    const gated = gateReply(composed.text, r.agent);
-    if ('suppressed' in gated || saysNothing(gated.text)) {
-      this.log.warn(
-        {
-          channelId: r.channelId,
-          agentId: r.agent.id,
-          neverDo: 'rule' in gated ? gated.rule : undefined,
-        },
-        'reply suppressed by the persona',
-      );
-      return { ...none, composed };
-    }
-    return { ...none, beats: shapeBeats(d.outputShape, gated.text, o.maxBeats), composed };
-  }
-
-  /** The message the channel saw just before the inbound one (what "pin that" means). */
-  private before(r: TurnRequest): { messageId: string; content: string } | undefined {
-    if (!r.inbound) return undefined;
-    const recent = this.activity.get(r.channelId).recent;
-    const at = recent.findIndex((m) => m.messageId === r.inbound!.messageId);
-    const prior = at > 0 ? recent[at - 1] : at === -1 ? recent[recent.length - 1] : undefined;
-    return prior && { messageId: prior.messageId, content: prior.content };
   }
 
   /**

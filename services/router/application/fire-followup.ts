@@ -1,20 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { FollowupDue } from '@dirigent/contracts';
 import { KeyedQueue } from '@dirigent/messaging';
 import { declareJob, type Lineage, type DeclaredJob } from '@dirigent/reactor';
-import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
-import { followupAbortReason, type AgentPersona, type FollowupBias } from '@dirigent/router-domain';
-import type { RouterConfig } from '../config';
+import type { FollowupBias } from '@dirigent/router-domain';
 import { Agents } from './agents';
 import { ExecuteTurn } from './execute-turn';
-import {
-  ChannelHistory,
-  DecisionLog,
-  FollowupStore,
-  RouterOutbox,
-  TurnCoordination,
-  type FollowupRecord,
-} from './ports';
+import { FollowupVerdict } from './followup-verdict';
+import { DecisionLog, FollowupStore, RouterOutbox } from './ports';
 import { FOLLOWUP_DUE } from './schedule-followup';
 
 /**
@@ -27,16 +19,13 @@ import { FOLLOWUP_DUE } from './schedule-followup';
 @Injectable()
 export class FireFollowup {
   constructor(
-    @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
     private readonly agents: Agents,
     private readonly store: FollowupStore,
     private readonly decisions: DecisionLog,
-    private readonly history: ChannelHistory,
-    private readonly coordination: TurnCoordination,
+    private readonly verdict: FollowupVerdict,
     private readonly lanes: KeyedQueue,
     private readonly execute: ExecuteTurn,
     private readonly outbox: RouterOutbox,
-    private readonly clock: Clock,
   ) {}
 
   /** The reactor job `self-followup` (registered from the service's `reactor-jobs.ts`). */
@@ -82,11 +71,11 @@ export class FireFollowup {
     if (!agent) return settle('aborted', 'unknown-agent');
     // Judged when it comes due: the rules read the durable history, not the lane, so a
     // channel whose lane runs behind does not hold an abort for minutes (it did under load).
-    const early = await this.verdict(f, agent);
+    const early = await this.verdict.judge(f, agent);
     if (early) return settle(early.status, early.reason, early.decisionId);
     await this.lanes.run(f.channelId, async () => {
       // Again in the lane: the turns it waited behind may have answered or moved on.
-      const now = await this.verdict(f, agent);
+      const now = await this.verdict.judge(f, agent);
       if (now) return settle(now.status, now.reason, now.decisionId);
       const parent = await this.decisions.get(f.parentDecisionId);
       const decision = await this.execute.run(
@@ -107,44 +96,6 @@ export class FireFollowup {
         (d) => settle('fired', undefined, d.decisionId),
       );
       await settle('fired', undefined, decision.decisionId);
-    });
-  }
-
-  /**
-   * How the follow-up settles without a turn: fired already (its decision is stored, a
-   * SIGKILL came before the settle), or aborted by a rule; undefined when it is to fire.
-   */
-  private async verdict(
-    f: FollowupRecord,
-    agent: AgentPersona,
-  ): Promise<{ status: 'fired' | 'aborted'; reason?: string; decisionId?: string } | undefined> {
-    const before = await this.decisions.ofFollowup(f.followupId);
-    if (before) return { status: 'fired', decisionId: before.decisionId };
-    const channel = await this.coordination.managed(f.channelId);
-    if (channel.managed && channel.speakers.includes(agent.id))
-      return { status: 'aborted', reason: 'managed-channel' };
-    const reason = await this.abortReason(f, agent);
-    return reason ? { status: 'aborted', reason } : undefined;
-  }
-
-  /**
-   * The abort rules over what the channel's durable history holds since the follow-up was
-   * scheduled: a reply seen just before a SIGKILL, or sent while the router was down, counts.
-   */
-  private async abortReason(f: FollowupRecord, agent: AgentPersona) {
-    const after = f.createdAt.getTime();
-    const { messages, typing } = await this.history.since(f.guildId, f.channelId, after);
-    const others = typing.filter((t) => !this.agents.userIds.has(t.userId));
-    return followupAbortReason({
-      botMessageIds: f.botMessageIds,
-      agentUserId: agent.discordUserId,
-      since: messages.filter((m) => m.at > after),
-      // Typing before the bot's turn was the question it answered, not a new thought.
-      othersTypingAt: others.length ? Math.max(...others.map((t) => t.at)) : undefined,
-      now: this.clock.now(),
-      movedOnAfter: this.config.file.followups.movedOnAfter,
-      bias: f.bias as FollowupBias,
-      midThoughtMs: this.config.file.followups.midThoughtMs,
     });
   }
 }

@@ -1,29 +1,17 @@
-import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { MessageCreated, TypingStarted } from '@dirigent/contracts';
 import { KeyedQueue } from '@dirigent/messaging';
-import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
-import {
-  gateReply,
-  isMentioned,
-  MAX_BOT_RUN,
-  preflight,
-  type AgentPersona,
-} from '@dirigent/router-domain';
-import type { RouterConfig } from '../config';
-import { OrchestrateInDiscord } from '../orchestrator/orchestrator.module';
+import { Clock } from '@dirigent/service-kit';
 import { Agents } from './agents';
+import { RESUME_WITHIN_MS } from './bursts-cut-short';
 import { ChannelActivity, type SeenMessage } from './channel-activity';
-import { ExecuteTurn } from './execute-turn';
-import { HoldBack } from './hold-back';
-import { Personas } from './personas';
-import { DecisionLog, InboundStore, TurnCoordination, type OpenInbound } from './ports';
-import { RESUME_WITHIN_MS, ResumeBursts } from './resume-bursts';
-import { SpeculativeTurns } from './speculative';
+import { MentionOrchestration } from './mention-orchestration';
+import { InboundStore, type OpenInbound } from './ports';
+import { ReactiveTurn } from './reactive-turn';
+import { ResumeBursts } from './resume-bursts';
 
 /** Open messages resumed at start, at most (older ones stay open: a bound on a restart's work). */
 const RESUMED_AT_START = 500;
-/** The orchestrator's answer to a mention when the channel's bot run has no place for it. */
-const HELD_BACK_REACTION = '👀';
 /** Message ids remembered as claimed by this process. */
 const REMEMBERED = 5000;
 
@@ -59,20 +47,14 @@ export class ReactToMessage implements OnApplicationBootstrap {
   private readonly claimed = new Set<string>();
 
   constructor(
-    @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
     private readonly agents: Agents,
     private readonly inbox: InboundStore,
-    private readonly decisions: DecisionLog,
     private readonly clock: Clock,
     private readonly activity: ChannelActivity,
     private readonly lanes: KeyedQueue,
-    private readonly execute: ExecuteTurn,
-    private readonly coordination: TurnCoordination,
-    private readonly speculative: SpeculativeTurns,
-    private readonly personas: Personas,
-    private readonly holdBack: HoldBack,
     private readonly bursts: ResumeBursts,
-    @Optional() private readonly orchestrator?: OrchestrateInDiscord,
+    private readonly reactive: ReactiveTurn,
+    private readonly orchestration: MentionOrchestration,
   ) {}
 
   /**
@@ -141,8 +123,8 @@ export class ReactToMessage implements OnApplicationBootstrap {
     const turns = this.agents.all.map((agent) =>
       // An orchestrator's jobs run off the lane, as tasks: the channel keeps its turns.
       (agent.orchestrator
-        ? this.orchestrate(agent, m, resumed)
-        : this.lanes.run(m.channelId, () => this.decide(agent, m, seen, resumed))
+        ? this.orchestration.run(agent, m, resumed)
+        : this.lanes.run(m.channelId, () => this.reactive.run(agent, m, seen, resumed))
       ).catch(failed),
     );
     void Promise.all(turns)
@@ -161,71 +143,11 @@ export class ReactToMessage implements OnApplicationBootstrap {
    * pinned).
    */
   deleted(m: { channelId: string; messageId: string }): void {
-    this.orchestrator?.cancel(m.messageId);
+    this.orchestration.cancel(m.messageId);
     this.activity.forget(m.channelId, m.messageId);
   }
 
   typing(t: TypingStarted): void {
     this.activity.typing(t.guildId, t.channelId, t.userId, Date.parse(t.at), this.agents.userIds);
-  }
-
-  private async orchestrate(agent: AgentPersona, m: MessageCreated, resumed: boolean) {
-    if (!isMentioned(agent, m) || m.authorId === agent.discordUserId || m.authorIsBot) return;
-    // A resumed message whose orchestration started before the restart: its tasks were
-    // reported failed at start; it is not asked again.
-    if (resumed && (await this.decisions.decidedOn(m.messageId, agent.id))) return;
-    if (resumed && this.orchestrator && (await this.orchestrator.started(m.messageId))) return;
-    if (!this.orchestrator) return;
-    // Its answers pass the persona gates and take places in the channel's bot run as the
-    // disposition router's do.
-    const persona = await this.personas.forTurn(agent);
-    const lapseMs = this.config.DIRIGENT_ROUTER_BEAT_TIMEOUT_MS;
-    await this.orchestrator.run(agent, m, {
-      version: persona.personaVersion,
-      gate: (text) => gateReply(text, persona),
-      claim: (content) =>
-        this.activity.claim(m.guildId, m.channelId, content, MAX_BOT_RUN, lapseMs) !== null,
-      heldBack: (decisionId, sent, withheld) =>
-        this.holdBack.run(m.guildId, m.channelId, {
-          decisionId,
-          agentId: agent.id,
-          inboundMessageId: m.messageId,
-          sent,
-          withheld,
-          ...(sent === 0 ? { reaction: HELD_BACK_REACTION } : {}),
-        }),
-    });
-  }
-
-  private async decide(
-    agent: AgentPersona,
-    m: MessageCreated,
-    seen: SeenMessage,
-    resumed: boolean,
-  ): Promise<void> {
-    if (resumed && (await this.decisions.decidedOn(m.messageId, agent.id))) {
-      // Killed between the decision and the arming: arm again (one timer per agent and
-      // channel, so arming twice is harmless).
-      if (!m.authorIsBot) await this.speculative.arm(agent, m.guildId, m.channelId, seen.at);
-      return;
-    }
-    const channel = await this.coordination.managed(m.channelId);
-    if (channel.managed && channel.speakers.includes(agent.id)) return;
-    // A grant already answered it (this turn waited in the lane behind that one).
-    if (!resumed && (await this.decisions.decidedOn(m.messageId, agent.id))) return;
-    const verdict = preflight(agent, seen, { managedChannel: channel.managed });
-    if (!verdict.proceed) return;
-    const decision = await this.execute.run({
-      guildId: m.guildId,
-      channelId: m.channelId,
-      agent,
-      trigger: 'reactive',
-      inbound: seen,
-      mentioned: verdict.mentioned,
-      seed: `${m.messageId}:${agent.id}`,
-      lineage: { job: 'reactive-turn', trigger: 'event', causeId: seen.eventId ?? m.messageId },
-    });
-    if (!m.authorIsBot)
-      await this.speculative.arm(agent, m.guildId, m.channelId, seen.at, decision.decisionId);
   }
 }

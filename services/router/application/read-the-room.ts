@@ -18,13 +18,8 @@ import {
 import type { RouterConfig } from '../config';
 import { Agents } from './agents';
 import { ChannelActivity, type SeenMessage } from './channel-activity';
-import {
-  ChannelHistory,
-  ChannelMembers,
-  DispositionStore,
-  MemoryLenses,
-  ModelGateway,
-} from './ports';
+import { ChannelHistory, DispositionStore } from './ports';
+import { RoomProbes } from './room-probes';
 
 export interface RoomQuestion {
   guildId: string;
@@ -36,9 +31,6 @@ export interface RoomQuestion {
   bias?: FollowupBias;
   interruption?: { action: InterruptionAction; parentDispositionId: string };
 }
-
-/** Small: a hit count says whether memory holds something, not what. */
-const MEMORY_PROBE_K = 3;
 
 /**
  * Gathers a decision's inputs (ARCHITECTURE part 3): the message's features, the channel's
@@ -57,9 +49,7 @@ export class ReadTheRoom {
     @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
     private readonly agents: Agents,
     private readonly activity: ChannelActivity,
-    private readonly members: ChannelMembers,
-    private readonly memory: MemoryLenses,
-    private readonly models: ModelGateway,
+    private readonly probes: RoomProbes,
     private readonly dispositions: DispositionStore,
     private readonly clock: Clock,
     private readonly history: ChannelHistory,
@@ -102,13 +92,9 @@ export class ReadTheRoom {
     const probe = m && !m.authorIsBot && (q.mentioned || message!.callback || message!.question);
     const [all, budgetFraction, members, hits] = await Promise.all([
       this.dispositions.list(),
-      this.models.budgetFraction(q.guildId).catch(() => undefined),
-      this.members.list(q.guildId, q.channelId).catch(() => [] as string[]),
-      probe
-        ? this.memory
-            .hits(q.guildId, m.content, MEMORY_PROBE_K, this.config.DIRIGENT_ROUTER_MEMORY_PROBE_MS)
-            .catch(() => undefined)
-        : undefined,
+      this.probes.budgetFraction(q.guildId),
+      this.probes.channelMembers(q.guildId, q.channelId),
+      probe ? this.probes.memoryHits(q.guildId, m.content) : undefined,
       this.load(q.guildId, q.channelId),
     ]);
     const now = this.clock.now();

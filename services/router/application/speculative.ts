@@ -1,28 +1,18 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { SpeculativeDue } from '@dirigent/contracts';
 import { declareJob, all, predicate, Reactor, type DeclaredJob } from '@dirigent/reactor';
-import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
+import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import {
   speculativeCheckAt,
   speculativeConditions,
   type AgentPersona,
   type SpeculativeSettings,
-  type ChannelActivity as ChannelActivityView,
-  type SpeculativeSnapshot,
 } from '@dirigent/router-domain';
 import type { RouterConfig } from '../config';
-import { Agents } from './agents';
 import { ChannelActivity } from './channel-activity';
 import { ExecuteTurn } from './execute-turn';
-import { ChannelHistory, ModelGateway, TurnCoordination } from './ports';
 import { SPECULATIVE_DUE } from './schedule-followup';
-
-interface Snapshot extends SpeculativeSnapshot {
-  agent?: AgentPersona;
-  /** The agent may speak on its own here (not a speaker of a managed channel). */
-  unmanaged: boolean;
-}
+import { SpeculativeRoom, type Snapshot } from './speculative-room';
 
 /**
  * Speculative turns: the reactor job `speculative-turn`, a composite trigger per channel
@@ -36,14 +26,10 @@ export class SpeculativeTurns {
 
   constructor(
     @Inject(SERVICE_CONFIG) config: RouterConfig,
-    private readonly agents: Agents,
     private readonly activity: ChannelActivity,
-    private readonly history: ChannelHistory,
     private readonly reactor: Reactor,
-    private readonly models: ModelGateway,
-    private readonly coordination: TurnCoordination,
     private readonly execute: ExecuteTurn,
-    private readonly clock: Clock,
+    private readonly room: SpeculativeRoom,
   ) {
     this.settings = { ...config.file.speculative };
   }
@@ -113,29 +99,6 @@ export class SpeculativeTurns {
   }
 
   /**
-   * The channel as the durable streams hold it, whatever this process saw: the messages
-   * since the arming human one (each later human message re-arms the timer) or the quiet
-   * window, whichever is shorter, and the agents' turns of the last `minSinceBotTurnMs`.
-   */
-  private async durableActivity(due: SpeculativeDue, now: number): Promise<ChannelActivityView> {
-    const humanAt = due.humanAt ? Date.parse(due.humanAt) : undefined;
-    const from = Math.max(humanAt ?? 0, now - this.settings.quietMs);
-    const [{ messages }, turns] = await Promise.all([
-      this.history.since(due.guildId, due.channelId, from),
-      this.history.botTurnsSince(due.guildId, due.channelId, now - this.settings.minSinceBotTurnMs),
-    ]);
-    const max = (xs: number[]) => (xs.length ? Math.max(...xs) : undefined);
-    const humans = messages.filter((m) => !m.authorIsBot).map((m) => m.at);
-    const own = messages.filter((m) => this.agents.userIds.has(m.authorId)).map((m) => m.at);
-    const defined = (xs: (number | undefined)[]) => xs.filter((x): x is number => x !== undefined);
-    return {
-      lastHumanAt: max(defined([humanAt, ...humans])),
-      lastMessageAt: max(defined([humanAt, ...messages.map((m) => m.at)])),
-      lastBotTurnAt: max([...turns, ...own]),
-    };
-  }
-
-  /**
    * A timer that came due while the time conditions do not hold yet (a bot turn or a
    * message since it was armed) is armed again for when they can: no periodic check.
    */
@@ -145,28 +108,10 @@ export class SpeculativeTurns {
     await this.reactor.arm(SPECULATIVE_DUE, this.key(due.agentId, due.channelId), at, due);
   }
 
-  /** Read in the channel's lane; the budget is asked only when the agent may speak here. */
+  /** Read in the channel's lane; a timer that came due early is armed again. */
   private async snapshot(due: SpeculativeDue): Promise<Snapshot> {
-    const agent = this.agents.get(due.agentId);
-    const seed = randomUUID();
-    let unmanaged = !!agent && !agent.orchestrator;
-    if (agent && unmanaged) {
-      const channel = await this.coordination.managed(due.channelId);
-      unmanaged = !(channel.managed && channel.speakers.includes(agent.id));
-    }
-    const budgetFraction = unmanaged
-      ? await this.models.budgetFraction(due.guildId).catch(() => undefined)
-      : undefined;
-    const now = this.clock.now();
-    const snapshot = {
-      agent,
-      unmanaged,
-      seed,
-      budgetFraction,
-      activity: await this.durableActivity(due, now),
-      now,
-    };
-    if (unmanaged) await this.rearmIfEarly(due, snapshot);
+    const snapshot = await this.room.read(due);
+    if (snapshot.unmanaged) await this.rearmIfEarly(due, snapshot);
     return snapshot;
   }
 }

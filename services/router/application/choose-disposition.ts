@@ -1,0 +1,60 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { routeFromInputs, SILENT_FALLBACK } from '@dirigent/router-domain';
+import type { RouterConfig } from '../config';
+import { Personas } from './personas';
+import { ModelGateway } from './ports';
+import { ReadTheRoom } from './read-the-room';
+import { tieBreak } from './tie-break';
+import { ms, type Choice, type TurnRequest } from './turn-record';
+
+/**
+ * A turn's choice: the agent's active persona (its gates, weights and the synthesizer's
+ * constraints), the room read, the seeded route from those inputs, then the optional model
+ * tie-break (kept in the inputs, so a replay makes the same choice).
+ */
+@Injectable()
+export class ChooseDisposition {
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
+    private readonly personas: Personas,
+    private readonly room: ReadTheRoom,
+    private readonly models: ModelGateway,
+  ) {}
+
+  /** The request with the agent's active persona, and what it chose. */
+  async run(turn: TurnRequest): Promise<{ r: TurnRequest; choice: Choice }> {
+    const r = { ...turn, agent: await this.personas.forTurn(turn.agent) };
+    return { r, choice: await this.choose(r) };
+  }
+
+  private async choose(r: TurnRequest): Promise<Choice> {
+    const gathering = performance.now();
+    const { inputs, dispositions: all } = await this.room.gather({
+      ...r,
+      ...(r.interruption
+        ? {
+            interruption: {
+              action: r.interruption.action,
+              parentDispositionId: r.interruption.parentDispositionId,
+            },
+          }
+        : {}),
+    });
+    const deciding = performance.now();
+    let routed = routeFromInputs(all, inputs, r.seed);
+    let decideMs = performance.now() - deciding;
+    const classified = await tieBreak(this.models, this.config, r, all, routed);
+    if (classified && classified.id !== routed.chosen) {
+      inputs.tieBreak = classified.id;
+      const again = performance.now();
+      routed = routeFromInputs(all, inputs, r.seed);
+      decideMs += performance.now() - again;
+    }
+    const timings = { gatherMs: ms(deciding - gathering), decideMs: ms(decideMs) };
+    const chosen = all.find((x) => x.id === routed.chosen) ?? SILENT_FALLBACK;
+    // The lens the turn reads through (its own, or swapped: see `lensSwap`).
+    const disposition = { ...chosen, contextStrategy: routed.dimensions.contextStrategy };
+    return { inputs, routed, disposition, classified, timings };
+  }
+}
