@@ -8,8 +8,9 @@ import {
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { Reactor } from '@dirigent/reactor';
 import { Agents } from './application/agents';
-import { Personas } from './application/personas';
-import { DispositionStore, TurnCoordination } from './application/ports';
+import { Personas } from './learning/application/personas';
+import { TurnCoordination } from './application/clients';
+import { DispositionStore } from './application/stores';
 import type { RouterConfig } from './config';
 
 /**

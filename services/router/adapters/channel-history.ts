@@ -2,7 +2,7 @@ import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import { Streams, Subjects, subject, type Envelope } from '@dirigent/contracts';
 import { Messaging, storedMessage } from '@dirigent/messaging';
-import { ChannelHistory, type ChannelEvents, type HistoryMessage } from '../application/ports';
+import { ChannelHistory, type ChannelEvents, type HistoryMessage } from '../application/clients';
 
 /** More than any plan window holds; a busier channel is read up to here (the oldest first). */
 const MAX_EVENTS = 20_000;

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Subjects, type ChannelView } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
-import { TurnCoordination } from '../application/ports';
+import { TurnCoordination } from '../application/clients';
 
 const TTL_MS = 3000;
 

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Subjects, type LlmBudgetView, type LlmChatRequest } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
 import type { ChatAnswer, ChatCall, ChatPort, ToolCall } from '@dirigent/orchestrator';
-import { ModelGateway, type ModelAnswer } from '../application/ports';
+import { ModelGateway, type ModelAnswer } from '../application/clients';
 
 interface ChatReply {
   completion: {

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Subjects, type ChannelMembersResult } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
-import { ChannelMembers } from '../application/ports';
+import { ChannelMembers } from '../application/clients';
 
 const TTL_MS = 60_000;
 const MAX = 100;

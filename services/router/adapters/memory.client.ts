@@ -7,7 +7,7 @@ import {
 } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
 import type { MemoryPort } from '@dirigent/orchestrator';
-import { MemoryLenses } from '../application/ports';
+import { MemoryLenses } from '../application/clients';
 
 /**
  * Memory over NATS, for the router and the orchestrator alike: `Subjects.memory.context`

@@ -12,7 +12,7 @@ import {
   type RouterFollowupEvent,
 } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
-import { RouterOutbox } from '../application/ports';
+import { RouterOutbox } from '../application/clients';
 
 /** Discord commands, turn completions and the router's events, on JetStream. */
 export class JetStreamOutbox extends RouterOutbox {

@@ -5,8 +5,14 @@ import { Clock } from '@dirigent/service-kit';
 import { Agents } from './agents';
 import type { SeenMessage } from './channel-activity';
 import { DeliverBeats } from './deliver-beats';
-import { Personas } from './personas';
-import { BurstStore, DecisionLog, InboundStore, type BurstRecord, type OpenInbound } from './ports';
+import { Personas } from '../learning/application/personas';
+import {
+  BurstStore,
+  DecisionLog,
+  InboundStore,
+  type BurstRecord,
+  type OpenInbound,
+} from './stores';
 import type { TurnRequest } from './turn-record';
 
 /** Bursts resumed at start, at most. */

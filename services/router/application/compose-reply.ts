@@ -16,7 +16,8 @@ import {
 import { runSkillLoop, type LoopMessage } from '@dirigent/skills';
 import type { RouterConfig } from '../config';
 import { Skills } from '../skills/skills.module';
-import { MemoryLenses, ModelGateway, type SubagentRun } from './ports';
+import { MemoryLenses, ModelGateway } from './clients';
+import { type SubagentRun } from './stores';
 import { withRecalled } from './recall-context';
 
 export interface ComposeInput {

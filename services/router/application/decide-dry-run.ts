@@ -9,7 +9,7 @@ import {
 import { isMentioned, routeFromInputs } from '@dirigent/router-domain';
 import { Clock } from '@dirigent/service-kit';
 import { Agents } from './agents';
-import { Personas } from './personas';
+import { Personas } from '../learning/application/personas';
 import { ReadTheRoom } from './read-the-room';
 
 /**

@@ -11,8 +11,9 @@ import {
 import type { RouterConfig } from '../config';
 import { ChannelActivity, type SeenMessage } from './channel-activity';
 import { HoldBack } from './hold-back';
-import { PersonaLearning } from './persona-learning';
-import { BurstStore, DecisionLog, RouterOutbox } from './ports';
+import { PersonaLearning } from '../learning/application/persona-learning';
+import { RouterOutbox } from './clients';
+import { BurstStore, DecisionLog } from './stores';
 
 export interface Dispatched {
   sentIds: string[];

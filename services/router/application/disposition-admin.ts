@@ -6,7 +6,7 @@ import {
   type DispositionRemoveRequest,
   type DispositionUpsertRequest,
 } from '@dirigent/contracts';
-import { DispositionStore } from './ports';
+import { DispositionStore } from './stores';
 
 /** `Subjects.admin.dispositionList` (and upsert, remove): the global persona set at run time. */
 @Injectable()

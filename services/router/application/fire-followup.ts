@@ -6,7 +6,8 @@ import type { FollowupBias } from '@dirigent/router-domain';
 import { Agents } from './agents';
 import { ExecuteTurn } from './execute-turn';
 import { FollowupVerdict } from './followup-verdict';
-import { DecisionLog, FollowupStore, RouterOutbox } from './ports';
+import { RouterOutbox } from './clients';
+import { DecisionLog, FollowupStore } from './stores';
 import { FOLLOWUP_DUE } from './schedule-followup';
 
 /**

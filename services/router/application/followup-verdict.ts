@@ -3,7 +3,8 @@ import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import { followupAbortReason, type AgentPersona, type FollowupBias } from '@dirigent/router-domain';
 import type { RouterConfig } from '../config';
 import { Agents } from './agents';
-import { ChannelHistory, DecisionLog, TurnCoordination, type FollowupRecord } from './ports';
+import { ChannelHistory, TurnCoordination } from './clients';
+import { DecisionLog, type FollowupRecord } from './stores';
 
 /** How a due follow-up settles without a turn; undefined when it is to fire. */
 export type FollowupSettlement =

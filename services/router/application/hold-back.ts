@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { RouterHeldBackEvent } from '@dirigent/contracts';
-import { RouterOutbox } from './ports';
+import { RouterOutbox } from './clients';
 
 /**
  * What happens when the channel's bots reach their run of messages without a human one

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RouterDecisionsListRequest } from '@dirigent/contracts';
-import { DecisionLog } from './ports';
+import { DecisionLog } from './stores';
 
 /** `Subjects.router.decisionsList`: newest first, by guild, optionally channel, disposition, trigger. */
 @Injectable()

@@ -6,8 +6,8 @@ import type { RouterConfig } from '../config';
 import { OrchestrateInDiscord } from '../orchestrator/orchestrator.module';
 import { ChannelActivity } from './channel-activity';
 import { HoldBack } from './hold-back';
-import { Personas } from './personas';
-import { DecisionLog } from './ports';
+import { Personas } from '../learning/application/personas';
+import { DecisionLog } from './stores';
 
 /** The orchestrator's answer to a mention when the channel's bot run has no place for it. */
 const HELD_BACK_REACTION = '👀';

@@ -5,7 +5,8 @@ import { isMentioned } from '@dirigent/router-domain';
 import { Agents } from './agents';
 import { ChannelActivity } from './channel-activity';
 import { ExecuteTurn } from './execute-turn';
-import { ChannelHistory, DecisionLog } from './ports';
+import { ChannelHistory } from './clients';
+import { DecisionLog } from './stores';
 
 /** How long a grant waits for the channel's newest message to reach this router. */
 export const CATCH_UP_MS = 3000;

@@ -6,7 +6,7 @@ import { Agents } from './agents';
 import { RESUME_WITHIN_MS } from './bursts-cut-short';
 import { ChannelActivity, type SeenMessage } from './channel-activity';
 import { MentionOrchestration } from './mention-orchestration';
-import { InboundStore, type OpenInbound } from './ports';
+import { InboundStore, type OpenInbound } from './stores';
 import { ReactiveTurn } from './reactive-turn';
 import { ResumeBursts } from './resume-bursts';
 

@@ -3,7 +3,8 @@ import type { MessageCreated } from '@dirigent/contracts';
 import { preflight, type AgentPersona } from '@dirigent/router-domain';
 import type { SeenMessage } from './channel-activity';
 import { ExecuteTurn } from './execute-turn';
-import { DecisionLog, TurnCoordination } from './ports';
+import { TurnCoordination } from './clients';
+import { DecisionLog } from './stores';
 import { SpeculativeTurns } from './speculative';
 
 /**

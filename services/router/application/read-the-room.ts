@@ -18,7 +18,8 @@ import {
 import type { RouterConfig } from '../config';
 import { Agents } from './agents';
 import { ChannelActivity, type SeenMessage } from './channel-activity';
-import { ChannelHistory, DispositionStore } from './ports';
+import { ChannelHistory } from './clients';
+import { DispositionStore } from './stores';
 import { RoomProbes } from './room-probes';
 
 export interface RoomQuestion {

@@ -7,7 +7,7 @@ import {
   type RouterReplayResult,
 } from '@dirigent/contracts';
 import { routeFromInputs } from '@dirigent/router-domain';
-import { DecisionLog, DispositionStore } from './ports';
+import { DecisionLog, DispositionStore } from './stores';
 
 /** The choice as bytes: candidates (in order, fixed keys) and the chosen id. */
 export const choiceJson = (candidates: readonly RouterCandidate[], chosen: string) =>

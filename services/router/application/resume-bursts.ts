@@ -5,7 +5,7 @@ import { BurstsCutShort, type Resumable } from './bursts-cut-short';
 import type { SeenMessage } from './channel-activity';
 import { DeliverBeats } from './deliver-beats';
 import { ExecuteTurn } from './execute-turn';
-import type { OpenInbound } from './ports';
+import type { OpenInbound } from './stores';
 
 /**
  * At start: the bursts a restart cut short (`router_bursts` still running). One whose human

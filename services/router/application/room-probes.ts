@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { RouterConfig } from '../config';
-import { ChannelMembers, MemoryLenses, ModelGateway } from './ports';
+import { ChannelMembers, MemoryLenses, ModelGateway } from './clients';
 
 /** Small: a hit count says whether memory holds something, not what. */
 const MEMORY_PROBE_K = 3;

@@ -2,7 +2,8 @@ import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { RouterEventTypes, subject, type RouterDecision } from '@dirigent/contracts';
 import { Reactor, timer } from '@dirigent/reactor';
 import { Clock } from '@dirigent/service-kit';
-import { FollowupStore, RouterOutbox } from './ports';
+import { RouterOutbox } from './clients';
+import { FollowupStore } from './stores';
 
 export const ROUTER_SERVICE = 'router';
 /** The router's durable timers (`dirigent.timer.fired.router.<name>`), triggers of its reactor jobs. */

@@ -4,7 +4,8 @@ import { Clock } from '@dirigent/service-kit';
 import type { Disposition } from '@dirigent/router-domain';
 import { ChannelActivity } from './channel-activity';
 import { DeliverBeats, type Dispatched } from './deliver-beats';
-import { BurstStore, InboundStore, RouterOutbox } from './ports';
+import { RouterOutbox } from './clients';
+import { BurstStore, InboundStore } from './stores';
 import type { Planned, TurnRequest } from './turn-record';
 
 /**

@@ -10,7 +10,7 @@ import type {
 } from '@dirigent/router-domain';
 import type { RouterConfig } from '../config';
 import { Agents } from './agents';
-import { ChannelHistory, ModelGateway, TurnCoordination } from './ports';
+import { ChannelHistory, ModelGateway, TurnCoordination } from './clients';
 
 export interface Snapshot extends SpeculativeSnapshot {
   agent?: AgentPersona;

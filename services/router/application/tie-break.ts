@@ -1,7 +1,7 @@
 import { isModelFree, type Candidate, type Disposition } from '@dirigent/router-domain';
 import type { RouterConfig } from '../config';
 import type { TurnRequest } from './turn-record';
-import { ModelGateway } from './ports';
+import { ModelGateway } from './clients';
 
 /**
  * The optional cheap tie-break: when the top two candidates both speak and score within

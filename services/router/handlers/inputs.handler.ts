@@ -9,7 +9,7 @@ import {
 } from '@dirigent/messaging';
 import { occurrence, Reactor } from '@dirigent/reactor';
 import { OnGrant } from '../application/on-grant';
-import { PersonaLearning } from '../application/persona-learning';
+import { PersonaLearning } from '../learning/application/persona-learning';
 import { ReactToMessage } from '../application/react-to-message';
 import { ROUTER_SERVICE } from '../application/schedule-followup';
 import { DecideProposal } from '../steward/application/decide-proposal';

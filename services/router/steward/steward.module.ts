@@ -13,6 +13,7 @@ import { ModChannels } from './application/mod-channels';
 import { ProposalActions } from './application/proposal-actions';
 import { ProposalEffects } from './application/proposal-effects';
 import { ProposalService } from './application/proposals';
+import { StewardUpkeep } from './application/upkeep';
 import { ProposalReadModel, StewardDiscord, StewardEvents } from './application/ports';
 import { StewardHandler } from './handlers/steward.handler';
 import { StewardLifecycle } from './steward.lifecycle';
@@ -22,7 +23,7 @@ export const stewardEntities = [ProposalRow];
 /**
  * The steward (docs/architecture.md, "Steward"): each guild's mod channel, proposals as
  * event-sourced aggregates decided by ✅/❌ of ManageGuild members, executed once, expired by
- * durable timer. Global: the skill system proposes through {@link ProposalService}; an
+ * durable timer; its upkeep jobs (`StewardUpkeep`). Global: the skill system proposes through {@link ProposalService}; an
  * approved call runs through its `SkillRunner` ({@link ProposalActions}).
  */
 @Global()
@@ -51,6 +52,7 @@ export const stewardEntities = [ProposalRow];
     ProposalActions,
     ProposalEffects,
     DecideProposal,
+    StewardUpkeep,
     StewardLifecycle,
   ],
   exports: [ProposalService, ProposalActions, ModChannels, DecideProposal],

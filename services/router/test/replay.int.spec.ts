@@ -7,7 +7,7 @@ import {
   type DecisionInputs,
 } from '@dirigent/router-domain';
 import { snowflake, waitFor } from '@dirigent/testing';
-import { DecisionLog, DispositionStore } from '../application/ports';
+import { DecisionLog, DispositionStore } from '../application/stores';
 import { choiceJson } from '../application/replay-decision';
 import { startRouterStack, type RouterStack } from './harness';
 

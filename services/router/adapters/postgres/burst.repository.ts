@@ -1,5 +1,5 @@
 import { EntityManager } from '@mikro-orm/postgresql';
-import { BurstStore, type BurstRecord } from '../../application/ports';
+import { BurstStore, type BurstRecord } from '../../application/stores';
 import { BurstRow } from './burst.entity';
 
 /** `router_bursts`. */

@@ -1,6 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { RouterDecision } from '@dirigent/contracts';
-import { DecisionLog, type DecisionFilter, type SubagentRun } from '../../application/ports';
+import { DecisionLog, type DecisionFilter, type SubagentRun } from '../../application/stores';
 import { DecisionRow } from './decision.entity';
 import { SubagentRunRow } from './subagent-run.entity';
 

@@ -1,7 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { DispositionUpsertRequest } from '@dirigent/contracts';
 import { canonicalDispositions, type Disposition } from '@dirigent/router-domain';
-import { DispositionStore } from '../../application/ports';
+import { DispositionStore } from '../../application/stores';
 import { DispositionRow } from './disposition.entity';
 import { DispositionSetRow } from './disposition-set.entity';
 

@@ -1,5 +1,5 @@
 import { EntityManager } from '@mikro-orm/postgresql';
-import { FollowupStore, type FollowupRecord } from '../../application/ports';
+import { FollowupStore, type FollowupRecord } from '../../application/stores';
 import { FollowupRow } from './followup.entity';
 
 function toRecord(r: FollowupRow): FollowupRecord {

@@ -1,6 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { MessageCreated } from '@dirigent/contracts';
-import { InboundStore, type InboundState, type OpenInbound } from '../../application/ports';
+import { InboundStore, type InboundState, type OpenInbound } from '../../application/stores';
 import { InboundRow } from './inbound.entity';
 
 /** `router_inbound`. */

@@ -13,7 +13,7 @@ import {
 import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { RouterConfig } from '../../config';
 import { ChannelActivity } from '../../application/channel-activity';
-import { ChannelHistory } from '../../application/ports';
+import { ChannelHistory } from '../../application/clients';
 import { ModChannels } from './mod-channels';
 import { ProposalService } from './proposals';
 

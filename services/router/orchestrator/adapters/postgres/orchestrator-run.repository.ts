@@ -3,8 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { RouterDecision } from '@dirigent/contracts';
 import { splitForDiscord, type AgentRun } from '@dirigent/orchestrator';
-import { PostgresDecisionLog } from '../../../adapters/postgres/decision.repository';
-import type { SubagentRun } from '../../../application/ports';
+import { DecisionLog, type SubagentRun } from '../../../application/stores';
 import { OrchestrationLog, type OrchestrationRecord } from '../../application/ports';
 import { OrchestratorRun } from './orchestrator-run.entity';
 
@@ -16,15 +15,16 @@ const ORCHESTRATOR = 'orchestrator';
 /**
  * Orchestrations in `orchestrator_runs` (one row for the decision, one per delegated run,
  * with tokens); one started by a Discord mention also lands in the router's decision log
- * (`disposition_decisions` + `subagent_runs`, what `Subjects.router.decisionsList` shows).
+ * (`disposition_decisions` + `subagent_runs`, what `Subjects.router.decisionsList` shows),
+ * through the router's `DecisionLog`.
  */
 @Injectable()
 export class PostgresOrchestrationLog extends OrchestrationLog {
-  private readonly decisions: PostgresDecisionLog;
-
-  constructor(private readonly em: EntityManager) {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly decisions: DecisionLog,
+  ) {
     super();
-    this.decisions = new PostgresDecisionLog(em);
   }
 
   async record(r: OrchestrationRecord): Promise<void> {

@@ -7,9 +7,10 @@ import {
   type PersonaSignal,
 } from '@dirigent/router-domain';
 import { Clock } from '@dirigent/service-kit';
-import { Agents } from './agents';
+import { Agents } from '../../application/agents';
 import { Personas } from './personas';
-import { PersonaStore, RouterOutbox, type PersonaMessage } from './ports';
+import { RouterOutbox } from '../../application/clients';
+import { PersonaStore, type PersonaMessage } from './ports';
 
 /**
  * The learning loop: a human's positive or negative reaction to a built-in agent's message,

@@ -21,9 +21,10 @@ import {
   type Persona,
   type PersonaPatch,
 } from '@dirigent/router-domain';
-import type { RouterConfig } from '../config';
-import { Agents } from './agents';
-import { PersonaStore, RouterOutbox, type PersonaRecord } from './ports';
+import type { RouterConfig } from '../../config';
+import { Agents } from '../../application/agents';
+import { RouterOutbox } from '../../application/clients';
+import { PersonaStore, type PersonaRecord } from './ports';
 
 const DISPOSITION_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 

@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { PostgresPersonas } from './adapters/postgres/persona-version.repository';
+import { PersonaLearning } from './application/persona-learning';
+import { Personas } from './application/personas';
+import { PersonaStore } from './application/ports';
+import { PersonaHandler } from './handlers/persona.handler';
+
+export { learningEntities } from './adapters/postgres/entities';
+
+/**
+ * The persona learning loop (docs/architecture.md, "Persona"): each built-in agent's
+ * versioned persona (seeded once, the active version for each turn, the admin subjects) and
+ * the reactions and replies to its messages that move its disposition weights.
+ */
+@Module({
+  controllers: [PersonaHandler],
+  providers: [
+    {
+      provide: PersonaStore,
+      inject: [EntityManager],
+      useFactory: (em: EntityManager) => new PostgresPersonas(em),
+    },
+    Personas,
+    PersonaLearning,
+  ],
+  exports: [Personas, PersonaLearning],
+})
+export class LearningModule {}
