@@ -89,13 +89,4 @@ export class NatsStewardDiscord extends StewardDiscord {
       { id },
     );
   }
-
-  async react(guildId: string, channelId: string, messageId: string, emoji: string, id: string) {
-    await this.messaging.publishEvent(
-      Subjects.discord.cmdAddReaction,
-      EnvelopeTypes.addReaction,
-      { guildId, channelId, messageId, emoji },
-      { id },
-    );
-  }
 }

@@ -16,13 +16,6 @@ export abstract class StewardDiscord {
   abstract memberPermissions(guildId: string, userId: string): Promise<string[]>;
   /** A message as the bot; `id` de-duplicates a re-send. */
   abstract post(guildId: string, channelId: string, content: string, id: string): Promise<void>;
-  abstract react(
-    guildId: string,
-    channelId: string,
-    messageId: string,
-    emoji: string,
-    id: string,
-  ): Promise<void>;
 }
 
 /** The proposal read model (`steward_proposal`). */

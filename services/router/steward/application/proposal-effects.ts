@@ -13,6 +13,7 @@ import {
   type ProposalEvent,
 } from '@dirigent/router-domain';
 import { Clock } from '@dirigent/service-kit';
+import { RouterOutbox } from '../../application/clients';
 import { ROUTER_SERVICE } from '../../application/schedule-followup';
 import { ModChannels } from './mod-channels';
 import { ProposalActions } from './proposal-actions';
@@ -53,6 +54,7 @@ export class ProposalEffects {
     private readonly events: StewardEvents,
     private readonly reactor: Reactor,
     private readonly clock: Clock,
+    private readonly outbox: RouterOutbox,
   ) {}
 
   /** The reactor job `proposal-expiry` (registered from the service's `reactor-jobs.ts`). */
@@ -129,7 +131,7 @@ export class ProposalEffects {
       [APPROVE_EMOJI, 'approve'],
       [REJECT_EMOJI, 'reject'],
     ]) {
-      await this.discord.react(
+      await this.outbox.addReaction(
         view.guildId,
         view.modChannelId,
         view.messageId,
