@@ -3,7 +3,7 @@ import { Streams, subject as subjects } from '@dirigent/contracts';
 import { closeMessaging, testMessaging, uid } from '@dirigent/testing';
 import { CommandHandler, EventStore } from '.';
 import type { Decider } from './command-handler';
-import { appendingDecider as decider } from './test-fixtures';
+import { appendingDecider as decider } from '../testing/test-fixtures';
 
 /** Members of a set: adding a member already in it appends nothing. */
 type Member = { type: 'Added' | 'Removed'; data: { name: string } };

@@ -11,7 +11,7 @@ import {
   type Snapshot,
   type SnapshotStore,
 } from '.';
-import { appendingDecider as decider, type Items } from './test-fixtures';
+import { appendingDecider as decider, type Items } from '../testing/test-fixtures';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 

@@ -8,7 +8,7 @@ import {
 } from '@nats-io/jetstream';
 import { testNatsUrl } from '@dirigent/testing';
 import { NatsClient, JetStreamPublisher } from '.';
-import { ensureTestStream, testStream } from './test-fixtures';
+import { ensureTestStream, testStream } from '../testing/test-fixtures';
 
 /** Acked publishes against the real JetStream, next to the client's own `js.publish`. */
 describe('JetStreamPublisher', () => {

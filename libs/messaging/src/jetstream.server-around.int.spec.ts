@@ -5,7 +5,7 @@ import { IsString } from 'class-validator';
 import { envelope } from '@dirigent/contracts';
 import { uid, waitFor } from '@dirigent/testing';
 import { type EventOptions, type Messaging, type RequestOptions } from '.';
-import { startProbeApp, testStream, type ProbeApp } from './test-fixtures';
+import { startProbeApp, testStream, type ProbeApp } from '../testing/test-fixtures';
 
 /** The server's `around` wrapper and the handlers that opt out of it (`around: false`). */
 class Probe {

@@ -17,7 +17,7 @@ import {
   type DurableEventOptions,
   type Messaging,
 } from '.';
-import { startProbeApp, testStream, type ProbeApp } from './test-fixtures';
+import { startProbeApp, testStream, type ProbeApp } from '../testing/test-fixtures';
 
 class AddRequest {
   @IsInt() @Min(0) a: number;

@@ -1,6 +1,6 @@
 import { testNatsUrl } from '@dirigent/testing';
 import { NatsClient, removeStoredMessage, storedMessage } from '.';
-import { ensureTestStream, testStream } from './test-fixtures';
+import { ensureTestStream, testStream } from '../testing/test-fixtures';
 
 /** Reading and removing one stored message of a real JetStream stream. */
 describe('stored messages', () => {

@@ -1,9 +1,9 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { closeMessaging, testMessaging, uid } from '@dirigent/testing';
-import { connectJetStreamTransport, type TransportOptions } from './nest/connect';
-import { ensureStream } from './provision';
-import type { Messaging } from './messaging';
+import { connectJetStreamTransport, type TransportOptions } from '../src/nest/connect';
+import { ensureStream } from '../src/provision';
+import type { Messaging } from '../src/messaging';
 import type { JetStreamManager } from '@nats-io/jetstream';
 
 /** A stream of a test's own (`TEST_<name>_…`, subjects `test.<stream>.>`). */

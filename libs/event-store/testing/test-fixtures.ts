@@ -1,4 +1,4 @@
-import type { Decider } from './command-handler';
+import type { Decider } from '../src/command-handler';
 
 /** Every command appends its number: a commit applied twice or skipped shows in `items`. */
 export type Appended = { type: 'Appended'; data: { n: number } };
