@@ -19,7 +19,7 @@ import tseslint from 'typescript-eslint';
  *   service    services/<name>: imports every layer but harness, and no other service.
  *   all-in-one services/dirigent (`npm start`): the five services in one process, so it
  *              imports their modules; nothing imports it.
- *   harness    libs/testing, libs/discord-fake, libs/<lib>/testing, src/test-support: what
+ *   harness    libs/testing, libs/discord-fake, and a lib's own fixtures in libs/<lib>/testing/: what
  *              tests stand on. Imports any library layer.
  *   test       *.spec.ts, services/.../test/, test/, bench/: may import anything.
  *
@@ -102,7 +102,7 @@ export default tseslint.config(
       // Files inside a folder that are tests or harnesses, whatever the folder's layer.
       'boundaries/files': [
         { category: 'test', pattern: ['**/*.spec.ts', '**/test/**'] },
-        { category: 'harness', pattern: ['libs/*/testing/**', '**/test-support/**'] },
+        { category: 'harness', pattern: ['libs/*/testing/**'] },
       ],
     },
     rules: {
@@ -130,16 +130,16 @@ export default tseslint.config(
     rules: { 'boundaries/no-unknown-files': 'error' },
   },
   {
-    // A library's own fixtures (libs/<lib>/testing/, src/test-support/) are for its tests.
+    // A library's own fixtures (libs/<lib>/testing/) are for its tests.
     files: ['libs/**/*.ts', 'services/**/*.ts'],
-    ignores: ['**/*.spec.ts', '**/test/**', '**/testing/**', '**/test-support/**'],
+    ignores: ['**/*.spec.ts', '**/test/**', '**/testing/**'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              group: ['**/testing/*', '**/test-support/*'],
+              group: ['**/testing/*'],
               message: 'Test fixtures are for tests: production code does not import them.',
             },
           ],

@@ -18,7 +18,7 @@ import {
   type ChannelEvent,
   type ChannelState,
 } from '@dirigent/turn-domain';
-import { ALICE, BOB, CAROL, chatWorld } from '../libs/turn-domain/src/test-support/channel-world';
+import { ALICE, BOB, CAROL, chatWorld } from '../libs/turn-domain/testing/channel-world';
 import { SNAPSHOT_EVERY_COMMITS } from '../services/turn-coordinator/application/channels';
 import { openChannelSnapshots } from '../services/turn-coordinator/adapters/channel-snapshots';
 import { msSince, percentile, round, type BenchResult } from './stats';

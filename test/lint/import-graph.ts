@@ -4,8 +4,8 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 /** Folder → the folders its files import, each with one file that does (for the message). */
 export type FolderGraph = Map<string, Map<string, string>>;
 
-/** Test code and fixtures: `*.spec.ts`, `test/`, a lib's `testing/`, `test-support/`. */
-const TEST_CODE = /\.spec\.ts$|(^|\/)(test|testing|test-support)\//;
+/** Test code and fixtures: `*.spec.ts`, `test/`, a lib's `testing/`. */
+const TEST_CODE = /\.spec\.ts$|(^|\/)(test|testing)\//;
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"\n]+)['"]/g;
 const ALIAS = /^@dirigent\/([a-z-]+)(\/|$)/;
 

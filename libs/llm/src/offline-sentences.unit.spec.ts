@@ -1,7 +1,7 @@
 import { NO_REPLY } from '@dirigent/contracts';
 import { participantReply } from './offline-reply';
 import type { ChatRequest } from './request';
-import { spliceProblems } from './test-support/spliced';
+import { spliceProblems } from '../testing/spliced';
 
 /** A seeded generator (mulberry32): the same seed, the same 200 cases. */
 function random(seed: number) {

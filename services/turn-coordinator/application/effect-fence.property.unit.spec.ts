@@ -7,7 +7,7 @@ import {
   CAROL,
   chatWorld,
   type ChannelWorld,
-} from '../../../libs/turn-domain/src/test-support/channel-world';
+} from '../../../libs/turn-domain/testing/channel-world';
 import { isCurrent, isFenced, planEffects, type PlannedEffect } from './effect-fence';
 
 /**

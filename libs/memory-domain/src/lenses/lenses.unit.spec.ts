@@ -13,7 +13,7 @@ import {
   OTHER_GUILD,
   RANDOM,
   T0,
-} from '../test-support/memory-world';
+} from '../../testing/memory-world';
 import { LENSES, lensFor, type LensRequest } from './index';
 
 const MIN = 60_000;

@@ -18,7 +18,7 @@ import {
   HUMAN,
   MODERATOR,
   OTHER_BOT,
-} from '../test-support/channel-world';
+} from '../../testing/channel-world';
 
 const POOL = [ALICE, BOB, CAROL, DAVE, ERIN];
 const pick = (mask: number) => POOL.filter((_, i) => (mask >> i) & 1);

@@ -8,7 +8,7 @@ import {
   discussionWorld,
   GUILD,
   types,
-} from '../test-support/channel-world';
+} from '../../testing/channel-world';
 
 describe('discussions', () => {
   it('creation posts the guide and grants the first speaker at once', () => {

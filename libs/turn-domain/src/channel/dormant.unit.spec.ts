@@ -1,4 +1,4 @@
-import { ALICE, BOB, CAROL, chatWorld, DAVE, ERIN, types } from '../test-support/channel-world';
+import { ALICE, BOB, CAROL, chatWorld, DAVE, ERIN, types } from '../../testing/channel-world';
 
 const three = (config = {}) => chatWorld([ALICE, BOB, CAROL], { shuffle: false, config });
 

@@ -13,7 +13,7 @@ import {
   OTHER_BOT,
   types,
   type ChannelWorld,
-} from '../test-support/channel-world';
+} from '../../testing/channel-world';
 
 const T0 = Date.parse('2026-11-23T12:00:00Z');
 const DISCORD_EPOCH = 1420070400000;

@@ -11,7 +11,7 @@ import {
   GUILD,
   given,
   types,
-} from '../test-support/channel-world';
+} from '../../testing/channel-world';
 
 const setMode = (mode: string, agents = [ALICE, BOB, CAROL]) =>
   ({ type: 'SetMode', data: { guildId: GUILD, mode, agents } }) as const;

@@ -9,7 +9,7 @@ import {
   HUMAN,
   OTHER_BOT,
   types,
-} from '../test-support/channel-world';
+} from '../../testing/channel-world';
 
 const three = () => chatWorld([ALICE, BOB, CAROL], { shuffle: false });
 

@@ -9,7 +9,7 @@ import {
   chatWorld,
   discussionWorld,
   GUILD,
-} from '../test-support/channel-world';
+} from '../../testing/channel-world';
 import type { WakeMode } from './types';
 
 const wokenWith = (wakeMode: WakeMode) => {

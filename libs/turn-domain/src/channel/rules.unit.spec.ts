@@ -6,7 +6,7 @@ import {
   tailFingerprint,
 } from './rules';
 import { seededShuffle } from '../shared/prng';
-import { ALICE, BOB, CAROL, DAVE } from '../test-support/channel-world';
+import { ALICE, BOB, CAROL, DAVE } from '../../testing/channel-world';
 
 describe('computeTmState (mode → turn-manager table)', () => {
   it.each([

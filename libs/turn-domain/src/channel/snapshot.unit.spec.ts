@@ -18,7 +18,7 @@ import {
   GUILD,
   HUMAN,
   OTHER_BOT,
-} from '../test-support/channel-world';
+} from '../../testing/channel-world';
 
 const POOL = [ALICE, BOB, CAROL, DAVE];
 const STEPS = [

@@ -11,7 +11,7 @@ import {
   MODERATOR,
   OTHER_BOT,
   types,
-} from '../test-support/channel-world';
+} from '../../testing/channel-world';
 
 const three = () => chatWorld([ALICE, BOB, CAROL], { shuffle: false });
 

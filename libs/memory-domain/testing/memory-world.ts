@@ -1,6 +1,6 @@
-import { cosine, hashedEmbedding } from '../embedder';
-import type { MemoryReader } from '../lenses/lens';
-import type { MemoryItem, ScoredItem } from '../types';
+import { cosine, hashedEmbedding } from '../src/embedder';
+import type { MemoryReader } from '../src/lenses/lens';
+import type { MemoryItem, ScoredItem } from '../src/types';
 
 export const GUILD = '100';
 export const OTHER_GUILD = '999';

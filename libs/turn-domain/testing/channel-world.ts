@@ -2,16 +2,16 @@
  * Test support only (not exported from the library): a tiny harness that runs channel
  * commands through decide/evolve, keeps the event log and hands out increasing message ids.
  */
-import type { ChannelCommand } from '../channel/commands';
-import { decideChannel } from '../channel/decide';
-import type { ChannelEvent } from '../channel/events';
-import { CHANNEL_EVENT_TYPES } from '../channel/events';
-import { evolveChannel, initialChannelState } from '../channel/evolve';
-import type { Effect } from '../channel/react';
-import { reactToChannelEvent } from '../channel/react';
-import type { AgentRef, ChannelState, TurnDomainConfig } from '../channel/types';
-import { DEFAULT_TURN_CONFIG } from '../channel/types';
-import type { DomainError } from '../shared/result';
+import type { ChannelCommand } from '../src/channel/commands';
+import { decideChannel } from '../src/channel/decide';
+import type { ChannelEvent } from '../src/channel/events';
+import { CHANNEL_EVENT_TYPES } from '../src/channel/events';
+import { evolveChannel, initialChannelState } from '../src/channel/evolve';
+import type { Effect } from '../src/channel/react';
+import { reactToChannelEvent } from '../src/channel/react';
+import type { AgentRef, ChannelState, TurnDomainConfig } from '../src/channel/types';
+import { DEFAULT_TURN_CONFIG } from '../src/channel/types';
+import type { DomainError } from '../src/shared/result';
 
 export const GUILD = '500';
 export const CHANNEL = '600';
