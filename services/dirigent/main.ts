@@ -16,6 +16,7 @@ import {
   EmbeddedError,
   ensureNats,
   ensurePostgres,
+  onFatal,
   safeUrl,
   startServiceApp,
   type Embedded,
@@ -53,6 +54,11 @@ async function main(): Promise<void> {
     for (const dep of deps.reverse()) await dep.stop().catch(() => undefined);
     process.exit(code);
   };
+  // Discord refusing the bot (token, intents) ends every service, with its one line.
+  onFatal((line, code) => {
+    console.error(line);
+    void stop(code);
+  });
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 

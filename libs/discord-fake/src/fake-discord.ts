@@ -305,6 +305,14 @@ export class FakeDiscord extends FakeStore {
     this.gateway.drop(opts);
   }
 
+  /**
+   * Makes the gateway close every IDENTIFY with `code` (4014: a privileged intent is not
+   * enabled; 4004: the token is refused) until called with null.
+   */
+  refuseIdentify(code: number | null, reason = 'refused by the local Discord'): void {
+    this.gateway.refusal = code === null ? null : { code, reason };
+  }
+
   /** Answers the next `times` (default 1) requests matching a route with `status`. */
   failNext(failure: RouteFailure): void {
     this.failures.add(failure);

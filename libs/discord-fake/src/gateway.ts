@@ -127,6 +127,12 @@ export class FakeGateway {
   resumes = 0;
   /** Per shard id: how many sessions were opened (IDENTIFY) or resumed for it. */
   readonly opened = new Map<number, { identifies: number; resumes: number }>();
+  /**
+   * While set, every IDENTIFY is answered by closing the socket with this code, as Discord
+   * closes it with 4014 when a privileged intent is not enabled for the application, or
+   * 4004 when the token is refused.
+   */
+  refusal: { code: number; reason: string } | null = null;
 
   constructor(private readonly hooks: GatewayHooks) {
     this.wss = new WebSocketServer({ noServer: true });
@@ -175,6 +181,10 @@ export class FakeGateway {
         case Op.Identify: {
           if (session) {
             ws.close(4005, 'already authenticated');
+            return;
+          }
+          if (this.refusal) {
+            ws.close(this.refusal.code, this.refusal.reason);
             return;
           }
           if (msg.d?.token !== this.hooks.token) {

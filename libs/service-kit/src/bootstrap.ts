@@ -141,3 +141,31 @@ export function runService<C extends BaseConfig>(def: ServiceDefinition<C>): voi
       process.exit(1);
     });
 }
+
+/** What ends the process on a refusal no retry can mend (one line, then an exit code). */
+export type FatalHandler = (line: string, exitCode: number) => void;
+
+let fatalHandler: FatalHandler = (line, exitCode) => {
+  console.error(line);
+  process.exit(exitCode);
+};
+
+/**
+ * Replaces how {@link exitFatally} ends the process: `npm start`, which runs every service in
+ * one process, stops them all and its embedded NATS and Postgres first.
+ */
+export function onFatal(handler: FatalHandler): void {
+  fatalHandler = handler;
+}
+
+/**
+ * Ends the process with one line saying what to do, no stack trace, and a non-zero exit code
+ * (3 unless given): for a refusal a retry cannot mend, such as Discord refusing the bot's
+ * token or its privileged intents.
+ *
+ * @example
+ * exitFatally('Discord refused DISCORD_TOKEN (close code 4004): …');
+ */
+export function exitFatally(line: string, exitCode = 3): void {
+  fatalHandler(line, exitCode);
+}

@@ -8,8 +8,9 @@ import {
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Events, type Guild } from 'discord.js';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { exitFatally, SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { DiscordIngestConfig } from '../config';
+import { refusal } from '../domain/refusals';
 import { DiscordConnection } from './discord-connection';
 import { DiscordEventPublisher } from './event-publisher';
 import { GatewayIngest } from './gateway-ingest';
@@ -56,6 +57,8 @@ export class DiscordIngestRunner
     // After READY, discord.js emits GuildCreate only for a guild the bot was not in.
     client.on(Events.GuildCreate, (g) => void this.joined(g, `join-${randomUUID()}`));
     client.on(Events.Error, (e) => this.log.error({ err: e.message }, 'discord.js error'));
+    // A refused token or privileged intent is no outage: retrying cannot mend it.
+    client.on(Events.ShardDisconnect, ({ code }) => this.refused({ closeCode: code }));
     this.ready = this.connect();
     // Start-up waits a bounded time for Discord; after that the service listens (and
     // answers /healthz) while the connection keeps being retried in the background.
@@ -64,13 +67,24 @@ export class DiscordIngestRunner
 
   private async connect(): Promise<void> {
     const client = await this.retry(`connect to Discord at ${this.config.DISCORD_API_URL}`, () =>
-      this.connection.login(),
+      this.connection.login().catch((e: { status?: number }) => {
+        this.refused({ httpStatus: e.status });
+        throw e;
+      }),
     );
     if (!client) return;
     const count = await this.retry('read the shard count', () => this.connection.shardCount());
     if (count === null) return;
     this.connection.markStarted(client);
     await this.retry('join the shard leases', () => this.shards.start(client, count));
+  }
+
+  /** Ends the service with one line saying what to enable or replace, if Discord refused it. */
+  private refused(r: { closeCode?: number; httpStatus?: number }): void {
+    const line = refusal(r);
+    if (!line || this.stopped) return;
+    this.stopped = true;
+    exitFatally(line);
   }
 
   /** Tells the others the bot is in a guild. */
