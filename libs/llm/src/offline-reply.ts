@@ -141,6 +141,8 @@ function bestHit(p: ReadPrompt, anyWillDo: boolean, memoryAsk: boolean): Recalle
   let bestScore = 0;
   for (const r of p.memory) {
     if (r.who && p.speaker && r.who === p.speaker) continue;
+    // A line memory cut short ("…") is no longer what anyone said: it is never quoted.
+    if (/(…|\.\.\.)$/.test(r.text)) continue;
     const words = contentWords(r.text);
     const overlap = words.filter((w) => asked.has(w)).length;
     const score = overlap + (own && r.who === p.author ? 2 : 0);

@@ -223,6 +223,21 @@ describe('the offline participant model', () => {
     expect(text).toMatch(/^(Oh, nice, thanks for sharing!|That sounds lovely\.|Good to hear!)$/);
   });
 
+  it('never quotes a line memory cut short', () => {
+    const text = participantReply(
+      chat(
+        'You are Dit.',
+        [
+          '## message from Sam',
+          'do you remember what we said about the raised beds?',
+          '## Earlier conversations',
+          '[#1 2026-11-20] Sam and Ana talked about the raised beds, the peppers and the…',
+        ].join('\n'),
+      ),
+    );
+    expect(text).not.toMatch(/peppers|…/);
+  });
+
   it('never recalls another agent’s reply to the same message', () => {
     const asked = 'what is Dirigent good for?';
     const text = participantReply(

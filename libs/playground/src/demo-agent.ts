@@ -68,12 +68,32 @@ export function memoryRecall(
   answering: string,
   author: (authorId: string | undefined) => { name: string; bot: boolean } | undefined,
 ): string | null {
-  const hit = hits.find(
-    (h) => h.messageId !== answering && h.text.trim() !== '' && author(h.authorId)?.bot === false,
-  );
-  if (!hit) return null;
-  const name = author(hit.authorId)?.name;
-  return `${name ? `${name}: ` : ''}${hit.text.trim().slice(0, 300)}`;
+  for (const hit of hits) {
+    if (hit.messageId === answering || author(hit.authorId)?.bot !== false) continue;
+    const text = wholeSentences(hit.text.trim(), RECALL_MAX_CHARS);
+    if (!text) continue;
+    const name = author(hit.authorId)?.name;
+    return `${name ? `${name}: ` : ''}${text}`;
+  }
+  return null;
+}
+
+const RECALL_MAX_CHARS = 300;
+
+/**
+ * The text, or as many of its first sentences as fit in `max` characters: a recalled line is
+ * never cut inside a sentence (the offline model quotes it as said). Empty when even its
+ * first sentence is longer.
+ */
+export function wholeSentences(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let out = '';
+  for (const s of text.split(/(?<=[.!?])\s+(?=\S)/)) {
+    const next = out ? `${out} ${s}` : s;
+    if (next.length > max) break;
+    out = next;
+  }
+  return out;
 }
 
 /**

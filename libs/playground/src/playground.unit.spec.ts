@@ -1,4 +1,4 @@
-import { demoAgentDecision, memoryRecall } from './demo-agent';
+import { demoAgentDecision, memoryRecall, wholeSentences } from './demo-agent';
 
 const msg = (id: string, authorId: string, authorIsBot: boolean, content = 'x') => ({
   id,
@@ -78,5 +78,16 @@ describe('demo agent decision', () => {
       ),
     ).toBe('Sam: tea at five');
     expect(memoryRecall([hit('9', 'the question')], '9', author)).toBeNull();
+    // A long line is recalled by its first whole sentences, never cut inside one.
+    const long = `Tea at five. ${'We bring cake and scones and jam. '.repeat(12)}`;
+    expect(memoryRecall([by('1', '4', long)], '9', author)).toMatch(
+      /^Sam: Tea at five\.( We bring cake and scones and jam\.)+$/,
+    );
+  });
+
+  it('keeps whole sentences within the limit, or nothing', () => {
+    expect(wholeSentences('One. Two two. Three three three.', 14)).toBe('One. Two two.');
+    expect(wholeSentences('short', 14)).toBe('short');
+    expect(wholeSentences('a first sentence far too long.', 5)).toBe('');
   });
 });
