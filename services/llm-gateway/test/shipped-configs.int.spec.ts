@@ -14,7 +14,8 @@ type Raw = { providers: { kind: string; baseUrl?: string }[] } & Record<string, 
 /**
  * Every configuration the project ships, as the gateway loads it: network providers
  * pointed at the local OpenAI/Anthropic fakes (keys from the environment as configured),
- * offline ones left offline. `undefined`: the built-in default (no DIRIGENT_LLM_CONFIG).
+ * offline ones left offline. `undefined`: no DIRIGENT_LLM_CONFIG, so the built-in default
+ * (no provider variables) or the one made from the provider variables.
  */
 function shipped(openai: FakeUpstream, anthropic: FakeUpstream): [string, Raw | undefined][] {
   const atFakes = (raw: Raw): Raw => ({
@@ -31,6 +32,7 @@ function shipped(openai: FakeUpstream, anthropic: FakeUpstream): [string, Raw | 
   const playground = writeLlmConfig(mkdtempSync(join(tmpdir(), 'shipped-playground-')));
   return [
     ['the built-in default', undefined],
+    ['the providers of the environment', undefined],
     ['deploy/llm/llm-config.yaml', yaml('deploy/llm/llm-config.yaml')],
     ['services/llm-gateway/llm.example.yaml', yaml('services/llm-gateway/llm.example.yaml')],
     ['the playground', JSON.parse(readFileSync(playground, 'utf8')) as Raw],
@@ -54,6 +56,7 @@ describe('every shipped gateway configuration routes every purpose the services 
 
   it.each([
     'the built-in default',
+    'the providers of the environment',
     'deploy/llm/llm-config.yaml',
     'services/llm-gateway/llm.example.yaml',
     'the playground',
@@ -62,10 +65,21 @@ describe('every shipped gateway configuration routes every purpose the services 
     const config = configs[index][1];
     // The provider SDKs warn on the console when a model they call is deprecated.
     const warn = jest.spyOn(console, 'warn');
-    const gw = await startGateway(config, {
-      OPENAI_API_KEY: 'sk-test-openai',
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-    });
+    const keys = { OPENAI_API_KEY: 'sk-test-openai', ANTHROPIC_API_KEY: 'sk-ant-test' };
+    const offline = name === 'the built-in default';
+    const gw = await startGateway(
+      config,
+      config
+        ? keys
+        : offline
+          ? {}
+          : {
+              ...keys,
+              OPENAI_BASE_URL: openai.baseUrl,
+              OPENAI_MODEL: 'gpt-4o-mini',
+              ANTHROPIC_BASE_URL: anthropic.baseUrl,
+            },
+    );
     try {
       const handlers = gw.app.get(LlmHandlers);
       const guildId = `shipped-${index}-${Date.now()}`;
@@ -87,7 +101,7 @@ describe('every shipped gateway configuration routes every purpose the services 
               }),
             )) as { completion: { choices: { message: { content: string | null } }[] } };
             answer = r.completion.choices[0]?.message.content ? 'answered' : 'empty';
-            if (!config && answer === 'answered') {
+            if (offline && answer === 'answered') {
               const text = r.completion.choices[0].message.content!;
               // Offline, the purposes whose answer is said in a channel say something.
               const speaks = /^(synth-|orchestrate|agent|subagent-research)/.test(purpose);
