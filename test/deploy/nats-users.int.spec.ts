@@ -16,7 +16,7 @@ import {
   type NatsService,
 } from '@dirigent/contracts';
 import { NatsClient, ensureStream } from '@dirigent/messaging';
-import { startServiceApp } from '@dirigent/service-kit';
+import { startServiceApp, type BaseConfig, type ServiceDefinition } from '@dirigent/service-kit';
 import { snowflake, testDatabaseUrl, uid, waitFor } from '@dirigent/testing';
 import { startPrivateNats, type PrivateNats } from '../../libs/testing/src/private-services';
 import { masterAccountsConfig, SERVICE_USERS_FILE } from '../../services/relay/nats-config';
@@ -27,6 +27,8 @@ import { LlmGatewayService } from '../../services/llm-gateway/llm-gateway.module
 import { DiscordIngestService } from '../../services/discord-ingest/discord-ingest.module';
 import { DiscordIngestRunner } from '../../services/discord-ingest/adapters/discord-ingest.runner';
 import { FakeDiscord } from '@dirigent/discord-fake';
+import { FakeUpstream } from '../../services/llm-gateway/test/fake-upstreams';
+import { gatewayConfig } from '../../services/router/test/harness';
 
 /**
  * The per-service NATS users of deploy/k8s against a real nats-server: the master's
@@ -390,6 +392,102 @@ describe('deploy: every service is its own NATS user with allow-lists', () => {
       } finally {
         await app.close();
         await discord.stop();
+      }
+    });
+
+    /**
+     * All five together, each as its user, and a member asking Dit something in a channel:
+     * the events, decisions, model calls, usage ledger, memory and the bot's answer cross
+     * every service's lists at run time, not only at start.
+     */
+    it('all five together answer a member without a refusal', async () => {
+      const since = serverLog().length;
+      const upstream = await FakeUpstream.start('openai');
+      upstream.behave = () => ({ kind: 'ok', text: 'forty-two, as far as I can tell' });
+      const token = uid('token');
+      const discord = await FakeDiscord.start({ token });
+      const guild = discord.createGuild({
+        id: snowflake(),
+        name: 'together',
+        ownerId: snowflake(),
+      });
+      const general = discord.createChannel(guild.id, { name: 'general' });
+      const human = discord.createUser({ id: snowflake(), username: 'alice' });
+      discord.addMember(guild.id, human.id);
+      const dir = join(nats.dir, 'together');
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'llm.json'), JSON.stringify(gatewayConfig(upstream)));
+      writeFileSync(
+        join(dir, 'router.yaml'),
+        'agents:\n  - { id: dit, name: Dit }\nspeculative: { enabled: false }\nfollowups: { enabled: false }\n',
+      );
+      const apps: INestApplication[] = [];
+      const boot = async <C extends BaseConfig>(
+        def: ServiceDefinition<C>,
+        service: NatsService,
+        extra: Record<string, string>,
+      ) => apps.push((await startServiceApp(def, env(service, extra))).app);
+      try {
+        await boot(LlmGatewayService, 'llm-gateway', {
+          LLM_GATEWAY_PORT: '0',
+          DIRIGENT_LLM_CONFIG: join(dir, 'llm.json'),
+          TEST_OPENAI_KEY: 'sk-test-openai',
+        });
+        await boot(MemoryService, 'memory', {
+          MEMORY_PORT: '0',
+          DIRIGENT_MEMORY_EMBEDDER: 'local',
+        });
+        await boot(TurnCoordinatorService, 'turn-coordinator', {
+          TURN_COORDINATOR_PORT: '0',
+          DIRIGENT_WORKSPACE: dir,
+        });
+        await boot(RouterService, 'router', {
+          ROUTER_PORT: '0',
+          DIRIGENT_ROUTER_CONFIG: join(dir, 'router.yaml'),
+          DIRIGENT_WORKSPACE: dir,
+        });
+        await boot(DiscordIngestService, 'discord-ingest', {
+          DISCORD_INGEST_PORT: '0',
+          DISCORD_TOKEN: token,
+          DISCORD_API_URL: discord.apiUrl,
+        });
+        await apps[apps.length - 1].get(DiscordIngestRunner).ready;
+
+        discord.postMessage({
+          channelId: general.id,
+          authorId: human.id,
+          content: 'Dit, what is the answer to everything?',
+        });
+        const answer = await waitFor(
+          () =>
+            discord
+              .channelMessages(general.id)
+              .find((m) => m.authorId === discord.bot.id && m.content.includes('forty-two')),
+          60_000,
+          100,
+          'Dit’s answer in #general',
+        );
+        expect(answer.content).toContain('forty-two');
+        // The model call's usage reached the ledger (the gateway's publish and consumer).
+        const ledger = apps[0].get(NatsClient);
+        await waitFor(
+          async () =>
+            (await ledger.jsm.consumers.info(StreamSpecs.llmUsage.name, Durables.gatewayLedger))
+              .delivered.stream_seq > 0,
+          30_000,
+          50,
+          'the usage ledger',
+        );
+        for (const app of apps) await app.get(NatsClient).nc.flush();
+        const refused = serverLog()
+          .slice(since)
+          .split('\n')
+          .filter((l) => /Violation/.test(l));
+        expect(refused).toEqual([]);
+      } finally {
+        for (const app of apps.reverse()) await app.close();
+        await discord.stop();
+        await upstream.close();
       }
     });
   });
