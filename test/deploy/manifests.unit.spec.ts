@@ -331,6 +331,31 @@ describe('deploy/k8s manifests', () => {
       expect(publishers(subj)).toEqual(who);
     });
 
+    /** Every subject of the contract (prefixes, which are no subject, left out). */
+    const contractSubjects = (node: unknown, key = ''): string[] =>
+      typeof node === 'string'
+        ? /prefix$/i.test(key)
+          ? []
+          : [node]
+        : Object.entries(node as Record<string, unknown>).flatMap(([k, v]) =>
+            contractSubjects(v, k),
+          );
+    /** Stream filters only: each service fires its own timers, never all of them. */
+    const FILTERS_ONLY = new Set<string>([Subjects.timer.firedAll]);
+
+    it('give every subject of the contract to some service (a new one needs a decision here)', () => {
+      const granted = NatsServices.flatMap((s) => [
+        ...natsPermissions(s).publish.allow,
+        ...natsPermissions(s).subscribe.allow,
+      ]);
+      const orphans = contractSubjects(Subjects).filter(
+        (s) => !FILTERS_ONLY.has(s) && !granted.some((p) => p === s || covers(p, s)),
+      );
+      expect(orphans).toEqual([]);
+      expect(contractSubjects(Subjects).length).toBeGreaterThan(60);
+      expect(contractSubjects({ evtPrefix: 'a.b', evtAll: 'a.b.>' })).toEqual(['a.b.>']);
+    });
+
     it('let no one but the control page’s service and the router publish an admin subject', () => {
       for (const s of NatsServices) {
         const admin = natsPermissions(s).publish.allow.filter((p) =>
