@@ -1,8 +1,11 @@
 /**
  * `npm start`: all five services in one process, for a single machine. Uses NATS and
- * Postgres when they are configured or answering, and embedded ones otherwise.
+ * Postgres when they are configured or answering, and embedded ones otherwise. The
+ * environment it gives the services is written to `<data dir>/services.env.json`, where
+ * `npm run dev -- <service>` finds it; `DIRIGENT_START_WITHOUT=<service>,…` leaves
+ * services out, for the one run apart.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { describeLlmChoice } from '@dirigent/llm';
@@ -29,13 +32,28 @@ import { RouterService } from '../router/router.module';
 import { MemoryService } from '../memory/memory.module';
 import { LlmGatewayService } from '../llm-gateway/llm-gateway.module';
 
-const services: ServiceDefinition<any>[] = [
+const ALL: ServiceDefinition<any>[] = [
   LlmGatewayService,
   MemoryService,
   TurnCoordinatorService,
   DiscordIngestService,
   RouterService,
 ];
+
+/** The services to start: all but those `DIRIGENT_START_WITHOUT` names (a bad name: exit 2). */
+function servicesToStart(without = ''): ServiceDefinition<any>[] {
+  const names = without
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  const unknown = names.filter((n) => !ALL.some((d) => d.name === n));
+  if (unknown.length) {
+    throw new ConfigError(
+      `DIRIGENT_START_WITHOUT: unknown service ${unknown.join(', ')} (one of ${ALL.map((d) => d.name).join(', ')})`,
+    );
+  }
+  return ALL.filter((d) => !names.includes(d.name));
+}
 
 async function main(): Promise<void> {
   const dataDir = process.env.DIRIGENT_DATA_DIR ?? '.dirigent';
@@ -63,6 +81,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop(0));
 
   try {
+    const services = servicesToStart(process.env.DIRIGENT_START_WITHOUT);
     const nats = await ensureNats(process.env.NATS_URL ?? DEFAULT_NATS_URL, dataDir);
     deps.push(nats);
     const pg = await ensurePostgres(process.env.DATABASE_URL, dataDir);
@@ -86,20 +105,22 @@ async function main(): Promise<void> {
         dataDir,
       });
     }
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      NATS_URL: nats.url,
-      DATABASE_URL: pg.url,
-      DIRIGENT_LOG_NAME: 'dirigent',
-      ...(playground?.env ?? {}),
-    };
+    // What the services are given, also written for a service run apart (`npm run dev --
+    // <service>`) to join them: private, like the control token it may hold.
+    const shared = { NATS_URL: nats.url, DATABASE_URL: pg.url, ...(playground?.env ?? {}) };
+    const env: NodeJS.ProcessEnv = { ...process.env, DIRIGENT_LOG_NAME: 'dirigent', ...shared };
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(resolve(dataDir, 'services.env.json'), `${JSON.stringify(shared, null, 2)}\n`, {
+      mode: 0o600,
+    });
     // Which models answer: DIRIGENT_LLM_CONFIG, else the provider keys set, else offline.
     const lines: string[] = [`  ${describeLlmChoice(process.env)}`, ''];
-    let coordinatorPort = 0;
+    const coordinator = TurnCoordinatorService;
+    let coordinatorPort = Number(env[coordinator.portEnv] ?? coordinator.defaultPort);
     for (const def of services) {
       const { app, port } = await startServiceApp(def, env, { shutdownHooks: false });
       apps.push(app);
-      if (def.name === TurnCoordinatorService.name) coordinatorPort = port;
+      if (def.name === coordinator.name) coordinatorPort = port;
       lines.push(`  ${def.name.padEnd(17)} http://127.0.0.1:${port}/healthz`);
     }
     const control = `http://127.0.0.1:${coordinatorPort}/dirigent`;
@@ -121,6 +142,8 @@ async function main(): Promise<void> {
         `  ${invite(process.env.DISCORD_TOKEN!)}`,
       );
     }
+    const apart = ALL.filter((d) => !services.includes(d)).map((d) => d.name);
+    if (apart.length) lines.push('', `  left out (run apart): ${apart.join(', ')}`);
     console.log(['', 'Dirigent is running:', ...lines, ''].join('\n'));
   } catch (e) {
     const msg = (e as Error).message;
