@@ -31,8 +31,9 @@ const QUERY_TIMEOUT_MS = 3000;
  * The Moltbot orchestrator inside the router: `Subjects.router.orchestrate` and
  * {@link OrchestrateInDiscord} for agents configured with `orchestrator: true`, whose
  * delegations run as {@link Tasks} (deadlines on the host's `Reactor` when it provides one). The host
- * says where its `orchestrator` block and `DIRIGENT_WORKSPACE` are in its configuration;
- * its service definition lists `orchestratorEntities`.
+ * says where its `orchestrator` block and `DIRIGENT_WORKSPACE` are in its configuration,
+ * provides (globally) the `DecisionLog` a Discord answer is recorded in, and its service
+ * definition lists `orchestratorEntities`.
  *
  * @example
  * imports: [OrchestratorModule.forRoot((c: RouterConfig) => ({ orchestrator: c.file.orchestrator, workspace: c.DIRIGENT_WORKSPACE }))]

@@ -1,7 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/postgresql';
 import type { INestApplication } from '@nestjs/common';
 import { IsOptional, IsString } from 'class-validator';
 import { StreamSpecs } from '@dirigent/contracts';
@@ -12,7 +13,9 @@ import {
   type ServiceDefinition,
 } from '@dirigent/service-kit';
 import { testDatabaseUrl, testNatsUrl } from '@dirigent/testing';
+import { PostgresDecisionLog } from '../../adapters/postgres/decision.repository';
 import { routerEntities } from '../../adapters/postgres/entities';
+import { DecisionLog } from '../../application/stores';
 import { RouterService } from '../../router.module';
 import { OrchestratorConfig } from '../config';
 import { orchestratorEntities, OrchestratorModule } from '../orchestrator.module';
@@ -49,8 +52,22 @@ export async function startOrchestrator(
   orchestrator: OrchestratorConfig,
 ): Promise<{ app: INestApplication; workspace: string; close(): Promise<void> }> {
   const workspace = mkdtempSync(join(tmpdir(), 'orch-int-'));
+  /** The decision log a host provides (the router's `RouterSharedModule` in the service). */
+  @Global()
+  @Module({
+    providers: [
+      {
+        provide: DecisionLog,
+        inject: [EntityManager],
+        useFactory: (em: EntityManager) => new PostgresDecisionLog(em),
+      },
+    ],
+    exports: [DecisionLog],
+  })
+  class HostDecisionLog {}
   @Module({
     imports: [
+      HostDecisionLog,
       OrchestratorModule.forRoot((c: HostConfig) => ({
         orchestrator,
         workspace: c.DIRIGENT_WORKSPACE,
