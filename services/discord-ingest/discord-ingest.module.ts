@@ -15,6 +15,7 @@ import { AssignRole } from './application/assign-role';
 import { CreatePoll } from './application/create-poll';
 import { CreateRole } from './application/create-role';
 import { CreateThread } from './application/create-thread';
+import { ListRoles } from './application/list-roles';
 import { MemberPermissions } from './application/member-permissions';
 import { PinMessage } from './application/pin-message';
 import { SetChannelPermissions } from './application/set-channel-permissions';
@@ -64,6 +65,7 @@ const useCases = [
   SetChannelPermissions,
   CreatePoll,
   MemberPermissions,
+  ListRoles,
 ];
 
 /**

@@ -205,6 +205,32 @@ export class MemberPermissionsQuery {
 }
 export interface MemberPermissionsResult {
   permissions: PermissionFlagName[];
+  /** How the guild shows the member (nickname, else global name, else username). */
+  displayName?: string;
+  /** The position of the member's highest role (0: only `@everyone`). */
+  highestRolePosition?: number;
+  /** The guild's owner, above every role. */
+  owner?: boolean;
+}
+
+/** `dirigent.discord.query.roles`: the guild's roles. */
+export class RolesQuery {
+  @Snowflake() guildId: string;
+  static create(input: unknown) {
+    return createValidated(RolesQuery, input);
+  }
+}
+export interface RoleInfo {
+  roleId: string;
+  name: string;
+  /** Higher is more powerful; `@everyone` is 0. */
+  position: number;
+  permissions: PermissionFlagName[];
+  /** Held by an integration (a bot's own role): nobody assigns it. */
+  managed: boolean;
+}
+export interface RolesResult {
+  roles: RoleInfo[];
 }
 
 /** `dirigent.discord.evt.<g>.guild.joined`: the bot is in a guild. */

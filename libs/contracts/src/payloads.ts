@@ -153,6 +153,8 @@ export class SendMessageCommand {
   @IsOptional() @IsBoolean() deleteAfterSend?: boolean;
   @IsOptional() @Snowflake() replyToMessageId?: string;
   @IsOptional() @AgentId() asAgentId?: string;
+  /** Roles the message may ping (their `<@&id>` in the content); none otherwise. */
+  @IsOptional() @IsArray() @ArrayMaxSize(10) @Snowflakes() mentionRoleIds?: string[];
   static create(input: unknown) {
     return createValidated(SendMessageCommand, input);
   }

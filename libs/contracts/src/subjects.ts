@@ -25,6 +25,8 @@ export const Subjects = {
     rpcCreatePoll: 'dirigent.discord.rpc.create-poll',
     /** Effective permission flag names of a member (`{ permissions }`). */
     queryMemberPermissions: 'dirigent.discord.query.member-permissions',
+    /** The guild's roles with their positions and permission flag names (`{ roles }`). */
+    queryRoles: 'dirigent.discord.query.roles',
     cmdSendMessage: 'dirigent.discord.cmd.send-message',
     cmdDeleteMessage: 'dirigent.discord.cmd.delete-message',
     cmdAddReaction: 'dirigent.discord.cmd.add-reaction',
@@ -198,6 +200,8 @@ export const Buckets = {
   channelSnapshots: 'dirigent_channel_snapshots',
   /** The outcomes of skill calls' Discord writes by call id, so a re-run does not repeat them. */
   skillEffects: 'dirigent_skill_effects',
+  /** ✅/❌ given on a mod channel post the router has not recorded yet, by message id. */
+  stewardHeldDecisions: 'dirigent_steward_held_decisions',
 } as const;
 
 export type StreamName = (typeof Streams)[keyof typeof Streams];

@@ -14,6 +14,7 @@ export const Permission = {
   ManageWebhooks: 1n << 29n,
   UseApplicationCommands: 1n << 31n,
   CreatePublicThreads: 1n << 35n,
+  SendPolls: 1n << 49n,
 } as const;
 
 export const EVERYONE_DEFAULT =
@@ -23,7 +24,9 @@ export const EVERYONE_DEFAULT =
   Permission.AddReactions |
   Permission.EmbedLinks |
   Permission.AttachFiles |
-  Permission.UseApplicationCommands;
+  Permission.UseApplicationCommands |
+  Permission.CreatePublicThreads |
+  Permission.SendPolls;
 
 export const ALL_PERMISSIONS = (1n << 50n) - 1n;
 

@@ -37,7 +37,7 @@ export class SendMessage {
               content,
               nonce: nonceFor(envelopeId, i),
               enforceNonce: true,
-              allowedMentions: { parse: ['users'] },
+              allowedMentions: { parse: ['users'], roles: cmd.mentionRoleIds ?? [] },
               ...(reply
                 ? { reply: { messageReference: cmd.replyToMessageId!, failIfNotExists: false } }
                 : {}),

@@ -7,6 +7,7 @@ import {
   CreateThreadRequest,
   MemberPermissionsQuery,
   PinMessageRequest,
+  RolesQuery,
   SetChannelPermissionsRequest,
   Subjects,
 } from '@dirigent/contracts';
@@ -14,6 +15,7 @@ import { AssignRole } from '../application/assign-role';
 import { CreatePoll } from '../application/create-poll';
 import { CreateRole } from '../application/create-role';
 import { CreateThread } from '../application/create-thread';
+import { ListRoles } from '../application/list-roles';
 import { MemberPermissions } from '../application/member-permissions';
 import { PinMessage } from '../application/pin-message';
 import { SetChannelPermissions } from '../application/set-channel-permissions';
@@ -29,6 +31,7 @@ export class DiscordActionHandlers {
     private readonly permissions: SetChannelPermissions,
     private readonly polls: CreatePoll,
     private readonly memberPermissions: MemberPermissions,
+    private readonly roleList: ListRoles,
   ) {}
 
   @MessagePattern(Subjects.discord.rpcCreateThread)
@@ -64,5 +67,10 @@ export class DiscordActionHandlers {
   @MessagePattern(Subjects.discord.queryMemberPermissions)
   memberPermissionsOf(@Payload() q: MemberPermissionsQuery) {
     return this.memberPermissions.run(q);
+  }
+
+  @MessagePattern(Subjects.discord.queryRoles)
+  rolesOf(@Payload() q: RolesQuery) {
+    return this.roleList.run(q);
   }
 }
