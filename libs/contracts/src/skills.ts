@@ -65,12 +65,17 @@ export class SkillInvokeRequest {
   }
 }
 
+/**
+ * `refused`: the asker may not have it done (no right in that channel, a privileged role, a
+ * proposal limit reached); `reason` says why, in words a member reads.
+ */
 export type SkillInvokeResult =
   | { status: 'done'; result: unknown }
-  | { status: 'proposed'; proposalId: string };
+  | { status: 'proposed'; proposalId: string }
+  | { status: 'refused'; reason: string };
 
-/** How a tool call of a turn ended: done, proposed, or refused/failed (`error`). */
-export const TOOL_CALL_STATUSES = ['done', 'proposed', 'error'] as const;
+/** How a tool call of a turn ended: done, proposed, refused (in words), or failed (`error`). */
+export const TOOL_CALL_STATUSES = ['done', 'proposed', 'refused', 'error'] as const;
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 
 /** One tool call of a turn, as the decision records it. */
@@ -80,6 +85,10 @@ export interface RouterToolCall {
   args: unknown;
   status: ToolCallStatus;
   proposalId?: string;
+  /** On whose behalf it ran: the turn's agent and the member whose message it answered. */
+  requestedBy?: { agentId?: string; userId?: string };
+  /** Why it was refused (a `refused` call). */
+  reason?: string;
   /** What the skill answered (a `done` call), e.g. dice rolls. */
   result?: unknown;
   /** Why it failed (`BAD_REQUEST args.notation: …`). */

@@ -103,6 +103,7 @@ export function offlineToolCall(req: ChatRequest): OfflineToolCall | null {
 
 interface ToolOutcome {
   status?: string;
+  reason?: string;
   result?: Record<string, unknown>;
   error?: string;
 }
@@ -110,6 +111,8 @@ interface ToolOutcome {
 /** How one tool call went, in a few words. */
 function said(name: string, args: Record<string, unknown>, out: ToolOutcome): string {
   if (out.error) return `I couldn't do that (${out.error}).`;
+  if (out.status === 'refused')
+    return `Sorry, I won't do that for you: ${out.reason ?? 'not allowed'}.`;
   if (out.status === 'proposed')
     return "I've asked the moderators to approve that in the mod channel.";
   const r = out.result ?? {};

@@ -34,6 +34,8 @@ export interface OrchestrateInput {
   sessionId?: string;
   /** The agent answering (the actor of its skill calls). */
   agentId?: string;
+  /** The member asking (the message's author): the skill calls run with their rights. */
+  userId?: string;
   /** Seeds the skill calls (dice) and their side effects' ids: a redelivery repeats them. */
   seed?: string;
   timeoutMs?: number;
@@ -230,6 +232,7 @@ export class Orchestrator {
             guildId: input.guildId,
             channelId: input.channelId!,
             agentId: input.agentId,
+            userId: input.userId,
             seed: input.seed ?? `orchestrate:${input.channelId}:${input.text}`,
             reason: input.text.slice(0, 2000),
           },

@@ -4,3 +4,4 @@ export * from './registry';
 export * from './tool-loop';
 export * from './journal';
 export * from './permissions';
+export * from './rights';

@@ -54,5 +54,7 @@ export function journaled(
     post: (guildId, channelId, content, id) =>
       once('post', () => discord.post(guildId, channelId, content, id)),
     botUserId: () => discord.botUserId(),
+    member: (guildId, userId, channelId) => discord.member(guildId, userId, channelId),
+    roles: (guildId) => discord.roles(guildId),
   };
 }

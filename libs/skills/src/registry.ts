@@ -4,6 +4,7 @@ import { dice, createThread, pinMoment, poll } from './bundle/direct';
 import { memorySearch, recallGroup, recallUser, summarizeWindow } from './bundle/memory';
 import { archiveChannel, createChannel, manageRoles, proposeRestructure } from './bundle/steward';
 import { journaled, type EffectJournal } from './journal';
+import { judgeAsker } from './rights';
 import {
   SkillError,
   type ProposalService,
@@ -54,7 +55,8 @@ export interface SkillCall {
 
 export type SkillOutcome =
   | { status: 'done'; result: unknown }
-  | { status: 'proposed'; proposalId: string };
+  | { status: 'proposed'; proposalId: string }
+  | { status: 'refused'; reason: string };
 
 /** `instancePath` `/options/0` + the error → `args.options[0]`, the field a refusal names. */
 function fieldOf(e: ErrorObject): string {
@@ -157,12 +159,26 @@ export class SkillRunner {
     return skill;
   }
 
-  /** Runs a call: a `direct` skill at once, a `confirm` skill as a proposal. */
+  /**
+   * Runs a call: a `direct` skill at once, a `confirm` skill as a proposal. Asked by a member
+   * (`actor.userId`), a skill that changes Discord runs at once only when that member holds
+   * its permission in the target channel; otherwise it is proposed, or refused in words.
+   */
   async invoke(call: SkillCall): Promise<SkillOutcome> {
     const skill = this.check(call.skillId, call.tool, call.args);
     const args = call.args as Record<string, unknown>;
-    if (skill.costClass === 'confirm') {
-      const { proposalId } = await this.proposals.propose({
+    const refused = await skill.refusal?.(this.context(call, args, this.ports));
+    if (refused) return { status: 'refused', reason: refused };
+    let propose = skill.costClass === 'confirm';
+    if (skill.requires && call.actor.userId) {
+      const target = typeof args.channelId === 'string' ? args.channelId : call.channelId;
+      const rights = await this.ports.discord.member(call.guildId, call.actor.userId, target);
+      const verdict = judgeAsker(skill.requires, rights);
+      if (verdict.kind === 'refuse') return { status: 'refused', reason: verdict.reason };
+      propose ||= verdict.kind === 'propose';
+    }
+    if (propose) {
+      const out = await this.proposals.request({
         guildId: call.guildId,
         channelId: call.channelId,
         skillId: skill.id,
@@ -171,7 +187,9 @@ export class SkillRunner {
         reason: call.reason ?? '',
         requestedBy: call.actor,
       });
-      return { status: 'proposed', proposalId };
+      return 'refused' in out
+        ? { status: 'refused', reason: out.refused }
+        : { status: 'proposed', proposalId: out.proposalId };
     }
     return { status: 'done', result: await this.run(skill, call, args) };
   }
@@ -186,7 +204,19 @@ export class SkillRunner {
   }
 
   private run(skill: Skill, call: SkillCall, args: Record<string, unknown>): Promise<unknown> {
-    return skill.invoke({
+    return skill.invoke(
+      this.context(
+        call,
+        args,
+        this.journal
+          ? { ...this.ports, discord: journaled(this.ports.discord, this.journal, call.callId) }
+          : this.ports,
+      ),
+    );
+  }
+
+  private context(call: SkillCall, args: Record<string, unknown>, ports: SkillPorts) {
+    return {
       guildId: call.guildId,
       channelId: call.channelId,
       actor: call.actor,
@@ -195,9 +225,7 @@ export class SkillRunner {
       seed: call.seed,
       now: call.now,
       callId: call.callId,
-      ports: this.journal
-        ? { ...this.ports, discord: journaled(this.ports.discord, this.journal, call.callId) }
-        : this.ports,
-    });
+      ports,
+    };
   }
 }

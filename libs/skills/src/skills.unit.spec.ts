@@ -1,4 +1,4 @@
-import type { MemoryHit } from '@dirigent/contracts';
+import type { MemoryHit, RoleInfo } from '@dirigent/contracts';
 import { rollDice } from './dice';
 import { SKILL_BUNDLE, SkillRunner, type SkillCall } from './registry';
 import { journaled, PENDING, type EffectJournal } from './journal';
@@ -6,7 +6,7 @@ import { runToolLoop, type LoopAnswer } from './tool-loop';
 import { SkillError, type DiscordActions, type ProposalRequest, type SkillMemory } from './types';
 
 /** In-memory ports that record what the skills asked for. */
-function ports() {
+function ports(rights: Record<string, string[] | undefined> = {}, roles: RoleInfo[] = []) {
   const calls: { op: string; r: unknown }[] = [];
   const rec =
     <T>(op: string, out: T) =>
@@ -26,6 +26,13 @@ function ports() {
       calls.push({ op: 'post', r: { guildId, channelId, content, id } });
     },
     botUserId: async () => '900000000000000009',
+    member: async (_g, userId, channelId) => {
+      if (userId === '900000000000000009')
+        return { permissions: ['Administrator'], highestRolePosition: 9, owner: false };
+      const p = rights[channelId ?? 'guild'];
+      return p ? { permissions: p, highestRolePosition: 1, owner: false } : undefined;
+    },
+    roles: async () => roles,
   };
   const hit: MemoryHit = {
     layer: 'dossiers',
@@ -52,7 +59,12 @@ function ports() {
   const proposed: ProposalRequest[] = [];
   const runner = new SkillRunner(
     { discord, memory },
-    { propose: async (p) => (proposed.push(p), { proposalId: `p${proposed.length}` }) },
+    {
+      request: async (p: ProposalRequest) => (
+        proposed.push(p),
+        { proposalId: `p${proposed.length}` }
+      ),
+    },
   );
   return { runner, calls, proposed };
 }
@@ -183,6 +195,102 @@ describe('SkillRunner', () => {
     expect(await refusal(runner.invoke(call('dice', { notation: '2d1' })))).toBe(
       'BAD_REQUEST args.notation: dice have 2 to 1000 sides',
     );
+  });
+});
+
+describe('acting for a member', () => {
+  const HERE = '200000000000000001';
+  const MOD = '200000000000000002';
+  const asker = { agentId: 'dit', userId: '700000000000000001' };
+  const seeing = ['ViewChannel', 'SendMessages', 'SendPolls', 'CreatePublicThreads'];
+
+  it('runs a Discord change at once only with the asker’s permission in the target', async () => {
+    const { runner, calls, proposed } = ports({
+      [HERE]: [...seeing, 'ManageMessages'],
+      [MOD]: ['SendMessages'],
+    });
+    const pin = (args: Record<string, unknown>) =>
+      runner.invoke(call('pin_moment', args, { actor: asker }));
+    expect(await pin({ messageId: '300000000000000001' })).toMatchObject({ status: 'done' });
+    // Named another channel the asker cannot see: refused in words, nothing done.
+    const refused = await pin({ channelId: MOD, messageId: '300000000000000002' });
+    expect(refused).toEqual({ status: 'refused', reason: expect.stringMatching(/can't see/) });
+    expect(calls.filter((c) => c.op === 'pinMessage')).toHaveLength(1);
+    expect(proposed).toHaveLength(0);
+  });
+
+  it('proposes what the asker sees but may not do, recording who asked', async () => {
+    const { runner, calls, proposed } = ports({ [HERE]: seeing });
+    const out = await runner.invoke(
+      call('pin_moment', { messageId: '300000000000000001' }, { actor: asker }),
+    );
+    expect(out).toEqual({ status: 'proposed', proposalId: 'p1' });
+    expect(proposed[0]).toMatchObject({ skillId: 'pin_moment', requestedBy: asker });
+    expect(calls.some((c) => c.op === 'pinMessage')).toBe(false);
+    // A poll and a thread need their own rights; the member holds them here.
+    expect(
+      await runner.invoke(call('poll', { question: 'q?', options: ['a', 'b'] }, { actor: asker })),
+    ).toMatchObject({ status: 'done' });
+    expect(
+      await runner.invoke(call('create_thread', { name: 't' }, { actor: asker })),
+    ).toMatchObject({ status: 'done' });
+  });
+
+  it('refuses a member who is not in the server; an agent alone follows the cost class', async () => {
+    const { runner } = ports({});
+    expect(
+      await runner.invoke(call('poll', { question: 'q?', options: ['a', 'b'] }, { actor: asker })),
+    ).toMatchObject({ status: 'refused' });
+    expect(
+      await runner.invoke(call('poll', { question: 'q?', options: ['a', 'b'] })),
+    ).toMatchObject({ status: 'done' });
+  });
+
+  it('never hands out a privileged role, nor one at or above the bot’s', async () => {
+    const role = (name: string, position: number, permissions: string[] = []) =>
+      ({
+        roleId: `5${position}0000000000000`,
+        name,
+        position,
+        permissions,
+        managed: false,
+      }) as RoleInfo;
+    const { runner, proposed, calls } = ports({ [HERE]: seeing }, [
+      role('admin', 5, ['Administrator']),
+      role('mods', 4, ['KickMembers', 'ViewChannel']),
+      role('top', 9),
+      role('regulars', 2, ['ViewChannel', 'SendMessages']),
+    ]);
+    for (const roleName of ['admin', 'mods', 'top']) {
+      const out = await runner.invoke(
+        call(
+          'manage_roles',
+          { action: 'assign', roleName, userId: '700000000000000001' },
+          {
+            actor: asker,
+          },
+        ),
+      );
+      expect(out).toMatchObject({ status: 'refused' });
+    }
+    expect(proposed).toHaveLength(0);
+    const ok = await runner.invoke(
+      call(
+        'manage_roles',
+        { action: 'assign', roleName: 'regulars', userId: '700000000000000001' },
+        {
+          actor: asker,
+        },
+      ),
+    );
+    expect(ok).toMatchObject({ status: 'proposed' });
+    // Checked again when an approved call runs.
+    expect(
+      await refusal(
+        runner.executeApproved(call('manage_roles', { action: 'create', roleName: 'admin' })),
+      ),
+    ).toMatch(/^FORBIDDEN .*Administrator/);
+    expect(calls.some((c) => c.op === 'createRole')).toBe(false);
   });
 });
 

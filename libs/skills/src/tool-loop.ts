@@ -95,6 +95,11 @@ export interface TurnScope {
   channelId: string;
   /** The agent whose turn called the tool (absent for a request with no agent). */
   agentId?: string;
+  /**
+   * The member the turn acts for (the author of the message it answers): the calls run with
+   * that member's rights. Absent for a turn on the agent's own initiative.
+   */
+  userId?: string;
   /** Seeds the calls' randomness and the ids of their side effects. */
   seed: string;
   /** What the model was answering (a proposal's reason). */

@@ -1,4 +1,5 @@
 import type {
+  RoleInfo,
   MemoryContextResult,
   MemoryDossier,
   MemoryHit,
@@ -7,6 +8,7 @@ import type {
   SkillCostClass,
   SkillPermission,
 } from '@dirigent/contracts';
+import type { MemberRights } from './rights';
 
 /** One tool of a skill, as the model sees it (an OpenAI function). */
 export interface ToolDescriptor {
@@ -17,7 +19,10 @@ export interface ToolDescriptor {
   parameters: Record<string, unknown>;
 }
 
-/** Who asked: the agent whose turn called the tool, or the user an admin acts for. */
+/**
+ * On whose behalf a call runs: the agent whose turn called the tool and the member who asked
+ * (the author of the message the turn answers). With a `userId`, the member's rights decide.
+ */
 export interface SkillActor {
   agentId?: string;
   userId?: string;
@@ -74,6 +79,13 @@ export interface DiscordActions {
   post(guildId: string, channelId: string, content: string, id: string): Promise<void>;
   /** The bot's own user id. */
   botUserId(): Promise<string>;
+  /**
+   * What the member may do in the channel (or the guild): undefined when they are not a member.
+   * A channel that is not the guild's is `NOT_FOUND`.
+   */
+  member(guildId: string, userId: string, channelId?: string): Promise<MemberRights | undefined>;
+  /** The guild's roles, highest first. */
+  roles(guildId: string): Promise<RoleInfo[]>;
 }
 
 /** Memory (`dirigent.memory.*`), always in the turn's guild. */
@@ -109,7 +121,11 @@ export interface ProposalRequest {
  * with ✅/❌, and once approved calls {@link SkillRunner.executeApproved} exactly once.
  */
 export interface ProposalService {
-  propose(p: ProposalRequest): Promise<{ proposalId: string }>;
+  /**
+   * A proposal, unless a limit refuses it (too many pending in the guild, too many by this
+   * member this hour): `refused` says why, in words.
+   */
+  request(p: ProposalRequest): Promise<{ proposalId: string } | { refused: string }>;
 }
 
 export interface SkillPorts {
@@ -147,7 +163,18 @@ export interface Skill {
    */
   discordPermissions: PermissionFlagName[];
   costClass: SkillCostClass;
+  /**
+   * The Discord permission a member who asks must hold in the target channel (its
+   * `args.channelId`, else the channel asked in) for the call to run as asked; without it
+   * the call becomes a proposal (or a refusal). Absent: the skill changes nothing in Discord.
+   */
+  requires?: PermissionFlagName;
   tools: ToolDescriptor[];
+  /**
+   * Why this call may not be made at all (a privileged role), checked before it is proposed
+   * or run; undefined when it may.
+   */
+  refusal?(ctx: SkillContext): Promise<string | undefined>;
   /** Runs the call (for a `confirm` skill: once its proposal is approved). */
   invoke(ctx: SkillContext): Promise<unknown>;
 }

@@ -197,6 +197,8 @@ export class ComposeReply {
         guildId: i.guildId,
         channelId: i.channelId,
         agentId: i.agent.id,
+        // The asker: the tools run with the rights of the member whose message this answers.
+        userId: i.message?.authorId,
         seed: i.seed ?? `${i.channelId}:${i.message?.content ?? ''}`,
         reason: i.message?.content.slice(0, 2000),
       },

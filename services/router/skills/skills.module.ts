@@ -6,7 +6,7 @@ import type { RouterConfig } from '../config';
 import { NatsDiscordActions } from './adapters/discord-actions';
 import { NatsEffectJournal } from './adapters/effect-journal';
 import { NatsSkillMemory } from './adapters/skill-memory';
-import { ProposalService } from '../steward/application/proposals';
+import { RequestProposal } from '../steward/application/request-proposal';
 import { Skills } from './application/skills';
 import { SkillsHandler } from './handlers/skills.handler';
 
@@ -15,7 +15,8 @@ export { Skills, type TurnScope } from './application/skills';
 /**
  * The walled-garden skills (docs/architecture.md, "Skills"): `skills.list`, `skill.invoke`
  * and the {@link Skills} the synthesizer and the orchestrator call tools through; a
- * `confirm` call is proposed through the steward's {@link ProposalService}. Global,
+ * `confirm` call (or one the asking member may not make) is proposed through the steward's
+ * {@link RequestProposal}. Global,
  * so the router's turns and the orchestrator inject the same catalog.
  */
 @Global()
@@ -25,8 +26,8 @@ export { Skills, type TurnScope } from './application/skills';
     {
       // The steward executes approved proposals through this runner (ProposalActions).
       provide: SkillRunner,
-      inject: [Messaging, SERVICE_CONFIG, ProposalService],
-      useFactory: (m: Messaging, c: RouterConfig, proposals: ProposalService) =>
+      inject: [Messaging, SERVICE_CONFIG, RequestProposal],
+      useFactory: (m: Messaging, c: RouterConfig, proposals: RequestProposal) =>
         new SkillRunner(
           {
             discord: new NatsDiscordActions(m, c.DIRIGENT_ROUTER_SKILL_TIMEOUT_MS),

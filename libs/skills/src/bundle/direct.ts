@@ -39,6 +39,7 @@ export const poll: Skill = {
   permissions: ['discord:post'],
   discordPermissions: ['SendMessages', 'SendPolls'],
   costClass: 'direct',
+  requires: 'SendPolls',
   tools: [
     {
       name: 'poll',
@@ -88,6 +89,7 @@ export const createThread: Skill = {
   permissions: ['discord:threads'],
   discordPermissions: ['CreatePublicThreads', 'SendMessagesInThreads'],
   costClass: 'direct',
+  requires: 'CreatePublicThreads',
   tools: [
     {
       name: 'create_thread',
@@ -132,6 +134,7 @@ export const pinMoment: Skill = {
   permissions: ['discord:pins'],
   discordPermissions: ['PinMessages'],
   costClass: 'direct',
+  requires: 'ManageMessages',
   tools: [
     {
       name: 'pin_moment',

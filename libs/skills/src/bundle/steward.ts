@@ -1,4 +1,5 @@
-import type { Skill } from '../types';
+import { roleRefusal } from '../rights';
+import { SkillError, type Skill, type SkillContext } from '../types';
 
 const SNOWFLAKE = { type: 'string', pattern: '^[0-9]{5,25}$' };
 const CHANNEL_NAME = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[a-z0-9_-]+$' };
@@ -10,6 +11,7 @@ export const createChannel: Skill = {
   permissions: ['discord:channels'],
   discordPermissions: ['ManageChannels', 'SendMessages'],
   costClass: 'confirm',
+  requires: 'ManageChannels',
   tools: [
     {
       name: 'create_channel',
@@ -51,6 +53,7 @@ export const archiveChannel: Skill = {
   permissions: ['discord:channels', 'discord:post', 'memory:read'],
   discordPermissions: ['ManageChannels', 'ManageRoles', 'SendMessages'],
   costClass: 'confirm',
+  requires: 'ManageChannels',
   tools: [
     {
       name: 'archive_channel',
@@ -110,6 +113,24 @@ export const archiveChannel: Skill = {
   },
 };
 
+/**
+ * Why the role a `manage_roles` call names may not be touched: an existing role of that name
+ * carrying a moderator's permission, or at or above the bot's highest role. A new role is
+ * made without permissions, at the bottom.
+ */
+async function privilegedRole(ctx: SkillContext): Promise<string | undefined> {
+  const { discord } = ctx.ports;
+  const [roles, bot] = await Promise.all([
+    discord.roles(ctx.guildId),
+    discord.botUserId().then((id) => discord.member(ctx.guildId, id)),
+  ]);
+  const role = roles.find((r) => r.name === ctx.args.roleName);
+  return roleRefusal(role, {
+    position: bot?.highestRolePosition ?? 0,
+    owner: bot?.owner,
+  });
+}
+
 export const manageRoles: Skill = {
   id: 'manage_roles',
   description: 'Creates a role, or gives or takes one from a member (after a moderator approves).',
@@ -118,6 +139,7 @@ export const manageRoles: Skill = {
   permissions: ['discord:roles'],
   discordPermissions: ['ManageRoles'],
   costClass: 'confirm',
+  requires: 'ManageRoles',
   tools: [
     {
       name: 'manage_roles',
@@ -137,7 +159,11 @@ export const manageRoles: Skill = {
       },
     },
   ],
+  refusal: privilegedRole,
   async invoke(ctx) {
+    // Checked again when it runs: the role may have changed since it was proposed.
+    const refused = await privilegedRole(ctx);
+    if (refused) throw new SkillError('FORBIDDEN', refused);
     const { action, roleName, userId } = ctx.args as {
       action: 'create' | 'assign' | 'remove';
       roleName: string;

@@ -126,6 +126,7 @@ export class OrchestrateInDiscord {
         sessionId: message.channelId,
         text: withoutMention(message.content, agent) || message.content,
         agentId: agent.id,
+        userId: message.authorId,
         // A redelivered message repeats its skill calls' ids (their posts are deduplicated).
         seed: id,
         signal: abort.signal,

@@ -1,14 +1,17 @@
 import {
   compareSnowflakes,
   EnvelopeTypes,
+  ErrorCodes,
   Subjects,
   type CreateChannelResult,
+  type MemberPermissionsResult,
+  type RolesResult,
   type GuildsResult,
   type Reply,
   type SendMessageCommand,
 } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
-import { SkillError, type DiscordActions } from '@dirigent/skills';
+import { SkillError, type DiscordActions, type MemberRights } from '@dirigent/skills';
 
 /**
  * The skills' Discord: the ingest's RPCs over NATS (`Subjects.discord.rpc*`), each in the
@@ -81,6 +84,34 @@ export class NatsDiscordActions implements DiscordActions {
       cmd,
       { id },
     );
+  }
+
+  /**
+   * `member-permissions`. NOT_FOUND means the member or the channel: asked again without the
+   * channel, a member found means the channel is not the guild's (NOT_FOUND stands).
+   */
+  async member(guildId: string, userId: string, channelId?: string) {
+    try {
+      const r = await this.rpc<MemberPermissionsResult>(Subjects.discord.queryMemberPermissions, {
+        guildId,
+        userId,
+        ...(channelId ? { channelId } : {}),
+      });
+      return {
+        permissions: r.permissions,
+        displayName: r.displayName,
+        highestRolePosition: r.highestRolePosition ?? 0,
+        owner: r.owner ?? false,
+      } satisfies MemberRights;
+    } catch (e) {
+      if (!(e instanceof SkillError) || e.code !== ErrorCodes.NOT_FOUND) throw e;
+      if (channelId && (await this.member(guildId, userId))) throw e;
+      return undefined;
+    }
+  }
+
+  async roles(guildId: string) {
+    return (await this.rpc<RolesResult>(Subjects.discord.queryRoles, { guildId })).roles;
   }
 
   async botUserId(): Promise<string> {

@@ -91,10 +91,16 @@ export class Skills implements TurnSkills {
     const tool = c.function.name;
     const skill = this.runner.skillOfTool(tool);
     const parsed = parseArgs(c.function.arguments ?? '');
+    // On whose behalf: the turn's agent, for the member whose message it answers.
+    const actor = {
+      ...(turn.agentId ? { agentId: turn.agentId } : {}),
+      ...(turn.userId ? { userId: turn.userId } : {}),
+    };
     const base = {
       skillId: skill?.id ?? tool,
       tool,
       args: parsed instanceof SkillError ? c.function.arguments : parsed,
+      requestedBy: actor,
     };
     const ms = () => Math.round(this.clock.now() - started);
     const failed = (e: unknown) => {
@@ -118,12 +124,22 @@ export class Skills implements TurnSkills {
         skillId: skill.id,
         tool,
         args: parsed,
-        actor: turn.agentId ? { agentId: turn.agentId } : {},
+        actor,
         reason: turn.reason,
         seed: `${turn.seed}:tool:${index}`,
         callId: `tool-${key}`,
         now: this.clock.now(),
       });
+      if (out.status === 'refused') {
+        return {
+          content: JSON.stringify({
+            status: 'refused',
+            reason: out.reason,
+            note: 'nothing was done: tell the member so, kindly and in words',
+          }),
+          record: { ...base, status: 'refused', reason: out.reason, ms: ms() },
+        };
+      }
       if (out.status === 'proposed') {
         return {
           content: JSON.stringify({
