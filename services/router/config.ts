@@ -149,6 +149,14 @@ export class RouterConfig extends BaseConfig implements DerivedConfig {
   DIRIGENT_MOD_CHANNEL_NAME = 'dit-mod';
   /** How long a steward proposal waits for a decision before it expires. */
   @EnvInt({ min: 100 }) DIRIGENT_PROPOSAL_TTL_MS = 86_400_000;
+  /** The role a new proposal's post mentions; unset: the roles holding ManageGuild. */
+  @IsOptional()
+  @Matches(/^\d{5,25}$/, { message: '$property must be a Discord role id' })
+  DIRIGENT_MOD_ROLE_ID?: string;
+  /** At most this many proposals pending per guild; a skill asking for more is refused. */
+  @EnvInt({ min: 1 }) DIRIGENT_PROPOSALS_PENDING_MAX = 5;
+  /** At most this many proposals asked by one member in an hour. */
+  @EnvInt({ min: 1 }) DIRIGENT_PROPOSALS_PER_MEMBER_HOUR = 3;
   file: RouterFileConfig;
 
   derive(): string[] {

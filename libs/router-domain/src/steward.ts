@@ -67,6 +67,16 @@ export function decideProposal(c: ProposalCommand, s: ProposalState): ProposalEv
         },
       ];
     case 'DecideProposal':
+      // A decision counts at the time it was made: one made before the TTL ended, processed
+      // after the expiry (the router was down), still decides.
+      if (v?.status === 'expired' && !expired(v, c.at)) {
+        return [
+          {
+            type: c.approve ? 'ProposalApproved' : 'ProposalRejected',
+            data: { by: c.by, at: c.at },
+          },
+        ];
+      }
       if (v?.status !== 'pending') return [];
       if (expired(v, c.at)) return [{ type: 'ProposalExpired', data: { at: c.at } }];
       return [
@@ -131,18 +141,109 @@ export function evolveProposal(s: ProposalState, e: ProposalEvent): ProposalStat
   }
 }
 
-/** The proposal as the mod channel shows it: the action, its arguments and why. */
-export function proposalText(v: ProposalView): string {
-  const args = JSON.stringify(v.args);
-  const by = v.requestedBy.agentId ?? (v.requestedBy.userId ? `<@${v.requestedBy.userId}>` : '?');
+/** The names a proposal's post shows instead of ids, and whom it mentions. */
+export interface ProposalNames {
+  /** Channel id → name (without `#`). */
+  channels?: Record<string, string>;
+  /** User id → display name. */
+  members?: Record<string, string>;
+  /** Role ids the post mentions (the moderators), once, when it is first posted. */
+  mentionRoleIds?: string[];
+}
+
+const CHANNEL_ARGS = new Set(['channelId', 'sourceChannelId']);
+
+/** An argument as a moderator reads it: channels and members by name, a message as a link. */
+function shownArg(v: ProposalView, key: string, value: unknown, n: ProposalNames): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (typeof value !== 'string') return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+  if (CHANNEL_ARGS.has(key)) return n.channels?.[value] ? `#${n.channels[value]}` : `<#${value}>`;
+  if (key === 'userId') return n.members?.[value] ?? `<@${value}>`;
+  if (key === 'messageId') {
+    const channel = typeof v.args.channelId === 'string' ? v.args.channelId : v.channelId;
+    return `https://discord.com/channels/${v.guildId}/${channel}/${value}`;
+  }
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}
+
+/** Who asked, by name: the member (and the agent that heard them), or the agent alone. */
+export function requesterName(v: ProposalView, n: ProposalNames = {}): string {
+  const { agentId, userId } = v.requestedBy;
+  const member = userId ? (n.members?.[userId] ?? `<@${userId}>`) : undefined;
+  if (member) return agentId ? `${member} (asked ${agentId})` : member;
+  return agentId ?? '?';
+}
+
+/**
+ * The proposal as the mod channel shows it: who asked, where, the action and its arguments
+ * by name (channels, members; a message as its link), why, and, on its first post, the
+ * moderators' mention.
+ */
+export function proposalText(v: ProposalView, n: ProposalNames = {}): string {
+  const where = n.channels?.[v.channelId] ? `#${n.channels[v.channelId]}` : `<#${v.channelId}>`;
+  const args = Object.entries(v.args)
+    .map(([k, x]) => `${k}: ${shownArg(v, k, x, n)}`)
+    .join(', ');
   return [
-    `**Proposal \`${v.proposalId}\`** from ${by} in <#${v.channelId}>`,
-    `Action: \`${v.skillId}.${v.tool}\` with \`${args.length > 1500 ? `${args.slice(0, 1500)}…` : args}\``,
+    `**Proposal \`${v.proposalId}\`** from ${requesterName(v, n)} in ${where}`,
+    `Action: \`${v.skillId}.${v.tool}\`${args ? ` with ${args.length > 1500 ? `${args.slice(0, 1500)}…` : args}` : ''}`,
     v.reason ? `Why: ${v.reason.slice(0, 500)}` : '',
-    `React ${APPROVE_EMOJI} to approve or ${REJECT_EMOJI} to reject (members with Manage Server). Expires ${v.expiresAt}.`,
+    `React ${APPROVE_EMOJI} to approve or ${REJECT_EMOJI} to reject (members with Manage Server${v.skillId === 'manage_roles' ? ' and Manage Roles' : ''}). Expires ${v.expiresAt}.`,
+    n.mentionRoleIds?.length ? n.mentionRoleIds.map((r) => `<@&${r}>`).join(' ') : '',
   ]
     .filter(Boolean)
     .join('\n');
+}
+
+/** What the steward knows of a member who decides (`member-permissions` in the guild). */
+export interface DeciderRights {
+  permissions: readonly string[];
+  highestRolePosition: number;
+  owner: boolean;
+}
+
+/**
+ * Why a member's ✅ or ❌ does not count (undefined when it does): it needs Manage Server, and
+ * for a role change also Manage Roles and a highest role above the role it touches.
+ *
+ * @example
+ * decisionRefusal(view, { permissions: ['ManageGuild'], highestRolePosition: 3, owner: false })
+ */
+export function decisionRefusal(
+  v: Pick<ProposalView, 'skillId'>,
+  rights: DeciderRights | undefined,
+  role?: { name: string; position: number },
+): string | undefined {
+  if (!rights) return 'only a member of this server can decide';
+  const has = (p: string) =>
+    rights.owner || rights.permissions.includes('Administrator') || rights.permissions.includes(p);
+  if (!has('ManageGuild')) return 'deciding needs Manage Server';
+  if (v.skillId !== 'manage_roles') return undefined;
+  if (!has('ManageRoles')) return 'a role change also needs Manage Roles';
+  if (role && !rights.owner && role.position >= rights.highestRolePosition)
+    return `the role "${role.name}" is at or above your highest role`;
+  return undefined;
+}
+
+/** The proposal limits (`DIRIGENT_PROPOSALS_PENDING_MAX`, `DIRIGENT_PROPOSALS_PER_MEMBER_HOUR`). */
+export interface ProposalLimits {
+  pendingMax: number;
+  perMemberHour: number;
+}
+
+/**
+ * Why one more proposal may not be made (undefined when it may), from the durable counts:
+ * the guild's pending proposals and the member's proposals of the last hour.
+ */
+export function proposalLimitRefusal(
+  counts: { pending: number; memberLastHour?: number },
+  limits: ProposalLimits,
+): string | undefined {
+  if (counts.pending >= limits.pendingMax)
+    return `the moderators already have ${counts.pending} proposals waiting; ask again once they have decided`;
+  if (counts.memberLastHour !== undefined && counts.memberLastHour >= limits.perMemberHour)
+    return `you have asked for ${counts.memberLastHour} changes in the last hour, the most I pass on to the moderators; try again later`;
+  return undefined;
 }
 
 /** The proposal id a message of the steward names (its own post, recognised on delivery). */

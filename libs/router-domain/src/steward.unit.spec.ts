@@ -7,7 +7,9 @@ import {
   foldProposal,
   holdsClaim,
   initialModChannelState,
+  decisionRefusal,
   proposalIdIn,
+  proposalLimitRefusal,
   proposalText,
   type ModChannelCommand,
   type ModChannelState,
@@ -79,6 +81,19 @@ describe('proposal decider', () => {
     expect(when(approved, { type: 'ExpireProposal', at: after })).toEqual([]);
   });
 
+  it('counts a decision at the time it was made, even processed after the expiry', () => {
+    const expired = given(requested, { type: 'ProposalExpired', data: { at: after } });
+    const inTime = { type: 'DecideProposal', approve: true, by: '9', at: before } as const;
+    const approved = given(
+      requested,
+      { type: 'ProposalExpired', data: { at: after } },
+      ...when(expired, inTime),
+    );
+    expect(approved.view).toMatchObject({ status: 'approved', decidedBy: '9' });
+    expect(when(expired, { ...inTime, at: after })).toEqual([]);
+    expect(when(approved, inTime)).toEqual([]);
+  });
+
   it('records one outcome, only after approval', () => {
     const outcome = {
       type: 'RecordOutcome',
@@ -106,9 +121,55 @@ describe('proposal decider', () => {
     const view = given(requested).view as ProposalView;
     const text = proposalText(view);
     expect(text).toContain('create_channel');
-    expect(text).toContain('"name":"lore"');
+    expect(text).toContain('name: lore');
     expect(proposalIdIn(text)).toBe('p1');
     expect(proposalIdIn(`quoted: ${text}`)).toBeUndefined();
+  });
+
+  it('shows names, not ids, and mentions the moderators', () => {
+    const view = {
+      ...(given(requested).view as ProposalView),
+      skillId: 'manage_roles',
+      tool: 'manage_roles',
+      args: { action: 'assign', roleName: 'regulars', userId: '77' },
+      requestedBy: { agentId: 'dit', userId: '66' },
+    };
+    const text = proposalText(view, {
+      channels: { '2': 'general' },
+      members: { '66': 'Alice', '77': 'Bob' },
+      mentionRoleIds: ['55'],
+    });
+    expect(text).toContain('from Alice (asked dit) in #general');
+    expect(text).toContain('roleName: regulars, userId: Bob');
+    expect(text).toContain('Manage Roles');
+    expect(text).toContain('<@&55>');
+    expect(text).not.toMatch(/\b(66|77)\b/);
+  });
+});
+
+describe('who may decide, and the proposal limits', () => {
+  const mod = { permissions: ['ManageGuild'], highestRolePosition: 3, owner: false };
+  it('needs Manage Server; a role change also Manage Roles and a higher role', () => {
+    expect(decisionRefusal({ skillId: 'create_channel' }, mod)).toBeUndefined();
+    expect(decisionRefusal({ skillId: 'create_channel' }, { ...mod, permissions: [] })).toMatch(
+      /Manage Server/,
+    );
+    expect(decisionRefusal({ skillId: 'manage_roles' }, mod)).toMatch(/Manage Roles/);
+    const roles = { ...mod, permissions: ['ManageGuild', 'ManageRoles'] };
+    expect(decisionRefusal({ skillId: 'manage_roles' }, roles, { name: 'r', position: 2 })).toBe(
+      undefined,
+    );
+    expect(decisionRefusal({ skillId: 'manage_roles' }, roles, { name: 'r', position: 3 })).toMatch(
+      /at or above your highest role/,
+    );
+    expect(decisionRefusal({ skillId: 'manage_roles' }, undefined)).toMatch(/member/);
+  });
+
+  it('refuses past the pending and per-member limits', () => {
+    const limits = { pendingMax: 5, perMemberHour: 3 };
+    expect(proposalLimitRefusal({ pending: 4, memberLastHour: 2 }, limits)).toBeUndefined();
+    expect(proposalLimitRefusal({ pending: 5 }, limits)).toMatch(/5 proposals waiting/);
+    expect(proposalLimitRefusal({ pending: 0, memberLastHour: 3 }, limits)).toMatch(/last hour/);
   });
 });
 

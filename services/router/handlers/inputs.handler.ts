@@ -52,7 +52,11 @@ export class InputsHandler {
             ? this.proposals.onMessage(m)
             : this.reactor.offer(occurrence('event', ctx.subject, ctx.envelope)),
       ],
-      'reaction.added': [(r) => this.proposals.onReaction(r), (r) => this.learning.reaction(r)],
+      // A ✅/❌ counts at the time it was given (its event's `at`), not when it is processed.
+      'reaction.added': [
+        (r, ctx) => this.proposals.onReaction(r, ctx.envelope.at),
+        (r) => this.learning.reaction(r),
+      ],
       'typing.started': (t) => this.messages.typing(t),
       'message.deleted': (d) => this.messages.deleted(d),
     });

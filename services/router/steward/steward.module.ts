@@ -8,13 +8,20 @@ import { NatsStewardDiscord } from './adapters/discord.client';
 import { ProposalRow } from './adapters/postgres/proposal.entity';
 import { PostgresProposals } from './adapters/postgres/proposal.read-model';
 import { JetStreamStewardEvents } from './adapters/steward-events';
+import { NatsHeldDecisions } from './adapters/held-decisions';
 import { DecideProposal } from './application/decide-proposal';
 import { ModChannels } from './application/mod-channels';
 import { ProposalActions } from './application/proposal-actions';
 import { ProposalEffects } from './application/proposal-effects';
 import { ProposalService } from './application/proposals';
 import { StewardUpkeep } from './application/upkeep';
-import { ProposalReadModel, StewardDiscord, StewardEvents } from './application/ports';
+import { RequestProposal } from './application/request-proposal';
+import {
+  HeldDecisions,
+  ProposalReadModel,
+  StewardDiscord,
+  StewardEvents,
+} from './application/ports';
 import { StewardHandler } from './handlers/steward.handler';
 import { StewardLifecycle } from './steward.lifecycle';
 
@@ -23,7 +30,8 @@ export const stewardEntities = [ProposalRow];
 /**
  * The steward (docs/architecture.md, "Steward"): each guild's mod channel, proposals as
  * event-sourced aggregates decided by ✅/❌ of ManageGuild members, executed once, expired by
- * durable timer; its upkeep jobs (`StewardUpkeep`). Global: the skill system proposes through {@link ProposalService}; an
+ * durable timer; its upkeep jobs (`StewardUpkeep`). Global: the skill system proposes
+ * through {@link RequestProposal} (the limits); an
  * approved call runs through its `SkillRunner` ({@link ProposalActions}).
  */
 @Global()
@@ -47,7 +55,13 @@ export const stewardEntities = [ProposalRow];
       inject: [Messaging],
       useFactory: (m: Messaging) => new JetStreamStewardEvents(m),
     },
+    {
+      provide: HeldDecisions,
+      inject: [Messaging],
+      useFactory: (m: Messaging) => new NatsHeldDecisions(m),
+    },
     ProposalService,
+    RequestProposal,
     ModChannels,
     ProposalActions,
     ProposalEffects,
@@ -55,6 +69,6 @@ export const stewardEntities = [ProposalRow];
     StewardUpkeep,
     StewardLifecycle,
   ],
-  exports: [ProposalService, ProposalActions, ModChannels, DecideProposal],
+  exports: [ProposalService, RequestProposal, ProposalActions, ModChannels, DecideProposal],
 })
 export class StewardModule {}

@@ -7,14 +7,12 @@ import {
   type DiscordSelfResult,
   type GuildChannelInfo,
   type GuildsResult,
+  type MemberPermissionsResult,
+  type RoleInfo,
+  type RolesResult,
 } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
-import { StewardDiscord } from '../application/ports';
-
-/** `Subjects.discord.queryMemberPermissions`'s answer. */
-interface MemberPermissionsResult {
-  permissions: string[];
-}
+import { StewardDiscord, type StewardMember } from '../application/ports';
 
 /** The ingest's queries, RPCs and commands, over NATS; a refusal is thrown as its DomainError. */
 export class NatsStewardDiscord extends StewardDiscord {
@@ -81,11 +79,45 @@ export class NatsStewardDiscord extends StewardDiscord {
     }
   }
 
-  async post(guildId: string, channelId: string, content: string, id: string): Promise<void> {
+  async member(guildId: string, userId: string): Promise<StewardMember | undefined> {
+    try {
+      const r = await this.ask<MemberPermissionsResult>(Subjects.discord.queryMemberPermissions, {
+        guildId,
+        userId,
+      });
+      return {
+        permissions: r.permissions ?? [],
+        displayName: r.displayName,
+        highestRolePosition: r.highestRolePosition ?? 0,
+        owner: r.owner ?? false,
+      };
+    } catch (e) {
+      if (e instanceof DomainError && e.code === ErrorCodes.NOT_FOUND) return undefined;
+      throw e;
+    }
+  }
+
+  async roles(guildId: string): Promise<RoleInfo[]> {
+    return (await this.ask<RolesResult>(Subjects.discord.queryRoles, { guildId })).roles;
+  }
+
+  async post(
+    guildId: string,
+    channelId: string,
+    content: string,
+    id: string,
+    mentionRoleIds?: string[],
+  ): Promise<void> {
     await this.messaging.publishEvent(
       Subjects.discord.cmdSendMessage,
       EnvelopeTypes.sendMessage,
-      { guildId, channelId, content, purpose: 'notice' },
+      {
+        guildId,
+        channelId,
+        content,
+        purpose: 'notice',
+        ...(mentionRoleIds?.length ? { mentionRoleIds } : {}),
+      },
       { id },
     );
   }

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   ProposalExpiryDue,
   StewardEventTypes,
@@ -11,9 +11,11 @@ import {
   proposalText,
   REJECT_EMOJI,
   type ProposalEvent,
+  type ProposalNames,
 } from '@dirigent/router-domain';
-import { Clock } from '@dirigent/service-kit';
+import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import { RouterOutbox } from '../../application/clients';
+import type { RouterConfig } from '../../config';
 import { ROUTER_SERVICE } from '../../application/schedule-followup';
 import { ModChannels } from './mod-channels';
 import { ProposalActions } from './proposal-actions';
@@ -55,6 +57,7 @@ export class ProposalEffects {
     private readonly reactor: Reactor,
     private readonly clock: Clock,
     private readonly outbox: RouterOutbox,
+    @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
   ) {}
 
   /** The reactor job `proposal-expiry` (registered from the service's `reactor-jobs.ts`). */
@@ -111,11 +114,13 @@ export class ProposalEffects {
     // A redelivery after the post was seen (later than the command's de-duplication window).
     if ((await this.proposals.current(view.proposalId))?.messageId) return;
     const modChannelId = await this.modChannels.ensure(view.guildId);
+    const names = await this.names(view);
     await this.discord.post(
       view.guildId,
       modChannelId,
-      proposalText(view),
+      proposalText(view, names),
       `proposal-post-${view.proposalId}`,
+      names.mentionRoleIds,
     );
     await this.reactor.arm(
       PROPOSAL_EXPIRY_DUE,
@@ -123,6 +128,36 @@ export class ProposalEffects {
       new Date(view.expiresAt),
       { proposalId: view.proposalId, expiresAt: view.expiresAt },
     );
+  }
+
+  /**
+   * The names the post shows (the asker's and a named member's display names, the channels')
+   * and the moderators it mentions: `DIRIGENT_MOD_ROLE_ID`, else the roles holding ManageGuild.
+   */
+  private async names(view: ProposalView): Promise<ProposalNames> {
+    const { guildId } = view;
+    const userIds = [view.requestedBy.userId, view.args.userId].filter(
+      (u): u is string => typeof u === 'string',
+    );
+    const [channels, members, roles] = await Promise.all([
+      this.discord.channels(guildId).catch(() => undefined),
+      Promise.all(userIds.map((u) => this.discord.member(guildId, u).catch(() => undefined))),
+      this.config.DIRIGENT_MOD_ROLE_ID
+        ? Promise.resolve(undefined)
+        : this.discord.roles(guildId).catch(() => undefined),
+    ]);
+    return {
+      channels: Object.fromEntries((channels ?? []).map((c) => [c.channelId, c.name])),
+      members: Object.fromEntries(
+        userIds.flatMap((u, i) => (members[i]?.displayName ? [[u, members[i].displayName]] : [])),
+      ),
+      mentionRoleIds: this.config.DIRIGENT_MOD_ROLE_ID
+        ? [this.config.DIRIGENT_MOD_ROLE_ID]
+        : (roles ?? [])
+            .filter((r) => r.position > 0 && !r.managed && r.permissions.includes('ManageGuild'))
+            .map((r) => r.roleId)
+            .slice(0, 5),
+    };
   }
 
   private async react(view: ProposalView) {

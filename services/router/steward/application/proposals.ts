@@ -12,10 +12,7 @@ import {
   type ProposalState,
 } from '@dirigent/router-domain';
 import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
-import type {
-  ProposalRequest as SkillProposalRequest,
-  ProposalService as SkillProposals,
-} from '@dirigent/skills';
+import type { ProposalRequest as SkillProposalRequest } from '@dirigent/skills';
 import type { RouterConfig } from '../../config';
 
 export const proposalSubject = (proposalId: string) =>
@@ -26,8 +23,8 @@ export const proposalIdOf = (aggregateSubject: string) =>
   aggregateSubject.slice(aggregateSubject.lastIndexOf('.') + 1);
 
 /**
- * The proposal aggregates (`dirigent.es.proposal.<id>`) and the port through which the skill
- * system hands the steward a `confirm`-class call:
+ * The proposal aggregates (`dirigent.es.proposal.<id>`); the skill system reaches them through
+ * `RequestProposal` (the limits), upkeep directly:
  *
  * @example
  * const { proposalId } = await proposals.propose({ guildId, channelId, skillId: 'create_channel',
@@ -35,7 +32,7 @@ export const proposalIdOf = (aggregateSubject: string) =>
  *   requestedBy: { agentId: 'dit' } });
  */
 @Injectable()
-export class ProposalService implements SkillProposals {
+export class ProposalService {
   private readonly handler: CommandHandler<ProposalCommand, ProposalEvent, ProposalState>;
   /** The newest event store sequence this process appended a proposal commit at. */
   lastWritten = 0;

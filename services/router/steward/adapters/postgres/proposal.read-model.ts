@@ -19,6 +19,22 @@ export class PostgresProposals extends ProposalReadModel {
     return (await this.em.fork().findOne(ProposalRow, { messageId }))?.view;
   }
 
+  async pendingCount(guildId: string): Promise<number> {
+    return this.em.fork().count(ProposalRow, { guildId, status: 'pending' });
+  }
+
+  async requestedSince(guildId: string, userId: string, since: Date): Promise<number> {
+    const [row] = await this.em
+      .fork()
+      .getConnection()
+      .execute<{ n: number }[]>(
+        `select count(*)::int as n from steward_proposal
+          where guild_id = ? and created_at >= ? and view->'requestedBy'->>'userId' = ?`,
+        [guildId, since, userId],
+      );
+    return row?.n ?? 0;
+  }
+
   async list(guildId: string, status?: ProposalStatus): Promise<ProposalView[]> {
     const rows = await this.em
       .fork()
