@@ -81,6 +81,13 @@ describe('discord-ingest actions (real discord.js against the local Discord)', (
         name: 'x',
       });
       expect(noChannel).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+      // @everyone may open threads by default: the channel takes that away from it here.
+      h.discord.admin.setOverwrite(channel.id, {
+        id: h.guild.id,
+        type: 0,
+        allow: '0',
+        deny: String(PermissionFlagsBits.CreatePublicThreads),
+      });
       await powerless(async () => {
         const denied = await ask(Subjects.discord.rpcCreateThread, {
           channelId: channel.id,
@@ -285,6 +292,39 @@ describe('discord-ingest actions (real discord.js against the local Discord)', (
       // The bot is Administrator: every flag, anywhere.
       const bot = await inChannel(h.discord.bot.id);
       expect(bot).toEqual(expect.arrayContaining(['Administrator', 'ManageGuild', 'SendMessages']));
+    });
+
+    it("answers a member's display name and rank, and the guild's roles", async () => {
+      const alice = await ok(
+        ask<{ displayName: string; highestRolePosition: number; owner: boolean }>(
+          Subjects.discord.queryMemberPermissions,
+          { userId: h.alice.id },
+        ),
+      );
+      const moderators = h.discord
+        .guild(h.guild.id)
+        .roles.get(h.discord.moderatorRoleId(h.guild.id))!;
+      expect(alice).toMatchObject({
+        displayName: 'alice',
+        highestRolePosition: moderators.position,
+        owner: false,
+      });
+      const { roles } = await ok(
+        ask<{ roles: { name: string; position: number; permissions: string[] }[] }>(
+          Subjects.discord.queryRoles,
+          {},
+        ),
+      );
+      expect(roles.find((r) => r.name === 'moderators')).toMatchObject({
+        position: moderators.position,
+        permissions: expect.arrayContaining(['ManageChannels', 'ManageMessages']),
+        managed: false,
+      });
+      expect(roles.map((r) => r.position)).toEqual(
+        [...roles.map((r) => r.position)].sort((a, b) => b - a),
+      );
+      const bad = await ask(Subjects.discord.queryRoles, { guildId: 'x' });
+      expect(bad).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
     });
 
     it('answers NOT_FOUND, FORBIDDEN and BAD_REQUEST', async () => {
