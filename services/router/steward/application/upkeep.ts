@@ -16,6 +16,7 @@ import { ChannelActivity } from '../../application/channel-activity';
 import { ChannelHistory } from '../../application/clients';
 import { ModChannels } from './mod-channels';
 import { ProposalService } from './proposals';
+import { RequestProposal } from './request-proposal';
 
 /** The longest look back of the upkeep predicates. */
 const WINDOW_MS = Math.max(DEFAULT_TOPIC_SPLIT.windowMs, DEFAULT_DECISION.windowMs);
@@ -27,7 +28,8 @@ interface Snapshot {
 }
 
 /**
- * Steward upkeep as reactor jobs on state predicates, never on a clock grid:
+ * Steward upkeep as reactor jobs on state predicates, never on a clock grid, proposing
+ * within the guild's pending limit (`RequestProposal`):
  * `steward-thread-split` — on a human message, when the channel's recent talk (what the
  * router has seen of it) has split into two topics or more, propose a thread for the side
  * topic, starting at its first message. The proposal id is the channel's and the day's, so
@@ -49,6 +51,7 @@ export class StewardUpkeep {
     private readonly activity: ChannelActivity,
     private readonly history: ChannelHistory,
     private readonly proposals: ProposalService,
+    private readonly requests: RequestProposal,
     private readonly modChannels: ModChannels,
     private readonly clock: Clock,
     @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
@@ -120,7 +123,15 @@ export class StewardUpkeep {
     return [...older, ...seen].sort((a, b) => a.at - b.at);
   }
 
+  /** Upkeep proposes within the guild's pending limit too: the moderators are not flooded. */
+  private async full(m: MessageCreated, what: string): Promise<boolean> {
+    const refused = await this.requests.refusal(m.guildId);
+    if (refused) this.log.log({ channelId: m.channelId, refused }, `${what} not proposed`);
+    return refused !== undefined;
+  }
+
   private async proposeThread(m: MessageCreated, split: TopicSplit) {
+    if (await this.full(m, 'thread')) return;
     // One proposal per channel and day: the side topic's first message and its most frequent
     // word move as the talk goes on (runs a message apart named the same split "ramen" and
     // "broth"), so neither can tell a split already proposed.
@@ -139,6 +150,7 @@ export class StewardUpkeep {
   }
 
   private async proposePin(m: MessageCreated, d: DecisionReached) {
+    if (await this.full(m, 'pin')) return;
     const { proposalId } = await this.proposals.propose({
       proposalId: `pin-${m.channelId}-${d.messageId}`,
       guildId: m.guildId,
