@@ -71,6 +71,7 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
       discord.rpcSetChannelPermissions,
       discord.rpcCreatePoll,
       discord.queryMemberPermissions,
+      discord.queryRoles,
       discord.queryChannelMembers,
       discord.queryGuilds,
       discord.querySelf,
@@ -147,6 +148,7 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
       discord.rpcCreatePoll,
       discord.querySelf,
       discord.queryMemberPermissions,
+      discord.queryRoles,
       discord.queryChannelMembers,
       discord.queryGuilds,
       admin.channelGet,
@@ -195,7 +197,7 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
       Streams.stewardEvents,
       Streams.deadLetter,
     ],
-    buckets: [Buckets.timers, Buckets.skillEffects],
+    buckets: [Buckets.timers, Buckets.skillEffects, Buckets.stewardHeldDecisions],
   },
   memory: {
     publish: [
