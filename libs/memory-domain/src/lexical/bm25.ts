@@ -1,3 +1,4 @@
+import { compareSnowflakes } from '@dirigent/contracts';
 import { Postings } from '../postings';
 import { terms } from './analyze';
 import { mentionsTime, toldWindow } from './time-expressions';
@@ -375,9 +376,11 @@ export function withinEdits(a: string, b: string, max: number): boolean {
   return prev[b.length] <= max;
 }
 
-/** Ids in the order they were made: snowflakes by number (shorter first), others as text. */
+const DIGITS = /^\d+$/;
+
+/** Ids in the order they were made: snowflakes by number, others as text. */
 function idOrder(a: string, b: string): number {
-  if (a.length !== b.length && /^\d+$/.test(a) && /^\d+$/.test(b)) return a.length - b.length;
+  if (DIGITS.test(a) && DIGITS.test(b)) return compareSnowflakes(a, b);
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
