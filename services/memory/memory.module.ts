@@ -24,6 +24,7 @@ import { PostgresMemoryReader } from './adapters/memory-reader';
 import { MessageRepository } from './adapters/postgres/message.repository';
 import { PhraseStore } from './adapters/postgres/phrase.store';
 import { ReadBatch } from './adapters/postgres/read-batch';
+import { AudienceScopes, ChannelAudienceStore } from './adapters/postgres/channel-audience.store';
 import { pgvectorAvailable, PgVectorStore } from './adapters/pgvector.store';
 import { RedactionStore } from './adapters/postgres/redaction.store';
 import { ClosingStore } from './adapters/postgres/closing.store';
@@ -154,6 +155,8 @@ const repository = (
     SearchMemory,
     RerankHits,
     ReadBatch,
+    AudienceScopes,
+    ChannelAudienceStore,
     PostgresMemoryReader,
     IngestMessage,
     DeleteMessage,

@@ -137,6 +137,12 @@ export class MemorySearchRequest {
   })
   layers?: MemorySearchLayer[];
   @IsOptional() @Snowflake() channelId?: string;
+  /**
+   * The channel the answer will be posted in: only what its audience may see is returned.
+   * Without it the search is the admin view (the control page); agents and skills always
+   * pass it.
+   */
+  @IsOptional() @Snowflake() forChannelId?: string;
   @IsOptional() @Snowflake() authorId?: string;
   @IsOptional() @Instant() since?: string;
   @IsOptional()

@@ -58,6 +58,16 @@ export type MessagePurpose = (typeof MESSAGE_PURPOSES)[number];
  */
 export const MESSAGE_LIMITS = { content: 4000, authorName: 100, mentions: 100 } as const;
 
+/**
+ * Who may see a channel: `public` when the guild's `@everyone` may view it (after the
+ * channel's overwrites), `private` otherwise. A thread has its parent's audience.
+ */
+export const AUDIENCES = ['public', 'private'] as const;
+export type Audience = (typeof AUDIENCES)[number];
+
+/** The longest `audienceKey` the ingest sends. */
+export const AUDIENCE_KEY_MAX = 200;
+
 export class MessageCreated {
   @Snowflake() guildId: string;
   @Snowflake() channelId: string;
@@ -72,8 +82,36 @@ export class MessageCreated {
   /** Users mentioned in the message (absent in events from before it was added). */
   @IsOptional() @IsArray() @ArrayMaxSize(MESSAGE_LIMITS.mentions) @Snowflakes() mentions?: string[];
   @IsOptional() @Snowflake() replyToMessageId?: string;
+  /**
+   * The channel's audience when the message was sent (absent in events from before it was
+   * added: memory then keeps what it knows of the channel, else treats it as public).
+   */
+  @IsOptional() @IsIn(AUDIENCES) audience?: Audience;
+  /**
+   * Changes whenever the channel's permission overwrites do (a thread: its parent's); equal
+   * keys mean the same audience. Additive to the part 4 contract.
+   */
+  @IsOptional() @IsString() @MaxLength(AUDIENCE_KEY_MAX) audienceKey?: string;
+  /** A thread's parent channel: the channel whose audience the thread has. */
+  @IsOptional() @Snowflake() parentChannelId?: string;
   static create(input: unknown) {
     return createValidated(MessageCreated, input);
+  }
+}
+
+/**
+ * `…evt.<g>.<c>.channel.updated`: a channel's audience (or its overwrites, hence its
+ * `audienceKey`) changed; the ingest also publishes it for every channel when it connects.
+ */
+export class ChannelUpdated {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @IsString() @MaxLength(100) name: string;
+  @IsIn(AUDIENCES) audience: Audience;
+  @IsOptional() @IsString() @MaxLength(AUDIENCE_KEY_MAX) audienceKey?: string;
+  @IsOptional() @Snowflake() parentChannelId?: string;
+  static create(input: unknown) {
+    return createValidated(ChannelUpdated, input);
   }
 }
 

@@ -213,7 +213,8 @@ export type DiscordEventKind =
   | 'member.joined'
   | 'member.left'
   | 'reaction.added'
-  | 'reaction.removed';
+  | 'reaction.removed'
+  | 'channel.updated';
 
 /** Builders for the subjects that carry ids; ids must be Discord snowflakes. */
 export const subject = {

@@ -18,6 +18,7 @@ export * from './dossier';
 export * from './epochs';
 export * from './epoch-summary';
 export * from './assemble';
+export * from './audience';
 export * from './lenses';
 export * from './lexical';
 export * from './rerank';

@@ -24,6 +24,11 @@ export interface MemoryItem {
   replyToMessageId?: string;
   reactionCount?: number;
   replyCount?: number;
+  /**
+   * The channels this item was made from when they are not just `channelId` (a dossier,
+   * lore, a summary over several): it is shown only where every one of them may be.
+   */
+  sourceChannelIds?: string[];
   /** Facts only: the window in which the fact held; `validUntil` unset while current. */
   validFrom?: number;
   validUntil?: number;

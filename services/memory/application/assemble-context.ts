@@ -1,17 +1,23 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { MemoryContextRequest, MemoryContextResult } from '@dirigent/contracts';
-import { assembleContext, lensFor } from '@dirigent/memory-domain';
+import { assembleContext, audienceScoped, lensFor, visibleSections } from '@dirigent/memory-domain';
 import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import { PostgresMemoryReader } from '../adapters/memory-reader';
+import { AudienceScopes } from '../adapters/postgres/channel-audience.store';
 import type { MemoryConfig } from '../config';
 
 export const DEFAULT_MAX_TOKENS = 2000;
 
-/** `Subjects.memory.context`: the strategy's lens over the guild's memory, fitted to `maxTokens`. */
+/**
+ * `Subjects.memory.context`: the strategy's lens over the guild's memory, fitted to
+ * `maxTokens`. `channelId` is where the answer is posted: the lens reads only what that
+ * channel's audience may see (public channels', and its own private channel's).
+ */
 @Injectable()
 export class AssembleContext {
   constructor(
     private readonly reader: PostgresMemoryReader,
+    private readonly audiences: AudienceScopes,
     private readonly clock: Clock,
     @Inject(SERVICE_CONFIG) private readonly config: MemoryConfig,
   ) {}
@@ -20,6 +26,7 @@ export class AssembleContext {
     // The contract class already refused unknown strategies.
     const lens = lensFor(r.strategy)!;
     const now = this.clock.now();
+    const hidden = await this.audiences.hiddenFor(r.guildId, r.channelId);
     const sections = await lens.assemble(
       {
         guildId: r.guildId,
@@ -31,9 +38,12 @@ export class AssembleContext {
         seed: Math.floor(now / 60_000),
         liveWindow: this.config.DIRIGENT_LIVE_WINDOW,
       },
-      this.reader,
+      audienceScoped(this.reader, hidden),
     );
-    const ctx = assembleContext(sections, r.maxTokens ?? DEFAULT_MAX_TOKENS);
+    const ctx = assembleContext(
+      visibleSections(hidden, sections),
+      r.maxTokens ?? DEFAULT_MAX_TOKENS,
+    );
     return {
       strategy: r.strategy,
       sections: ctx.sections.map((s) => ({

@@ -4,6 +4,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import type { MessageCreated } from '@dirigent/contracts';
 import { detectMoment, disclosures, quotedPassages } from '@dirigent/memory-domain';
 import { ArchiveIndex } from '../adapters/archive-index';
+import { ChannelAudienceStore } from '../adapters/postgres/channel-audience.store';
 import { DossierRepository, type FactRow } from '../adapters/postgres/dossier.repository';
 import { HighlightRepository, highlightId } from '../adapters/postgres/highlight.repository';
 import { MessageRepository } from '../adapters/postgres/message.repository';
@@ -58,6 +59,7 @@ export class IngestMessage {
     private readonly timer: EpochTimer,
     private readonly consolidate: ConsolidateDossier,
     private readonly moments: ExtractMoments,
+    private readonly channels: ChannelAudienceStore,
     @Inject(SERVICE_CONFIG) private readonly config: MemoryConfig,
   ) {}
 
@@ -83,6 +85,23 @@ export class IngestMessage {
           replyToMessageId: e.replyToMessageId,
           mentions: e.mentions ?? [],
         })),
+      );
+      // The audience each message was sent with: the channel's, as of that message.
+      await this.channels.record(
+        events.flatMap((e) =>
+          e.audience
+            ? [
+                {
+                  guildId: e.guildId,
+                  channelId: e.channelId,
+                  audience: e.audience,
+                  audienceKey: e.audienceKey,
+                  parentChannelId: e.parentChannelId,
+                  at: new Date(e.createdAt),
+                },
+              ]
+            : [],
+        ),
       );
       const byKey = new Map(events.map((e) => [`${e.guildId}:${e.messageId}`, e]));
       const news = stored.map((row) => ({

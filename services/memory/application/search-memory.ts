@@ -10,9 +10,11 @@ import {
   type RankedList,
   type ScoredItem,
   type SearchLayer,
+  visibleWith,
 } from '@dirigent/memory-domain';
 import { Clock } from '@dirigent/service-kit';
 import { ArchiveIndex } from '../adapters/archive-index';
+import { AudienceScopes } from '../adapters/postgres/channel-audience.store';
 import { observeArchiveFallback } from '../adapters/metrics';
 import { bodyItem, DossierRepository, factRowItem } from '../adapters/postgres/dossier.repository';
 import { EpochRepository, epochItem } from '../adapters/postgres/epoch.repository';
@@ -79,17 +81,23 @@ export class SearchMemory {
     private readonly indexer: Indexer,
     private readonly archive: ArchiveIndex,
     private readonly rerank: RerankHits,
+    private readonly audiences: AudienceScopes,
     @Inject(VECTOR_STORE) private readonly vectors: VectorStore,
     private readonly clock: Clock,
   ) {}
 
   /**
    * `Subjects.memory.search`: the hybrid search, its first hits reordered by the model
-   * when reranking is on (`RerankHits`).
+   * when reranking is on (`RerankHits`). With `forChannelId`, only what that channel's
+   * audience may see; without it, the admin view (the control page's search).
    */
   async run(r: MemorySearchRequest): Promise<{ hits: MemoryHit[] }> {
     const k = Math.min(r.k ?? MEMORY_SEARCH_K.default, MEMORY_SEARCH_K.max);
+    const hidden = r.forChannelId
+      ? await this.audiences.hiddenFor(r.guildId, r.forChannelId)
+      : undefined;
     const found = await this.search(r.guildId, r.query, {
+      hiddenChannelIds: hidden,
       k: this.rerank.fetch(k),
       layers: r.layers,
       channelId: r.channelId,
@@ -303,6 +311,7 @@ export class SearchMemory {
 }
 
 function matches(item: MemoryItem, q: SearchQuery): boolean {
+  if (q.hiddenChannelIds && !visibleWith(q.hiddenChannelIds, item)) return false;
   if (q.channelId && item.channelId !== q.channelId) return false;
   if (q.excludeChannelId && item.channelId === q.excludeChannelId) return false;
   if (q.authorId && item.authorId !== q.authorId) return false;

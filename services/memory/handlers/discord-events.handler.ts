@@ -3,6 +3,7 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { RequestContext } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/postgresql';
 import {
+  ChannelUpdated,
   Durables,
   MessageCreated,
   MessageDeleted,
@@ -11,6 +12,7 @@ import {
   Subjects,
 } from '@dirigent/contracts';
 import type { EventOptions, JetStreamContext } from '@dirigent/messaging';
+import { ChannelAudienceStore } from '../adapters/postgres/channel-audience.store';
 import { DeleteMessage } from '../application/delete-message';
 import { IngestMessage } from '../application/ingest-message';
 import { RecordReaction } from '../application/record-reaction';
@@ -44,6 +46,7 @@ export class DiscordEventHandlers {
     private readonly ingest: IngestMessage,
     private readonly remove: DeleteMessage,
     private readonly reactions: RecordReaction,
+    private readonly channels: ChannelAudienceStore,
   ) {}
 
   @EventPattern(Subjects.discord.evtAll, DISCORD_EVENTS_CONSUMER)
@@ -62,6 +65,13 @@ export class DiscordEventHandlers {
         return this.inContext(() => this.reactions.run(ReactionChanged.create(data), true));
       case 'reaction.removed':
         return this.inContext(() => this.reactions.run(ReactionChanged.create(data), false));
+      case 'channel.updated': {
+        // The channel's audience from now on: reads for other channels hide its past too.
+        const c = ChannelUpdated.create(data);
+        return this.inContext(() =>
+          this.channels.record([{ ...c, at: new Date(ctx.envelope.at) }]),
+        );
+      }
       default:
         if (ctx.deliveryCount === 1 && !/^(typing|member)\./.test(kind)) {
           this.log.debug(`ignoring ${kind}`);

@@ -1,6 +1,17 @@
 import type { MemoryItem, MemoryLayer, ScoredItem, SearchLayer } from '../types';
 
-/** The read side a lens assembles from; the memory service implements it over Postgres. */
+/**
+ * Channels a read must leave out (the target channel's audience may not see them): an
+ * item any of whose source channels is here is not returned. Absent: the admin view.
+ */
+export interface AudienceScope {
+  hiddenChannelIds?: ReadonlySet<string>;
+}
+
+/**
+ * The read side a lens assembles from; the memory service implements it over Postgres.
+ * A lens is given one already scoped to its target's audience (`audienceScoped`).
+ */
 export interface MemoryReader {
   /** Archived messages, newest first. */
   recent(
@@ -13,7 +24,7 @@ export interface MemoryReader {
       authorIsBot?: boolean;
       since?: number;
       until?: number;
-    },
+    } & AudienceScope,
   ): Promise<MemoryItem[]>;
   /** Hybrid search (full text, trigram, vectors, fused). */
   search(
@@ -25,16 +36,25 @@ export interface MemoryReader {
       channelId?: string;
       excludeChannelId?: string;
       authorId?: string;
-    },
+    } & AudienceScope,
   ): Promise<ScoredItem[]>;
-  dossiers(guildId: string, userIds: string[]): Promise<MemoryItem[]>;
-  lore(guildId: string, limit: number): Promise<MemoryItem[]>;
+  dossiers(guildId: string, userIds: string[], scope?: AudienceScope): Promise<MemoryItem[]>;
+  lore(guildId: string, limit: number, scope?: AudienceScope): Promise<MemoryItem[]>;
   /** Closed epochs, newest first. */
-  epochs(guildId: string, q: { limit: number; channelId?: string }): Promise<MemoryItem[]>;
+  epochs(
+    guildId: string,
+    q: { limit: number; channelId?: string } & AudienceScope,
+  ): Promise<MemoryItem[]>;
   /** Highlights, strongest first. */
-  highlights(guildId: string, q: { limit: number; kinds?: string[] }): Promise<MemoryItem[]>;
+  highlights(
+    guildId: string,
+    q: { limit: number; kinds?: string[] } & AudienceScope,
+  ): Promise<MemoryItem[]>;
   /** A reproducible random sample of the archive for `seed`. */
-  sample(guildId: string, q: { limit: number; seed: number }): Promise<MemoryItem[]>;
+  sample(
+    guildId: string,
+    q: { limit: number; seed: number } & AudienceScope,
+  ): Promise<MemoryItem[]>;
 }
 
 /** What a context request asks of a lens; time and seed arrive here, never from a clock. */

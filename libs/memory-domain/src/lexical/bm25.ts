@@ -18,6 +18,8 @@ export interface LexicalDoc {
 export interface LexicalFilter {
   channelId?: string;
   excludeChannelId?: string;
+  /** Channels the reader's audience may not see: their messages never pass. */
+  hiddenChannelIds?: ReadonlySet<string>;
   authorId?: string;
   since?: number;
   until?: number;
@@ -275,11 +277,27 @@ export class LexicalIndex {
     const au = f.authorId === undefined ? -1 : (this.authorNo.get(f.authorId) ?? -2);
     const since = f.since ?? -Infinity;
     const until = f.until ?? Infinity;
-    if (ch === -1 && ex === -1 && au === -1 && since === -Infinity && until === Infinity) {
+    // Hidden channels as a mask over channel numbers: one array read per posting.
+    let hidden: Uint8Array | null = null;
+    for (const id of f.hiddenChannelIds ?? []) {
+      const no = this.channelNo.get(id);
+      if (no === undefined) continue;
+      hidden ??= new Uint8Array(this.channelIds.length);
+      hidden[no] = 1;
+    }
+    if (
+      ch === -1 &&
+      ex === -1 &&
+      au === -1 &&
+      since === -Infinity &&
+      until === Infinity &&
+      !hidden
+    ) {
       return (s) => this.alive[s] === 1;
     }
     return (s) =>
       this.alive[s] === 1 &&
+      (hidden === null || hidden[this.chans[s]] !== 1) &&
       (ch === -1 || this.chans[s] === ch) &&
       (ex === -1 || this.chans[s] !== ex) &&
       (au === -1 || this.authors[s] === au) &&

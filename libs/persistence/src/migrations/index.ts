@@ -26,6 +26,7 @@ import { Migration20261129050000_memory_deletion_indexes } from './Migration2026
 import { Migration20261129060000_memory_layer_gin_direct } from './Migration20261129060000_memory_layer_gin_direct';
 import { Migration20261129093000_memory_epoch_closing } from './Migration20261129093000_memory_epoch_closing';
 import { Migration20261129113000_memory_epoch_closing_alive } from './Migration20261129113000_memory_epoch_closing_alive';
+import { Migration20261206230000_memory_audience } from './Migration20261206230000_memory_audience';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -118,5 +119,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261129113000_memory_epoch_closing_alive',
     class: Migration20261129113000_memory_epoch_closing_alive,
+  },
+  {
+    name: 'Migration20261206230000_memory_audience',
+    class: Migration20261206230000_memory_audience,
   },
 ];

@@ -58,6 +58,9 @@ export function bodyItem(r: Row): MemoryItem {
     authorName: r.user_name ?? undefined,
     text: r.body,
     at: ms(r.last_consolidated_at ?? r.last_seen_at) ?? 0,
+    ...((r.source_channel_ids as string[] | undefined)?.length
+      ? { sourceChannelIds: r.source_channel_ids as string[] }
+      : {}),
   };
 }
 

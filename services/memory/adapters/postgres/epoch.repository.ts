@@ -6,6 +6,7 @@ import {
   containsPatterns,
   fullTextRows,
   ms,
+  notHidden,
   rowsByIds,
   runRead,
   sql,
@@ -42,11 +43,14 @@ export function epochsRead(
   guildId: string,
   channelId: string | undefined,
   limit: number,
+  hidden?: ReadonlySet<string>,
 ): Read<Row[]> {
+  const audience = notHidden('channel_id', hidden);
   return {
     sql: `select * from memory_epoch where guild_id = ? ${channelId ? 'and channel_id = ?' : ''}
+      ${audience ? `and ${audience.sql}` : ''}
       order by end_at desc limit ?`,
-    params: channelId ? [guildId, channelId, limit] : [guildId, limit],
+    params: [guildId, ...(channelId ? [channelId] : []), ...(audience?.params ?? []), limit],
     answer: (rows) => rows,
   };
 }

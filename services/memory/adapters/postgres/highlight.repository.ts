@@ -2,7 +2,7 @@ import { EntityRepository } from '@mikro-orm/postgresql';
 import type { MemoryHighlight } from '@dirigent/contracts';
 import type { MemoryItem } from '@dirigent/memory-domain';
 import type { MemoryHighlightRow } from './highlight.entity';
-import { fullTextRows, ms, rowsByIds, runRead, sql, type Read, type Row } from './sql';
+import { fullTextRows, ms, notHidden, rowsByIds, runRead, sql, type Read, type Row } from './sql';
 
 export const highlightId = (messageId: string) => `hl-${messageId}`;
 
@@ -38,12 +38,20 @@ export function strongestRead(
   guildId: string,
   limit: number,
   kinds?: string[],
+  hidden?: ReadonlySet<string>,
 ): Read<MemoryItem[]> {
+  const audience = notHidden('channel_id', hidden);
   return {
     sql: `select * from memory_highlight where guild_id = ?
       ${kinds?.length ? 'and kind in (select jsonb_array_elements_text(?::jsonb))' : ''}
+      ${audience ? `and ${audience.sql}` : ''}
       order by score desc, at desc limit ?`,
-    params: kinds?.length ? [guildId, JSON.stringify(kinds), limit] : [guildId, limit],
+    params: [
+      guildId,
+      ...(kinds?.length ? [JSON.stringify(kinds)] : []),
+      ...(audience?.params ?? []),
+      limit,
+    ],
     answer: (rows) => rows.map(highlightItem),
   };
 }

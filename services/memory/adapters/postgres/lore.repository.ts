@@ -5,6 +5,7 @@ import {
   containsPatterns,
   fullTextRows,
   ms,
+  notHidden,
   rowsByIds,
   runRead,
   sql,
@@ -20,15 +21,23 @@ export function loreItem(r: Row): MemoryItem {
     at: ms(r.valid_from)!,
     validFrom: ms(r.valid_from),
     validUntil: ms(r.valid_until),
+    ...((r.source_channel_ids as string[] | undefined)?.length
+      ? { sourceChannelIds: r.source_channel_ids as string[] }
+      : {}),
   };
 }
 
 /** Current lore first, newest first. */
-export function loreRead(guildId: string, limit: number): Read<MemoryItem[]> {
+export function loreRead(
+  guildId: string,
+  limit: number,
+  hidden?: ReadonlySet<string>,
+): Read<MemoryItem[]> {
+  const audience = notHidden('source_channel_ids', hidden, true);
   return {
-    sql: `select * from memory_lore where guild_id = ?
+    sql: `select * from memory_lore where guild_id = ? ${audience ? `and ${audience.sql}` : ''}
       order by (valid_until is null) desc, valid_from desc limit ?`,
-    params: [guildId, limit],
+    params: [guildId, ...(audience?.params ?? []), limit],
     answer: (rows) => rows.map(loreItem),
   };
 }

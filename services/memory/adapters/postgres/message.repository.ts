@@ -4,6 +4,7 @@ import type { MemoryMessage } from './message.entity';
 import {
   archiveWhere,
   ms,
+  notHidden,
   orQuery,
   runRead,
   sql,
@@ -53,11 +54,18 @@ export function recentRead(
 }
 
 /** A reproducible random sample of the archive for `seed`. */
-export function sampleRead(guildId: string, limit: number, seed: number): Read<MemoryItem[]> {
+export function sampleRead(
+  guildId: string,
+  limit: number,
+  seed: number,
+  hidden?: ReadonlySet<string>,
+): Read<MemoryItem[]> {
+  const audience = notHidden('m.channel_id', hidden);
   return {
     sql: `select ${COLUMNS} from memory_message m where m.guild_id = ?
+      ${audience ? `and ${audience.sql}` : ''}
       order by md5(m.message_id || ?) limit ?`,
-    params: [guildId, String(seed), limit],
+    params: [guildId, ...(audience?.params ?? []), String(seed), limit],
     answer: (rows) => rows.map(messageItem),
   };
 }

@@ -18,6 +18,25 @@ export interface ArchiveFilter {
   authorIsBot?: boolean;
   since?: number;
   until?: number;
+  /** Channels the reader's audience may not see (`hiddenFrom`): left out. */
+  hiddenChannelIds?: ReadonlySet<string>;
+}
+
+/**
+ * A condition leaving out rows from hidden channels, and its parameter; null when none are
+ * hidden. `column` is a channel id, or with `many` a jsonb array of channel ids.
+ */
+export function notHidden(
+  column: string,
+  hidden: ReadonlySet<string> | undefined,
+  many = false,
+): Statement | null {
+  if (!hidden?.size) return null;
+  const list = `array(select jsonb_array_elements_text(?::jsonb))`;
+  return {
+    sql: many ? `not jsonb_exists_any(${column}, ${list})` : `not (${column} = any(${list}))`,
+    params: [JSON.stringify([...hidden])],
+  };
 }
 
 export function archiveWhere(guildId: string, f: ArchiveFilter, alias = 'm') {
@@ -33,6 +52,8 @@ export function archiveWhere(guildId: string, f: ArchiveFilter, alias = 'm') {
   if (f.authorIsBot !== undefined) add(`${alias}.author_is_bot = ?`, f.authorIsBot);
   if (f.since !== undefined) add(`${alias}.created_at >= ?`, new Date(f.since));
   if (f.until !== undefined) add(`${alias}.created_at <= ?`, new Date(f.until));
+  const audience = notHidden(`${alias}.channel_id`, f.hiddenChannelIds);
+  if (audience) add(audience.sql, audience.params[0]);
   return { where: where.join(' and '), params };
 }
 
