@@ -1,4 +1,5 @@
-import type { LensSection, MemoryReader } from './lenses/lens';
+import { assembleContext, type AssembledContext } from './assemble';
+import type { Lens, LensRequest, LensSection, MemoryReader } from './lenses/lens';
 import type { MemoryItem } from './types';
 
 /** What memory knows of a channel's audience (from `message.created` and `channel.updated`). */
@@ -17,9 +18,10 @@ const rootOf = (c: { channelId: string; parentChannelId?: string }) =>
 
 /**
  * The channels a read made to answer in `targetChannelId` may not show: every private
- * channel other than the target's own (a thread and its parent are one place). A channel
- * memory knows nothing of is public: its messages carried no audience. The channels'
- * current audiences decide, so a channel made private hides its past from then on.
+ * channel other than the target's own, with their threads (a thread and its parent are one
+ * place, and a thread has its parent's audience). A channel memory knows nothing of is
+ * public: its messages carried no audience. The channels' current audiences decide, so a
+ * channel made private hides its past from then on.
  *
  * @example
  * hiddenFrom('general', [{ channelId: 'mod', audience: 'private' }]) // Set { 'mod' }
@@ -30,10 +32,13 @@ export function hiddenFrom(
 ): Set<string> {
   const target = channels.find((c) => c.channelId === targetChannelId);
   const home = target ? rootOf(target) : targetChannelId;
+  const privateRoots = new Set(channels.filter((c) => c.audience === 'private').map(rootOf));
   const hidden = new Set<string>();
   for (const c of channels) {
-    if (c.audience === 'private' && rootOf(c) !== home) hidden.add(c.channelId);
+    const root = rootOf(c);
+    if (root !== home && privateRoots.has(root)) hidden.add(c.channelId);
   }
+  for (const root of privateRoots) if (root !== home) hidden.add(root);
   return hidden;
 }
 
@@ -80,3 +85,25 @@ export function audienceScoped(reader: MemoryReader, hidden: HiddenChannels): Me
     sample: async (g, q) => keep(await reader.sample(g, { ...q, ...scope })),
   };
 }
+
+/**
+ * A context for one target channel, whole: the lens reads through a reader scoped to the
+ * target's audience, and the assembled sections are filtered again before they are fitted.
+ *
+ * @example
+ * await contextFor(liveLens, req, reader, channels, 2000) // never a hidden channel's item
+ */
+export async function contextFor(
+  lens: Lens,
+  req: LensRequest,
+  reader: MemoryReader,
+  channels: readonly ChannelAudience[] | HiddenChannels,
+  maxTokens: number,
+): Promise<AssembledContext> {
+  const hidden = isHidden(channels) ? channels : hiddenFrom(req.channelId, channels);
+  const sections = await lens.assemble(req, audienceScoped(reader, hidden));
+  return assembleContext(visibleSections(hidden, sections), maxTokens);
+}
+
+const isHidden = (c: readonly ChannelAudience[] | HiddenChannels): c is HiddenChannels =>
+  c instanceof Set;

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import {
+  ChannelUpdated,
   laterSnowflake,
   MemberChanged,
   MessageCreated,
@@ -24,6 +25,7 @@ const CONTRACT = {
   'member.left': MemberChanged,
   'reaction.added': ReactionChanged,
   'reaction.removed': ReactionChanged,
+  'channel.updated': ChannelUpdated,
 } as const;
 
 export type IngestPath = 'live' | 'catch-up';

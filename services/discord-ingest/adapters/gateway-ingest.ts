@@ -22,8 +22,10 @@ import {
 import { compareSnowflakes, laterSnowflake } from '@dirigent/contracts';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { DiscordIngestConfig } from '../config';
+import { audienceOf } from './channel-audience';
 import {
   classifyAccessChange,
+  classifyChannelAudience,
   classifyDeletion,
   classifyMembership,
   classifyMessage,
@@ -50,6 +52,7 @@ function messageFacts(m: Message | PartialMessage): MessageFacts {
     mentions: m.mentions ? [...m.mentions.users.keys()] : [],
     replyToMessageId:
       m.reference?.type === MessageReferenceType.Default ? (m.reference.messageId ?? null) : null,
+    audience: audienceOf(m.channel),
   };
 }
 
@@ -121,8 +124,12 @@ export class GatewayIngest {
     for (const e of events) await this.publisher.publish(e);
   }
 
-  /** Permission overwrites changed: members who gained or lost sight of the channel. */
+  /**
+   * Permission overwrites changed: the channel's audience (and its threads') when it
+   * changed, and the members who gained or lost sight of the channel.
+   */
   private async onChannelUpdate(before: Channel, after: Channel): Promise<void> {
+    await this.reportAudience(before, after, new Date());
     if (before.type !== ChannelType.GuildText || after.type !== ChannelType.GuildText) return;
     const sees = (c: TextChannel, m: GuildMember) =>
       c.permissionsFor(m).has(PermissionFlagsBits.ViewChannel);
@@ -138,6 +145,41 @@ export class GatewayIngest {
       changedAt: new Date(),
     });
     await this.emitAll(events);
+  }
+
+  /**
+   * `channel.updated` for a channel whose audience key changed (`before` null: on
+   * connecting, every channel once), and for its cached threads, which share it.
+   */
+  private async reportAudience(
+    before: Channel | null,
+    after: Channel,
+    changedAt: Date | null,
+    path: IngestPath = 'live',
+  ): Promise<void> {
+    if (after.isDMBased()) return;
+    const now = audienceOf(after);
+    if (!now) return;
+    const was = before ? audienceOf(before) : null;
+    if (before && !was) return;
+    const channels: Channel[] = [after];
+    if ('threads' in after) channels.push(...after.threads.cache.values());
+    for (const c of channels) {
+      if (c.isDMBased()) continue;
+      const facts = c === after ? now : audienceOf(c);
+      if (!facts) continue;
+      await this.emit(
+        classifyChannelAudience({
+          guildId: c.guildId,
+          channelId: c.id,
+          name: c.name,
+          before: was && c !== after ? { ...was, parentChannelId: after.id } : was,
+          after: facts,
+          changedAt,
+        }),
+        path,
+      );
+    }
   }
 
   private onMessageCreate(m: OmitPartialGroupDMChannel<Message>): Promise<void> {
@@ -242,6 +284,13 @@ export class GatewayIngest {
   private async runCatchUp(client: Client<true>): Promise<void> {
     let recovered = 0;
     for (const guild of client.guilds.cache.values()) {
+      // Every channel's audience first: one that changed while away is hidden before its
+      // missed messages arrive.
+      for (const channel of guild.channels.cache.values()) {
+        await this.reportAudience(null, channel, null, 'catch-up').catch((err: unknown) =>
+          this.log.warn({ channelId: channel.id, err: String(err) }, 'audience not reported'),
+        );
+      }
       for (const channel of guild.channels.cache.values()) {
         if (channel.type !== ChannelType.GuildText) continue;
         try {

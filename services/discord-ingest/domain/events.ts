@@ -1,6 +1,8 @@
 import {
   MESSAGE_LIMITS,
   subject,
+  type Audience,
+  type ChannelUpdated,
   type DiscordEventKind,
   type MemberChanged,
   type MessageCreated,
@@ -26,6 +28,17 @@ export interface MessageFacts {
   /** Ids of the users mentioned. */
   mentions: string[];
   replyToMessageId: string | null;
+  /** Its channel's audience; null when it could not be told (the channel not cached). */
+  audience: AudienceFacts | null;
+}
+
+/** Who may see a channel, as the ingest tells it from the channel's overwrites. */
+export interface AudienceFacts {
+  audience: Audience;
+  /** Changes when the channel's overwrites (a thread: its parent's) do. */
+  audienceKey: string;
+  /** A thread's parent channel. */
+  parentChannelId: string | null;
 }
 
 /** A reaction added or removed, as the gateway handler sees it. */
@@ -62,6 +75,12 @@ export type IngestEvent =
        * remove apart from the first add (retried publishes reuse the same envelope).
        */
       receivedAtMs: number;
+    }
+  | {
+      kind: 'channel.updated';
+      data: ChannelUpdated;
+      /** When the change was seen; null for the report of every channel on connecting. */
+      changedAtMs: number | null;
     };
 
 export type Classified = { ok: true; event: IngestEvent } | { ok: false; reason: string };
@@ -85,9 +104,76 @@ export function classifyMessage(m: MessageFacts): Classified {
         ...(m.authorName ? { authorName: m.authorName.slice(0, MESSAGE_LIMITS.authorName) } : {}),
         mentions: [...new Set(m.mentions)].slice(0, MESSAGE_LIMITS.mentions),
         ...(m.replyToMessageId ? { replyToMessageId: m.replyToMessageId } : {}),
+        ...(m.audience
+          ? {
+              audience: m.audience.audience,
+              audienceKey: m.audience.audienceKey,
+              ...(m.audience.parentChannelId
+                ? { parentChannelId: m.audience.parentChannelId }
+                : {}),
+            }
+          : {}),
       },
     },
   };
+}
+
+/**
+ * A channel's audience to report: when it changed (`before` differs from `after` by
+ * audience or overwrites), or on connecting (`before` null: every channel once, so memory
+ * knows channels that have been quiet since a change it missed).
+ */
+export function classifyChannelAudience(c: {
+  guildId: string;
+  channelId: string;
+  name: string;
+  before: AudienceFacts | null;
+  after: AudienceFacts;
+  changedAt: Date | null;
+}): Classified {
+  if (c.before && c.before.audienceKey === c.after.audienceKey) {
+    return { ok: false, reason: 'audience unchanged' };
+  }
+  return {
+    ok: true,
+    event: {
+      kind: 'channel.updated',
+      data: {
+        guildId: c.guildId,
+        channelId: c.channelId,
+        name: c.name.slice(0, 100),
+        audience: c.after.audience,
+        audienceKey: c.after.audienceKey,
+        ...(c.after.parentChannelId ? { parentChannelId: c.after.parentChannelId } : {}),
+      },
+      changedAtMs: c.before && c.changedAt ? c.changedAt.getTime() : null,
+    },
+  };
+}
+
+/**
+ * A channel's audience key: its audience and a digest of the overwrites that decide it,
+ * in a fixed order, so equal overwrites give equal keys on every replica.
+ */
+export function audienceKeyOf(
+  audience: Audience,
+  overwrites: { id: string; type: number; allow: string; deny: string }[],
+): string {
+  const canon = [...overwrites]
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((o) => `${o.type}:${o.id}:${o.allow}:${o.deny}`)
+    .join(',');
+  return `${audience}:${fnv1a(canon)}`;
+}
+
+/** 64-bit FNV-1a of a string, as hex: short and stable, not a secret. */
+function fnv1a(text: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) {
+    h ^= BigInt(text.charCodeAt(i));
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return h.toString(16).padStart(16, '0');
 }
 
 export function classifyReaction(r: ReactionFacts): Classified {
@@ -215,6 +301,12 @@ export function toPublication(e: IngestEvent): Publication {
     case 'reaction.removed':
       return at(
         `discord:${e.kind}:${e.data.messageId}:${e.data.userId}:${e.data.emoji}:${e.receivedAtMs}`,
+      );
+    case 'channel.updated':
+      // A change is its own event (a channel may go private, public and private again);
+      // the report on connecting repeats per key, so replicas and restarts de-duplicate.
+      return at(
+        `discord:channel-updated:${channelId}:${e.data.audienceKey}:${e.changedAtMs ?? 'state'}`,
       );
     default: {
       const never: never = e;

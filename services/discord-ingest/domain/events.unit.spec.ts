@@ -7,6 +7,8 @@ import {
   classifyTyping,
   toPublication,
   type MessageFacts,
+  audienceKeyOf,
+  classifyChannelAudience,
 } from './events';
 
 const base: MessageFacts = {
@@ -22,6 +24,7 @@ const base: MessageFacts = {
   authorName: 'Ali',
   mentions: [],
   replyToMessageId: null,
+  audience: { audience: 'public', audienceKey: 'public:0', parentChannelId: null },
 };
 
 describe('gateway event classification', () => {
@@ -42,8 +45,60 @@ describe('gateway event classification', () => {
         createdAt: '2026-01-02T03:04:05.000Z',
         authorName: 'Ali',
         mentions: [],
+        audience: 'public',
+        audienceKey: 'public:0',
       },
     });
+  });
+
+  it("carries the channel's audience, a thread's parent, and none when unknown", () => {
+    const thread = classifyMessage({
+      ...base,
+      audience: { audience: 'private', audienceKey: 'private:1', parentChannelId: '150' },
+    });
+    expect(thread.ok && thread.event.data).toMatchObject({
+      audience: 'private',
+      audienceKey: 'private:1',
+      parentChannelId: '150',
+    });
+    const unknown = classifyMessage({ ...base, audience: null });
+    expect(unknown.ok && unknown.event.data).not.toHaveProperty('audience');
+  });
+
+  it('reports an audience change once per key, and every channel on connecting', () => {
+    const pub = { audience: 'public' as const, parentChannelId: null };
+    const open = { ...pub, audienceKey: audienceKeyOf('public', []) };
+    const closedOverwrites = [{ id: '100', type: 0, allow: '0', deny: '1024' }];
+    const closed = {
+      audience: 'private' as const,
+      audienceKey: audienceKeyOf('private', closedOverwrites),
+      parentChannelId: null,
+    };
+    const at = new Date('2026-01-02T03:04:05.000Z');
+    const c = { guildId: '100', channelId: '200', name: 'general', changedAt: at };
+    expect(classifyChannelAudience({ ...c, before: open, after: open }).ok).toBe(false);
+    const changed = classifyChannelAudience({ ...c, before: open, after: closed });
+    if (!changed.ok) throw new Error(changed.reason);
+    expect(toPublication(changed.event)).toEqual({
+      subject: 'dirigent.discord.evt.100.200.channel.updated',
+      envelopeId: `discord:channel-updated:200:${closed.audienceKey}:${at.getTime()}`,
+      type: 'channel.updated',
+      data: {
+        guildId: '100',
+        channelId: '200',
+        name: 'general',
+        audience: 'private',
+        audienceKey: closed.audienceKey,
+      },
+    });
+    const state = classifyChannelAudience({ ...c, before: null, after: closed, changedAt: null });
+    expect(state.ok && toPublication(state.event).envelopeId).toBe(
+      `discord:channel-updated:200:${closed.audienceKey}:state`,
+    );
+    // The key follows the overwrites, in any order, and not only the audience.
+    const more = [...closedOverwrites, { id: '500', type: 1, allow: '1024', deny: '0' }];
+    expect(audienceKeyOf('private', more)).toBe(audienceKeyOf('private', [...more].reverse()));
+    expect(audienceKeyOf('private', more)).not.toBe(closed.audienceKey);
   });
 
   it('carries mentions once each and the message replied to', () => {

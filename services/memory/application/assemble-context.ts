@@ -27,7 +27,8 @@ export class AssembleContext {
     const lens = lensFor(r.strategy)!;
     const now = this.clock.now();
     const hidden = await this.audiences.hiddenFor(r.guildId, r.channelId);
-    const sections = await lens.assemble(
+    const ctx = await contextFor(
+      lens,
       {
         guildId: r.guildId,
         channelId: r.channelId,
@@ -38,10 +39,8 @@ export class AssembleContext {
         seed: Math.floor(now / 60_000),
         liveWindow: this.config.DIRIGENT_LIVE_WINDOW,
       },
-      audienceScoped(this.reader, hidden),
-    );
-    const ctx = assembleContext(
-      visibleSections(hidden, sections),
+      this.reader,
+      hidden,
       r.maxTokens ?? DEFAULT_MAX_TOKENS,
     );
     return {

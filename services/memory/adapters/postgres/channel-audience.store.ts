@@ -18,12 +18,14 @@ export interface AudienceReport {
 
 /**
  * The channels the audience rule needs to answer in `targetChannelId`: the guild's private
- * channels and the target itself (for a thread's parent). A handful of rows per guild.
+ * channels, the threads (whose parent may be private) and the target itself. A few rows
+ * per guild.
  */
 export function audiencesRead(guildId: string, targetChannelId: string): Read<ChannelAudience[]> {
   return {
     sql: `select channel_id, audience, parent_channel_id from memory_channel
-      where guild_id = ? and (audience = 'private' or channel_id = ?)`,
+      where guild_id = ?
+        and (audience = 'private' or parent_channel_id is not null or channel_id = ?)`,
     params: [guildId, targetChannelId],
     answer: (rows) =>
       rows.map((r) => ({
