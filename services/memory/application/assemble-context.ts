@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { MemoryContextRequest, MemoryContextResult } from '@dirigent/contracts';
-import { assembleContext, audienceScoped, lensFor, visibleSections } from '@dirigent/memory-domain';
+import { contextFor, lensFor } from '@dirigent/memory-domain';
 import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import { PostgresMemoryReader } from '../adapters/memory-reader';
 import { AudienceScopes } from '../adapters/postgres/channel-audience.store';
