@@ -58,7 +58,9 @@ function worldArb(channels: ChannelAudience[]) {
 
 const tag = (channels: string[]) => channels.map((c) => `secret-${c}`).join(' ');
 
-function build(w: fc.RecordValue<ReturnType<typeof worldArb>> extends infer R ? R : never) {
+type WorldSpec = ReturnType<typeof worldArb> extends fc.Arbitrary<infer R> ? R : never;
+
+function build(w: WorldSpec) {
   const world = new MemoryWorld();
   let n = 0;
   const id = () => String(900000 + ++n);
