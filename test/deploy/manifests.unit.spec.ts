@@ -7,8 +7,10 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import {
+  Buckets,
   Durables,
   NatsServices,
+  ServiceNatsGrants,
   natsPasswordVariable,
   natsPermissions,
   serviceUsersConfig,
@@ -343,7 +345,7 @@ describe('deploy/k8s manifests', () => {
     /** Stream filters only: each service fires its own timers, never all of them. */
     const FILTERS_ONLY = new Set<string>([Subjects.timer.firedAll]);
 
-    it('give every subject of the contract to some service (a new one needs a decision here)', () => {
+    it('give every subject and bucket of the contract to some service (a new one needs a decision here)', () => {
       const granted = NatsServices.flatMap((s) => [
         ...natsPermissions(s).publish.allow,
         ...natsPermissions(s).subscribe.allow,
@@ -353,6 +355,8 @@ describe('deploy/k8s manifests', () => {
       );
       expect(orphans).toEqual([]);
       expect(contractSubjects(Subjects).length).toBeGreaterThan(60);
+      const buckets = NatsServices.flatMap((s) => ServiceNatsGrants[s].buckets);
+      expect(Object.values(Buckets).filter((b) => !buckets.includes(b))).toEqual([]);
       expect(contractSubjects({ evtPrefix: 'a.b', evtAll: 'a.b.>' })).toEqual(['a.b.>']);
     });
 

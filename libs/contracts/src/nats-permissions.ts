@@ -75,6 +75,7 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
       discord.queryChannelMembers,
       discord.queryGuilds,
       discord.querySelf,
+      discord.queryRoles,
     ],
     streams: [Streams.discordEvents, Streams.discordCommands, Streams.deadLetter],
     buckets: [Buckets.ingestShardLeases],
@@ -197,6 +198,7 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
       Streams.stewardEvents,
       Streams.deadLetter,
     ],
+    // The steward's ✅/❌ held for posts not recorded yet.
     buckets: [Buckets.timers, Buckets.skillEffects, Buckets.stewardHeldDecisions],
   },
   memory: {
