@@ -5,6 +5,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { INestApplication } from '@nestjs/common';
 import {
+  natsInboxPrefix,
   natsPasswordVariable,
   Durables,
   NatsServices,
@@ -47,7 +48,12 @@ describe('deploy: every service is its own NATS user with allow-lists', () => {
   const as = async (service: NatsService): Promise<NatsConnection> => {
     const known = conns.get(service);
     if (known) return known;
-    const nc = await connect({ servers: nats.url, user: service, pass: password(service) });
+    const nc = await connect({
+      servers: nats.url,
+      user: service,
+      pass: password(service),
+      inboxPrefix: natsInboxPrefix(service),
+    });
     const errors: string[] = [];
     refused.set(service, errors);
     void (async () => {
@@ -91,7 +97,7 @@ describe('deploy: every service is its own NATS user with allow-lists', () => {
         [SERVICE_USERS_FILE]: serviceUsersConfig(),
       },
       env: Object.fromEntries(NatsServices.map((s) => [natsPasswordVariable(s), password(s)])),
-      probe: { user: 'memory', pass: password('memory') },
+      probe: { user: 'memory', pass: password('memory'), inboxPrefix: natsInboxPrefix('memory') },
     });
   });
 
@@ -136,6 +142,8 @@ describe('deploy: every service is its own NATS user with allow-lists', () => {
     ['memory', Subjects.admin.stewardDecide],
     ['discord-ingest', Subjects.router.skillInvoke],
     ['llm-gateway', Subjects.discord.cmdAll],
+    ['memory', '_INBOX.>'],
+    ['memory', `${natsInboxPrefix('turn-coordinator')}.>`],
   ])('%s may not listen on %s', async (service, subj) => {
     const nc = await as(service);
     const before = refused.get(service)!.length;

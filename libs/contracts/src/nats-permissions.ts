@@ -6,7 +6,7 @@
  *
  * Least privilege: a service may publish only the events and commands it emits, the
  * requests it makes and the replies to requests it received; subscribe only to what it
- * serves and to its own reply inboxes; and use JetStream only on the streams and buckets
+ * serves and to its own reply inboxes (`_INBOX_<service>.>`); and use JetStream only on the streams and buckets
  * it provisions, consumes or reads (no stream deletes or purges for anyone).
  */
 import { Buckets, Streams, Subjects, type StreamName } from './subjects';
@@ -20,6 +20,13 @@ export const NatsServices = [
   'llm-gateway',
 ] as const;
 export type NatsService = (typeof NatsServices)[number];
+
+/**
+ * Where replies to a user's own requests, its JetStream deliveries and KV watches arrive:
+ * an inbox prefix of its own, so no service can read the replies another one is sent
+ * (`NatsClient` connects with it whenever it has a user).
+ */
+export const natsInboxPrefix = (user: string) => `_INBOX_${user}`;
 
 type Bucket = (typeof Buckets)[keyof typeof Buckets];
 
@@ -231,7 +238,7 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
       Subjects.llm.usage,
       Subjects.deadLetter.all,
       // A streamed chat's chunks go to the caller's `streamSubject`, an inbox of its own.
-      '_INBOX.>',
+      ...NatsServices.map((s) => `${natsInboxPrefix(s)}.>`),
     ],
     subscribe: [Subjects.llm.chat, Subjects.llm.embed, Subjects.llm.budgetGet],
     streams: [Streams.llmUsage, Streams.deadLetter],
@@ -266,9 +273,6 @@ export function jetStreamRights(stream: string): string[] {
 /** Account-wide JetStream reads every client makes (account info, stream lookup by subject). */
 const JETSTREAM_COMMON = ['$JS.API.INFO', '$JS.API.STREAM.NAMES', '$JS.API.STREAM.LIST'];
 
-/** Where replies to a service's own requests (and JetStream's answers) arrive. */
-export const REPLY_INBOXES = '_INBOX.>';
-
 export interface NatsPermissions {
   publish: { allow: string[] };
   subscribe: { allow: string[] };
@@ -286,7 +290,7 @@ export function natsPermissions(service: NatsService): NatsPermissions {
     ...JETSTREAM_COMMON,
     ...streams.flatMap(jetStreamRights),
   ];
-  const subscribe = [REPLY_INBOXES, ...g.subscribe];
+  const subscribe = [`${natsInboxPrefix(service)}.>`, ...g.subscribe];
   return {
     publish: { allow: [...new Set(publish)] },
     subscribe: { allow: [...new Set(subscribe)] },

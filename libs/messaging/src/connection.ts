@@ -6,6 +6,7 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from '@nats-io/jetstream';
+import { natsInboxPrefix } from '@dirigent/contracts';
 import { JetStreamPublisher } from './jetstream-publisher';
 
 export interface NatsClientOptions {
@@ -27,18 +28,23 @@ export class NatsClient {
     readonly nc: NatsConnection,
     readonly js: JetStreamClient,
     readonly jsm: JetStreamManager,
+    /** Where this connection's replies arrive (`_INBOX_<user>` for a service user). */
+    readonly inboxPrefix?: string,
   ) {
-    this.publisher = new JetStreamPublisher(nc);
+    this.publisher = new JetStreamPublisher(nc, undefined, inboxPrefix);
   }
 
   /** Acked JetStream publishes at a fraction of `js.publish`'s cost (one per connection). */
   readonly publisher: JetStreamPublisher;
 
   static async connect(opts: NatsClientOptions): Promise<NatsClient> {
+    // A service user may subscribe only to its own inboxes (libs/contracts
+    // nats-permissions.ts): replies, JetStream deliveries and KV watches all go there.
+    const inboxPrefix = opts.user ? natsInboxPrefix(opts.user) : undefined;
     const nc = await connect({
       servers: opts.url,
       name: opts.name,
-      ...(opts.user ? { user: opts.user, pass: opts.pass ?? '' } : {}),
+      ...(opts.user ? { user: opts.user, pass: opts.pass ?? '', inboxPrefix } : {}),
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
       // Without it every request (and so every JetStream publish and API call) builds an
@@ -46,8 +52,9 @@ export class NatsClient {
       // request/reply round trip, and of an event-store append (docs/performance.md).
       noAsyncTraces: true,
     });
-    const jsm = await jetstreamManager(nc);
-    return new NatsClient(nc, jetstream(nc), jsm);
+    const jsOpts = inboxPrefix ? { watcherPrefix: inboxPrefix } : {};
+    const jsm = await jetstreamManager(nc, jsOpts);
+    return new NatsClient(nc, jetstream(nc, jsOpts), jsm, inboxPrefix);
   }
 
   get isConnected(): boolean {

@@ -44,7 +44,7 @@ interface Waiting {
  * const ack = await publisher.publish(subject, JSON.stringify(env), { msgID: env.id });
  */
 export class JetStreamPublisher {
-  private readonly prefix = `${createInbox()}.`;
+  private readonly prefix: string;
   private readonly waiting = new Map<string, Waiting>();
   private next = 0;
   private sub?: Subscription;
@@ -53,7 +53,10 @@ export class JetStreamPublisher {
   constructor(
     private readonly nc: NatsConnection,
     private readonly timeoutMs = 5_000,
+    /** The connection's inbox prefix (a service user's own, see `NatsClient`). */
+    inboxPrefix?: string,
   ) {
+    this.prefix = `${createInbox(inboxPrefix)}.`;
     void nc.closed().then(() => this.failAll(new errors.ClosedConnectionError()));
   }
 

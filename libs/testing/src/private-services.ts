@@ -52,7 +52,10 @@ export function natsServerBinary(): string {
   return join(found, 'nats-server');
 }
 
-async function answers(url: string, auth: { user?: string; pass?: string }): Promise<boolean> {
+async function answers(
+  url: string,
+  auth: { user?: string; pass?: string; inboxPrefix?: string },
+): Promise<boolean> {
   try {
     const nc = await connect({ servers: url, reconnect: false, timeout: 1000, ...auth });
     try {
@@ -104,7 +107,7 @@ export interface PrivateNatsOptions {
   /** More environment for the server (variables its configuration refers to). */
   env?: NodeJS.ProcessEnv;
   /** A user that may ask for JetStream account info, when the configuration needs one. */
-  probe?: { user: string; pass: string };
+  probe?: { user: string; pass: string; inboxPrefix?: string };
 }
 
 export async function startPrivateNats(

@@ -70,11 +70,12 @@ export function noWaitPull(
   nc: NatsConnection,
   stream: string,
   durable: string,
+  inboxPrefix?: string,
 ): {
   pull: Pull;
   close(): void;
 } {
-  const inbox = createInbox();
+  const inbox = createInbox(inboxPrefix);
   let current: { got: Delivery[]; batch: number; done(): void } | undefined;
   const sub = nc.subscribe(inbox, {
     callback: (_err, m) => {
@@ -135,7 +136,7 @@ export class LedgerConsumer {
   private pull?: Pull;
 
   constructor(
-    private readonly client: Pick<NatsClient, 'nc' | 'jsm'>,
+    private readonly client: Pick<NatsClient, 'nc' | 'jsm' | 'inboxPrefix'>,
     private readonly ledger: LedgerStore,
     private readonly flushMs = 100,
     private readonly maxBatch = 1_000,
@@ -154,7 +155,12 @@ export class LedgerConsumer {
         maxAckPending: 20_000,
         deliverPolicy: 'new',
       });
-      const p = noWaitPull(this.client.nc, Streams.llmUsage, LEDGER_DURABLE);
+      const p = noWaitPull(
+        this.client.nc,
+        Streams.llmUsage,
+        LEDGER_DURABLE,
+        this.client.inboxPrefix,
+      );
       this.closePull = p.close;
       pull = p.pull;
     }
