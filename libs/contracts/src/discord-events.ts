@@ -1,4 +1,5 @@
 import {
+  ChannelUpdated,
   MemberChanged,
   MessageCreated,
   MessageDeleted,
@@ -16,6 +17,7 @@ export const DiscordEventPayloads = {
   'member.left': MemberChanged,
   'reaction.added': ReactionChanged,
   'reaction.removed': ReactionChanged,
+  'channel.updated': ChannelUpdated,
 } as const satisfies Record<DiscordEventKind, { create(input: unknown): object }>;
 
 export type DiscordEventPayload<K extends DiscordEventKind> = InstanceType<

@@ -2,7 +2,7 @@ import { CONTEXT_STRATEGIES } from '@dirigent/contracts';
 import fc from 'fast-check';
 import { contextFor, hiddenFrom, visibleWith, type ChannelAudience } from './audience';
 import { LENSES, type LensRequest } from './lenses';
-import { ALICE, BOB, BOT, GUILD, MemoryWorld, T0 } from './test-support/memory-world';
+import { ALICE, BOB, BOT, GUILD, MemoryWorld, T0 } from '../testing/memory-world';
 import type { MemoryItem } from './types';
 
 const MIN = 60_000;
