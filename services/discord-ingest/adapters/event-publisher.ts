@@ -1,13 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import {
-  ChannelUpdated,
+  DiscordEventPayloads,
   laterSnowflake,
-  MemberChanged,
-  MessageCreated,
-  MessageDeleted,
-  ReactionChanged,
   Streams,
-  TypingStarted,
   subject,
   validatePayload,
   type Envelope,
@@ -16,17 +11,6 @@ import {
 import { KeyedQueue, Messaging, storedMessage } from '@dirigent/messaging';
 import { toPublication, type IngestEvent } from '../domain/events';
 import { gatewayEvents } from './metrics';
-
-const CONTRACT = {
-  'message.created': MessageCreated,
-  'message.deleted': MessageDeleted,
-  'typing.started': TypingStarted,
-  'member.joined': MemberChanged,
-  'member.left': MemberChanged,
-  'reaction.added': ReactionChanged,
-  'reaction.removed': ReactionChanged,
-  'channel.updated': ChannelUpdated,
-} as const;
 
 export type IngestPath = 'live' | 'catch-up';
 
@@ -51,7 +35,7 @@ export class DiscordEventPublisher {
 
   private async publishNow(e: IngestEvent, path: IngestPath): Promise<void> {
     const p = toPublication(e);
-    const checked = validatePayload<object>(CONTRACT[e.kind], p.data);
+    const checked = validatePayload<object>(DiscordEventPayloads[e.kind], p.data);
     if (!checked.ok) {
       this.log.warn(
         { subject: p.subject, errors: checked.errors },
