@@ -172,7 +172,13 @@ export interface MemorySearchResult {
 /** `dirigent.memory.context`. */
 export class MemoryContextRequest {
   @Snowflake() guildId: string;
+  /** The channel the context is about, and the target the audience rule applies to. */
   @Snowflake() channelId: string;
+  /**
+   * Where the answer is posted when that is not `channelId` (a summary of another
+   * channel): the audience rule applies to it instead. Additive to the part 4 contract.
+   */
+  @IsOptional() @Snowflake() forChannelId?: string;
   @IsIn(CONTEXT_STRATEGIES, {
     message: `strategy must be one of: ${CONTEXT_STRATEGIES.join(', ')}`,
   })
@@ -212,6 +218,12 @@ export interface MemoryContextResult {
 export class MemoryDossierRequest {
   @Snowflake() guildId: string;
   @Snowflake() userId: string;
+  /**
+   * The channel the answer will be posted in: the body and facts are only what its
+   * audience may see (a body drawn on a hidden channel gives way to the visible facts).
+   * Without it, the admin view. Additive to the part 4 contract.
+   */
+  @IsOptional() @Snowflake() forChannelId?: string;
   static create(input: unknown) {
     return createValidated(MemoryDossierRequest, input);
   }

@@ -138,7 +138,10 @@ async function modelAgent(
 
 /** The research agent: memory search hits as material, then the shared research pass. */
 export async function runResearchAgent(deps: AgentDeps, t: AgentTask): Promise<AgentRun> {
-  const hits = await deps.memory.search(t.guildId, t.task).catch(() => null);
+  // Memory answers for a channel's audience: a run posted nowhere reads none of it.
+  const hits = t.channelId
+    ? await deps.memory.search(t.guildId, t.task, t.channelId).catch(() => null)
+    : null;
   const conversation = t.context ? `\n\nRecent conversation in the channel:\n${t.context}` : '';
   const material = hits?.length
     ? `Findings from the community's memory (most relevant first):\n${hits.map((h) => `- ${h}`).join('\n')}`

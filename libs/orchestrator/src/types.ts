@@ -67,7 +67,11 @@ export interface ChatPort {
 
 /** Memory (`dirigent.memory.*`); `null` when memory does not answer. */
 export interface MemoryPort {
-  search(guildId: string, query: string): Promise<string[] | null>;
+  /**
+   * Hits as lines, only what the audience of `forChannelId` (where the answer is posted)
+   * may see.
+   */
+  search(guildId: string, query: string, forChannelId: string): Promise<string[] | null>;
   liveContext(guildId: string, channelId: string): Promise<string | null>;
 }
 

@@ -88,19 +88,22 @@ export interface DiscordActions {
   roles(guildId: string): Promise<RoleInfo[]>;
 }
 
-/** Memory (`dirigent.memory.*`), always in the turn's guild. */
+/**
+ * Memory (`dirigent.memory.*`), always in the turn's guild, and always for the audience of
+ * the channel the answer is posted in (`forChannelId`): a skill never reads the admin view.
+ */
 export interface SkillMemory {
   search(
     guildId: string,
     query: string,
-    opts: { layers?: MemorySearchLayer[]; k?: number; channelId?: string },
+    opts: { layers?: MemorySearchLayer[]; k?: number; channelId?: string; forChannelId: string },
   ): Promise<MemoryHit[]>;
-  dossier(guildId: string, userId: string): Promise<MemoryDossier | null>;
+  dossier(guildId: string, userId: string, forChannelId: string): Promise<MemoryDossier | null>;
   context(
     guildId: string,
     channelId: string,
     strategy: 'live' | 'live+lore',
-    opts: { topic?: string },
+    opts: { topic?: string; forChannelId?: string },
   ): Promise<MemoryContextResult>;
 }
 

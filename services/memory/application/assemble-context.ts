@@ -26,7 +26,7 @@ export class AssembleContext {
     // The contract class already refused unknown strategies.
     const lens = lensFor(r.strategy)!;
     const now = this.clock.now();
-    const hidden = await this.audiences.hiddenFor(r.guildId, r.channelId);
+    const hidden = await this.audiences.hiddenFor(r.guildId, r.forChannelId ?? r.channelId);
     const ctx = await contextFor(
       lens,
       {

@@ -20,8 +20,8 @@ export class NatsMemoryLenses extends MemoryLenses {
   private warned = false;
   /** The same client as `@dirigent/orchestrator`'s port (the `live` lens, search hits as lines). */
   readonly memoryPort: MemoryPort = {
-    search: async (guildId, query) =>
-      (await this.search(guildId, query))?.map((h) => `[${h.at}] ${h.text}`) ?? null,
+    search: async (guildId, query, forChannelId) =>
+      (await this.search(guildId, query, forChannelId))?.map((h) => `[${h.at}] ${h.text}`) ?? null,
     liveContext: async (guildId, channelId) =>
       (await this.lens(guildId, channelId, 'live', {}))?.text || null,
   };
@@ -43,15 +43,17 @@ export class NatsMemoryLenses extends MemoryLenses {
     return (await this.lens(guildId, channelId, strategy, opts))?.text ?? '';
   }
 
+  /** Hits for the audience of `forChannelId`, the channel the answer is posted in. */
   async search(
     guildId: string,
     query: string,
+    forChannelId: string,
     k = 8,
     timeoutMs = this.timeoutMs,
   ): Promise<MemorySearchResult['hits'] | null> {
     const reply = await this.messaging.request<MemorySearchResult>(
       Subjects.memory.search,
-      { guildId, query: query.slice(0, 2000), k },
+      { guildId, query: query.slice(0, 2000), k, forChannelId },
       timeoutMs,
     );
     return this.answered(reply)?.hits ?? null;
@@ -59,11 +61,14 @@ export class NatsMemoryLenses extends MemoryLenses {
 
   async hits(
     guildId: string,
+    channelId: string,
     query: string,
     k: number,
     timeoutMs: number,
   ): Promise<number | undefined> {
-    const found = await this.search(guildId, query.slice(0, 500), k, timeoutMs).catch(() => null);
+    const found = await this.search(guildId, query.slice(0, 500), channelId, k, timeoutMs).catch(
+      () => null,
+    );
     return found ? found.length : undefined;
   }
 

@@ -37,11 +37,12 @@ export abstract class ModelGateway {
 /** Memory's lenses; empty text when memory does not answer. */
 export abstract class MemoryLenses {
   /**
-   * Hits of a small search on the topic (`k` at most), within `timeoutMs`; undefined when
-   * memory does not answer in time.
+   * Hits of a small search on the topic (`k` at most) that `channelId`'s audience may see,
+   * within `timeoutMs`; undefined when memory does not answer in time.
    */
   abstract hits(
     guildId: string,
+    channelId: string,
     query: string,
     k: number,
     timeoutMs: number,

@@ -95,7 +95,7 @@ export class ReadTheRoom {
       this.dispositions.list(),
       this.probes.budgetFraction(q.guildId),
       this.probes.channelMembers(q.guildId, q.channelId),
-      probe ? this.probes.memoryHits(q.guildId, m.content) : undefined,
+      probe ? this.probes.memoryHits(q.guildId, q.channelId, m.content) : undefined,
       this.load(q.guildId, q.channelId),
     ]);
     const now = this.clock.now();

@@ -28,9 +28,10 @@ export class RoomProbes {
     return this.members.list(guildId, channelId).catch(() => [] as string[]);
   }
 
-  memoryHits(guildId: string, topic: string): Promise<number | undefined> {
+  /** Hits that `channelId`'s audience may see: the decision is about answering there. */
+  memoryHits(guildId: string, channelId: string, topic: string): Promise<number | undefined> {
     return this.memory
-      .hits(guildId, topic, MEMORY_PROBE_K, this.config.DIRIGENT_ROUTER_MEMORY_PROBE_MS)
+      .hits(guildId, channelId, topic, MEMORY_PROBE_K, this.config.DIRIGENT_ROUTER_MEMORY_PROBE_MS)
       .catch(() => undefined);
   }
 }

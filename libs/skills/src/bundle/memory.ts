@@ -45,7 +45,11 @@ export const memorySearch: Skill = {
       query: string;
       layers?: (typeof SEARCH_LAYERS)[number][];
     };
-    const hits = await ctx.ports.memory.search(ctx.guildId, query, { layers, k: 8 });
+    const hits = await ctx.ports.memory.search(ctx.guildId, query, {
+      layers,
+      k: 8,
+      forChannelId: ctx.channelId,
+    });
     return { hits: hits.map(hit) };
   },
 };
@@ -76,11 +80,15 @@ export const recallUser: Skill = {
     const { userId, name } = ctx.args as { userId?: string; name?: string };
     let id = userId;
     if (!id && name) {
-      const hits = await ctx.ports.memory.search(ctx.guildId, name, { layers: ['dossiers'], k: 1 });
+      const hits = await ctx.ports.memory.search(ctx.guildId, name, {
+        layers: ['dossiers'],
+        k: 1,
+        forChannelId: ctx.channelId,
+      });
       id = hits[0]?.authorId;
     }
     if (!id) throw new SkillError('NOT_FOUND', `nobody called ${name} in memory`);
-    const dossier = await ctx.ports.memory.dossier(ctx.guildId, id);
+    const dossier = await ctx.ports.memory.dossier(ctx.guildId, id, ctx.channelId);
     // Memory answers an empty dossier for someone it never saw: nobody to recall.
     if (!dossier || dossier.messageCount === 0)
       throw new SkillError('NOT_FOUND', `no dossier for ${userId ?? name}`);
@@ -118,6 +126,7 @@ export const recallGroup: Skill = {
       const hits = await ctx.ports.memory.search(ctx.guildId, topic, {
         layers: ['lore', 'highlights', 'epochs'],
         k: 8,
+        forChannelId: ctx.channelId,
       });
       return { lore: hits.map(hit) };
     }
@@ -156,7 +165,10 @@ export const summarizeWindow: Skill = {
       channelId?: string;
       minutes?: number;
     };
-    const live = await ctx.ports.memory.context(ctx.guildId, channelId, 'live', {});
+    // Another channel's talk, for the audience of the channel the summary is posted in.
+    const live = await ctx.ports.memory.context(ctx.guildId, channelId, 'live', {
+      forChannelId: ctx.channelId,
+    });
     const since = ctx.now - minutes * 60_000;
     // The live lens may bring in the guild's other channels: only this channel's talk.
     const items = live.sections

@@ -104,6 +104,8 @@ export const archiveChannel: Skill = {
         layers: ['highlights'],
         channelId: sourceChannelId,
         k: 10,
+        // Posted in the new channel: only what its audience may see.
+        forChannelId: channelId,
       });
       artifacts = hits.map((h) => h.text);
     }

@@ -36,8 +36,16 @@ export class NatsSkillMemory implements SkillMemory {
     return NatsSkillMemory.data(reply).hits;
   }
 
-  async dossier(guildId: string, userId: string): Promise<MemoryDossier | null> {
-    const reply = await this.ask<MemoryDossier>(Subjects.memory.dossierGet, { guildId, userId });
+  async dossier(
+    guildId: string,
+    userId: string,
+    forChannelId: string,
+  ): Promise<MemoryDossier | null> {
+    const reply = await this.ask<MemoryDossier>(Subjects.memory.dossierGet, {
+      guildId,
+      userId,
+      forChannelId,
+    });
     if (!reply.ok && reply.error.code === 'NOT_FOUND') return null;
     return NatsSkillMemory.data(reply);
   }
@@ -46,7 +54,7 @@ export class NatsSkillMemory implements SkillMemory {
     guildId: string,
     channelId: string,
     strategy: 'live' | 'live+lore',
-    opts: { topic?: string },
+    opts: { topic?: string; forChannelId?: string },
   ): Promise<MemoryContextResult> {
     const reply = await this.ask<MemoryContextResult>(Subjects.memory.context, {
       guildId,
