@@ -51,6 +51,8 @@ describe('discord-ingest gateway in (real discord.js against the local Discord)'
       createdAt: m.createdAt,
       authorName: 'alice',
       mentions: [],
+      audience: 'public',
+      audienceKey: expect.stringMatching(/^public:[0-9a-f]{16}$/),
     });
   });
 
