@@ -15,6 +15,9 @@ describe('router skills: memory, against the memory service', () => {
   let guild: TestGuild;
   let other: TestGuild;
   const channelId = snowflake();
+  /** A private channel: what is said there answers only there. */
+  const vault = snowflake();
+  const secret = 'the vault code is zebra forty two';
   const alice = snowflake();
   const bob = snowflake();
   const said = {
@@ -26,14 +29,14 @@ describe('router skills: memory, against the memory service', () => {
     bob: ['my guitar has a broken string again', 'the mill raid starts at nine'],
   };
 
-  const invoke = async (skillId: string, args: unknown, guildId = guild.guildId) =>
+  const invoke = async (skillId: string, args: unknown, guildId = guild.guildId, at = channelId) =>
     h.request<any>(
       Subjects.router.skillInvoke,
-      { guildId, channelId, skillId, tool: skillId, args, actor: { userId: alice } },
+      { guildId, channelId: at, skillId, tool: skillId, args, actor: { userId: alice } },
       20_000,
     );
-  const done = async (skillId: string, args: unknown, guildId?: string) => {
-    const r = await invoke(skillId, args, guildId);
+  const done = async (skillId: string, args: unknown, guildId?: string, at?: string) => {
+    const r = await invoke(skillId, args, guildId, at);
     if (!r.ok) throw new Error(`${skillId}: ${r.error.code} ${r.error.message}`);
     expect(r.data.status).toBe('done');
     return r.data.result;
@@ -51,6 +54,7 @@ describe('router skills: memory, against the memory service', () => {
     for (const text of said.alice)
       await guild.say(channelId, alice, text, { authorName: 'alice_w' });
     for (const text of said.bob) await guild.say(channelId, bob, text, { authorName: 'bob_q' });
+    await guild.say(vault, alice, secret, { authorName: 'alice_w', audience: 'private' });
     await other.say(snowflake(), snowflake(), 'the secret mill raid of another guild');
     // A phrase three people repeat (elsewhere, dated ahead so the epoch closes after them).
     const now = Date.now();
@@ -59,7 +63,7 @@ describe('router skills: memory, against the memory service', () => {
     await guild.say(lounge, alice, "honestly it's always DNS", ahead(0));
     await guild.say(lounge, bob, 'the VPN died, and yes: its always dns', ahead(1));
     await guild.say(lounge, cat, "It's always DNS. Always.", ahead(2));
-    await h.waitForCount(guild.guildId, alice, said.alice.length + 1);
+    await h.waitForCount(guild.guildId, alice, said.alice.length + 2);
     await h.waitForCount(guild.guildId, bob, said.bob.length + 1);
     router = await startRouterApp(
       'agents:\n  - { id: dit, name: Dit }\nspeculative: { enabled: false }\nfollowups: { enabled: false }\n',
@@ -86,7 +90,7 @@ describe('router skills: memory, against the memory service', () => {
   it('recall_user answers a member’s dossier by id; an unknown member is NOT_FOUND', async () => {
     const d = await done('recall_user', { userId: alice });
     expect(d).toEqual(
-      expect.objectContaining({ userId: alice, messageCount: said.alice.length + 1 }),
+      expect.objectContaining({ userId: alice, messageCount: said.alice.length + 2 }),
     );
     expect(typeof d.dossier).toBe('string');
     const nobody = await invoke('recall_user', { userId: snowflake() });
@@ -125,5 +129,24 @@ describe('router skills: memory, against the memory service', () => {
     const bad = await invoke('recall_group', { topic: '' });
     expect(bad).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
     expect(!bad.ok && bad.error.message).toMatch(/^args\.topic/);
+  });
+
+  it('answers every memory skill for the channel it is asked in: a private channel stays there', async () => {
+    const leaks = /zebra|vault code/i;
+    const asked = [
+      await done('memory_search', { query: 'vault code zebra' }),
+      await done('recall_user', { userId: alice }),
+      await done('recall_group', { topic: 'vault code zebra' }),
+      await done('recall_group', {}),
+      await done('summarize_window', { minutes: 180 }),
+      // Another channel's talk, asked for from a public one.
+      await done('summarize_window', { channelId: vault, minutes: 180 }),
+    ];
+    for (const result of asked) expect(JSON.stringify(result)).not.toMatch(leaks);
+    // In the private channel itself, the same questions recall it.
+    const own = await done('memory_search', { query: 'vault code zebra' }, undefined, vault);
+    expect(own.hits.map((x: any) => x.text)).toContain(secret);
+    const window = await done('summarize_window', { minutes: 180 }, undefined, vault);
+    expect(window.messages.map((m: any) => m.text)).toContain(secret);
   });
 });
