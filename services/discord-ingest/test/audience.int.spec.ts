@@ -1,7 +1,7 @@
 import type { ChannelUpdated, Envelope, MessageCreated } from '@dirigent/contracts';
 import { snowflake, waitFor } from '@dirigent/testing';
 import { DiscordConnection } from '../adapters/discord-connection';
-import { discordEvents, newChannel, startHarness, type Harness } from './harness';
+import { createdIn, discordEvents, newChannel, startHarness, type Harness } from './harness';
 
 const VIEW = String(1 << 10);
 
@@ -20,18 +20,8 @@ describe('discord-ingest audience (real discord.js against the local Discord)', 
   });
 
   const client = () => h.app.get(DiscordConnection).client!;
-  const created = (channelId: string, n: number) =>
-    waitFor(
-      async () => {
-        const evts = (await discordEvents(h.nats, h.guild.id, channelId)).filter(
-          (e) => e.type === 'message.created',
-        ) as Envelope<MessageCreated>[];
-        return evts.length >= n ? evts : null;
-      },
-      15_000,
-      100,
-      `${n} message.created in ${channelId}`,
-    );
+  const created = async (channelId: string, n: number) =>
+    (await createdIn(h, channelId, n)) as Envelope<MessageCreated>[];
   const updates = async (channelId: string) =>
     (await discordEvents(h.nats, h.guild.id, channelId)).filter(
       (e) => e.type === 'channel.updated',

@@ -7,7 +7,13 @@ import {
 } from '@dirigent/contracts';
 import { snowflake, waitFor } from '@dirigent/testing';
 import { DiscordConnection } from '../adapters/discord-connection';
-import { discordEvents, newChannel, startHarness, type Harness } from './harness';
+import {
+  createdIn as created,
+  discordEvents,
+  newChannel,
+  startHarness,
+  type Harness,
+} from './harness';
 
 describe('discord-ingest gateway in (real discord.js against the local Discord)', () => {
   let h: Harness;
@@ -18,18 +24,7 @@ describe('discord-ingest gateway in (real discord.js against the local Discord)'
     await h?.stop();
   });
 
-  const createdIn = async (channelId: string, n: number) =>
-    waitFor(
-      async () => {
-        const evts = (await discordEvents(h.nats, h.guild.id, channelId)).filter(
-          (e) => e.type === 'message.created',
-        );
-        return evts.length >= n ? evts : null;
-      },
-      15_000,
-      100,
-      `${n} message.created in ${channelId}`,
-    );
+  const createdIn = (channelId: string, n: number) => created(h, channelId, n);
 
   it('publishes a human message as message.created with the right fields', async () => {
     const channel = newChannel(h);

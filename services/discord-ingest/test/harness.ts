@@ -4,7 +4,7 @@ import { StreamSpecs, Streams, Subjects, type Envelope } from '@dirigent/contrac
 import { FakeDiscord, type FakeGuild, type FakeUser } from '@dirigent/discord-fake';
 import { Messaging, NatsClient, ensureStream } from '@dirigent/messaging';
 import { startServiceApp } from '@dirigent/service-kit';
-import { snowflake, testDatabaseUrl, testNatsUrl, uid } from '@dirigent/testing';
+import { snowflake, testDatabaseUrl, testNatsUrl, uid, waitFor } from '@dirigent/testing';
 import { DiscordIngestService } from '../discord-ingest.module';
 import { DiscordIngestRunner } from '../adapters/discord-ingest.runner';
 
@@ -175,6 +175,20 @@ export async function readStream<T = any>(
 
 export const discordEvents = (m: Messaging, guildId: string, channelId = '*') =>
   readStream(m, Streams.discordEvents, `${Subjects.discord.evtPrefix}.${guildId}.${channelId}.>`);
+
+/** Waits until a channel's stream holds at least `n` `message.created`; returns them all. */
+export const createdIn = (h: Harness, channelId: string, n: number) =>
+  waitFor(
+    async () => {
+      const evts = (await discordEvents(h.nats, h.guild.id, channelId)).filter(
+        (e) => e.type === 'message.created',
+      );
+      return evts.length >= n ? evts : null;
+    },
+    15_000,
+    100,
+    `${n} message.created in ${channelId}`,
+  );
 
 /** The next sequence of a stream: pass it to {@link readStream} to read only what follows. */
 export async function nextSeq(m: Messaging, stream: string): Promise<number> {
