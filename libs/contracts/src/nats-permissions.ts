@@ -82,7 +82,6 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
       discord.queryChannelMembers,
       discord.queryGuilds,
       discord.querySelf,
-      discord.queryRoles,
     ],
     streams: [Streams.discordEvents, Streams.discordCommands, Streams.deadLetter],
     buckets: [Buckets.ingestShardLeases],
