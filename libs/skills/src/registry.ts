@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { SkillListing } from '@dirigent/contracts';
 import { dice, createThread, pinMoment, poll } from './bundle/direct';
+import { define, gif, remind, time, weather } from './bundle/utility';
 import { memorySearch, recallGroup, recallUser, summarizeWindow } from './bundle/memory';
 import { archiveChannel, createChannel, manageRoles, proposeRestructure } from './bundle/steward';
 import { journaled, type EffectJournal } from './journal';
@@ -27,6 +28,11 @@ export const SKILL_BUNDLE: readonly Skill[] = [
   poll,
   createThread,
   pinMoment,
+  define,
+  weather,
+  gif,
+  remind,
+  time,
   createChannel,
   archiveChannel,
   manageRoles,
@@ -47,6 +53,8 @@ export interface SkillCall {
   tool: string;
   args: unknown;
   actor: SkillActor;
+  /** The member whose message (or request) led to the call, when one did. */
+  askedBy?: string;
   reason?: string;
   seed: string;
   callId: string;
@@ -220,6 +228,7 @@ export class SkillRunner {
       guildId: call.guildId,
       channelId: call.channelId,
       actor: call.actor,
+      ...(call.askedBy ? { askedBy: call.askedBy } : {}),
       tool: call.tool,
       args,
       seed: call.seed,

