@@ -15,7 +15,11 @@ import {
   Min,
   ValidateNested,
   ArrayMinSize,
+  IsUrl,
+  Validate,
+  ValidatorConstraint,
   validateSync,
+  type ValidatorConstraintInterface,
 } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
 import {
@@ -36,7 +40,18 @@ import {
   type PersonaContent,
   type Voice,
 } from '@dirigent/router-domain';
+import { GIF_PROVIDERS, isTimeZone, type GifProviderName } from '@dirigent/skills';
 import { OrchestratorConfig } from './orchestrator/config';
+
+@ValidatorConstraint({ name: 'ianaTimeZone' })
+class IanaTimeZone implements ValidatorConstraintInterface {
+  validate(v: unknown) {
+    return typeof v === 'string' && isTimeZone(v);
+  }
+  defaultMessage() {
+    return '$property must be an IANA time zone (e.g. Europe/Lisbon)';
+  }
+}
 
 /** A built-in agent (`agents[]` of DIRIGENT_ROUTER_CONFIG). */
 export class RouterAgentConfig {
@@ -157,6 +172,27 @@ export class RouterConfig extends BaseConfig implements DerivedConfig {
   @EnvInt({ min: 1 }) DIRIGENT_PROPOSALS_PENDING_MAX = 5;
   /** At most this many proposals asked by one member in an hour. */
   @EnvInt({ min: 1 }) DIRIGENT_PROPOSALS_PER_MEMBER_HOUR = 3;
+  /** The community's IANA time zone: `remind` and `time` read wall-clock times in it. */
+  @IsOptional()
+  @Validate(IanaTimeZone)
+  DIRIGENT_TIMEZONE = 'UTC';
+  /** The `weather` skill's geocoding API (Open-Meteo's shape). */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  DIRIGENT_GEOCODING_URL = 'https://geocoding-api.open-meteo.com/v1/search';
+  /** The `weather` skill's forecast API (Open-Meteo's shape). */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  DIRIGENT_WEATHER_URL = 'https://api.open-meteo.com/v1/forecast';
+  /** Time each request of the `weather` and `gif` skills gets before they answer politely. */
+  @EnvInt({ min: 100 }) DIRIGENT_UTILITY_TIMEOUT_MS = 5000;
+  /** The `gif` skill's provider (`tenor` v2 or `giphy`); off without one and a key. */
+  @IsOptional()
+  @IsIn(GIF_PROVIDERS, { message: `$property must be one of: ${GIF_PROVIDERS.join(', ')}` })
+  DIRIGENT_GIF_PROVIDER?: GifProviderName;
+  @IsOptional() @IsString() DIRIGENT_GIF_API_KEY?: string;
+  /** Overrides the GIF provider's search endpoint (a proxy, a test's fake). */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  DIRIGENT_GIF_URL?: string;
   file: RouterFileConfig;
 
   derive(): string[] {

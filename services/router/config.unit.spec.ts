@@ -66,4 +66,24 @@ orchestrator: { maxParallelAgents: 2 }
     expect(() => load(content)).toThrow(ConfigError);
     expect(() => load(content)).toThrow(problem);
   });
+
+  it("reads the utility skills' settings: Open-Meteo by default, GIFs off, a checked zone", () => {
+    const c = loadConfig(RouterConfig, base);
+    expect(c.DIRIGENT_WEATHER_URL).toBe('https://api.open-meteo.com/v1/forecast');
+    expect(c.DIRIGENT_GEOCODING_URL).toBe('https://geocoding-api.open-meteo.com/v1/search');
+    expect(c.DIRIGENT_GIF_PROVIDER).toBeUndefined();
+    expect(c.DIRIGENT_TIMEZONE).toBe('UTC');
+    const set = loadConfig(RouterConfig, {
+      ...base,
+      DIRIGENT_TIMEZONE: 'Europe/Lisbon',
+      DIRIGENT_GIF_PROVIDER: 'giphy',
+      DIRIGENT_GIF_API_KEY: 'k',
+    });
+    expect([set.DIRIGENT_TIMEZONE, set.DIRIGENT_GIF_PROVIDER]).toEqual(['Europe/Lisbon', 'giphy']);
+    const bad = (env: Record<string, string>) => () =>
+      loadConfig(RouterConfig, { ...base, ...env });
+    expect(bad({ DIRIGENT_TIMEZONE: 'Mars/Olympus' })).toThrow(/DIRIGENT_TIMEZONE/);
+    expect(bad({ DIRIGENT_GIF_PROVIDER: 'myspace' })).toThrow(/DIRIGENT_GIF_PROVIDER/);
+    expect(bad({ DIRIGENT_WEATHER_URL: 'not a url' })).toThrow(/DIRIGENT_WEATHER_URL/);
+  });
 });

@@ -40,7 +40,7 @@ import { orchestratorEntities, OrchestratorModule } from './orchestrator/orchest
 import { RouterJobs } from './reactor-jobs';
 import { RouterLifecycle } from './router.lifecycle';
 import { RouterSharedModule } from './shared.module';
-import { SkillsModule } from './skills/skills.module';
+import { SkillsModule, skillsEntities } from './skills/skills.module';
 import { stewardEntities, StewardModule } from './steward/steward.module';
 
 export { RouterConfig } from './config';
@@ -124,6 +124,12 @@ export const RouterService: ServiceDefinition<RouterConfig> = {
     StreamSpecs.stewardEvents,
     StreamSpecs.deadLetter,
   ],
-  entities: [...routerEntities, ...learningEntities, ...orchestratorEntities, ...stewardEntities],
+  entities: [
+    ...routerEntities,
+    ...learningEntities,
+    ...orchestratorEntities,
+    ...stewardEntities,
+    ...skillsEntities,
+  ],
   module: () => RouterModule,
 };

@@ -181,6 +181,8 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
       Subjects.router.orchestrate,
       Subjects.router.skillsList,
       Subjects.router.skillInvoke,
+      Subjects.router.remindersList,
+      Subjects.router.reminderCancel,
       Subjects.steward.proposalsList,
       admin.stewardDecide,
       admin.personaGet,

@@ -50,6 +50,8 @@ export const RouterEventTypes = {
   /** A delegated orchestrator job's status (`RouterTaskEvent`). */
   task: 'router.task',
   taskDue: 'router.task-due',
+  /** A reminder of the `remind` skill came due (`ReminderDue`). */
+  reminderDue: 'router.reminder-due',
 } as const;
 
 const oneOf = (values: readonly string[]) =>

@@ -98,3 +98,61 @@ export interface RouterToolCall {
 
 export const isToolCallStatus = (v: unknown): v is ToolCallStatus =>
   (TOOL_CALL_STATUSES as readonly unknown[]).includes(v);
+
+// Reminders of the `remind` skill: `dirigent.router.reminders.list`, `.cancel`.
+
+/** A reminder id (`rem-` and 24 hex digits). */
+export const REMINDER_ID_PATTERN = /^rem-[0-9a-f]{24}$/;
+export const REMINDER_STATUSES = ['scheduled', 'fired', 'cancelled'] as const;
+export type ReminderStatus = (typeof REMINDER_STATUSES)[number];
+
+export interface ReminderView {
+  reminderId: string;
+  guildId: string;
+  channelId: string;
+  /** The member who asked (mentioned when due for `target: 'me'`). */
+  userId?: string;
+  target: 'me' | 'channel';
+  text: string;
+  dueAt: string;
+  status: ReminderStatus;
+  createdAt: string;
+}
+
+/** `dirigent.router.reminders.list`: a guild's scheduled reminders, one member's with `userId`. */
+export class RemindersListRequest {
+  @Snowflake() guildId: string;
+  @IsOptional() @Snowflake() userId?: string;
+  static create(input: unknown) {
+    return createValidated(RemindersListRequest, input);
+  }
+}
+export interface RemindersListResult {
+  reminders: ReminderView[];
+}
+
+/** `dirigent.router.reminders.cancel`: cancelling one already cancelled is fine. */
+export class ReminderCancelRequest {
+  @IsString()
+  @Matches(REMINDER_ID_PATTERN, { message: '$property must be a reminder id' })
+  reminderId: string;
+  static create(input: unknown) {
+    return createValidated(ReminderCancelRequest, input);
+  }
+}
+export interface ReminderCancelResult {
+  reminderId: string;
+  status: ReminderStatus;
+}
+
+/** The timer command of a reminder (internal, `dirigent.timer.fired.router.reminder`). */
+export class ReminderDue {
+  @IsString()
+  @Matches(REMINDER_ID_PATTERN, { message: '$property must be a reminder id' })
+  reminderId: string;
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  static create(input: unknown) {
+    return createValidated(ReminderDue, input);
+  }
+}

@@ -101,6 +101,10 @@ export const Subjects = {
     skillsList: 'dirigent.router.skills.list',
     /** Runs one skill tool call in a guild (a `confirm` skill becomes a proposal). */
     skillInvoke: 'dirigent.router.skill.invoke',
+    /** A guild's pending reminders (`remind` skill), one member's with `userId` (`{ reminders }`). */
+    remindersList: 'dirigent.router.reminders.list',
+    /** Cancels a pending reminder (`{ reminderId, status }`). */
+    reminderCancel: 'dirigent.router.reminders.cancel',
     /** `dirigent.router.evt.<guildId>.<channelId>.<kind>` */
     evtPrefix: 'dirigent.router.evt',
     evtAll: 'dirigent.router.evt.>',

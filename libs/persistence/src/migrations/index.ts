@@ -27,6 +27,7 @@ import { Migration20261129060000_memory_layer_gin_direct } from './Migration2026
 import { Migration20261129093000_memory_epoch_closing } from './Migration20261129093000_memory_epoch_closing';
 import { Migration20261129113000_memory_epoch_closing_alive } from './Migration20261129113000_memory_epoch_closing_alive';
 import { Migration20261206230000_memory_audience } from './Migration20261206230000_memory_audience';
+import { Migration20261206233000_router_reminders } from './Migration20261206233000_router_reminders';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -123,5 +124,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261206230000_memory_audience',
     class: Migration20261206230000_memory_audience,
+  },
+  {
+    name: 'Migration20261206233000_router_reminders',
+    class: Migration20261206233000_router_reminders,
   },
 ];

@@ -1,12 +1,21 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { SkillInvokeRequest, Subjects } from '@dirigent/contracts';
+import {
+  ReminderCancelRequest,
+  RemindersListRequest,
+  SkillInvokeRequest,
+  Subjects,
+} from '@dirigent/contracts';
+import { Reminders } from '../application/reminders';
 import { Skills } from '../application/skills';
 
-/** `Subjects.router.skillsList` and `Subjects.router.skillInvoke`. */
+/** `Subjects.router.skillsList`, `.skillInvoke`, `.remindersList` and `.reminderCancel`. */
 @Controller()
 export class SkillsHandler {
-  constructor(private readonly skills: Skills) {}
+  constructor(
+    private readonly skills: Skills,
+    private readonly reminders: Reminders,
+  ) {}
 
   @MessagePattern(Subjects.router.skillsList)
   list() {
@@ -16,5 +25,15 @@ export class SkillsHandler {
   @MessagePattern(Subjects.router.skillInvoke)
   invoke(@Payload() r: SkillInvokeRequest) {
     return this.skills.invoke(r);
+  }
+
+  @MessagePattern(Subjects.router.remindersList)
+  listReminders(@Payload() r: RemindersListRequest) {
+    return this.reminders.list(r);
+  }
+
+  @MessagePattern(Subjects.router.reminderCancel)
+  cancelReminder(@Payload() r: ReminderCancelRequest) {
+    return this.reminders.cancel(r);
   }
 }

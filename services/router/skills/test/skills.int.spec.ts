@@ -131,7 +131,9 @@ describe('router skills (walled garden)', () => {
         'archive_channel',
         'create_channel',
         'create_thread',
+        'define',
         'dice',
+        'gif',
         'manage_roles',
         'memory_search',
         'pin_moment',
@@ -139,7 +141,10 @@ describe('router skills (walled garden)', () => {
         'propose_restructure',
         'recall_group',
         'recall_user',
+        'remind',
         'summarize_window',
+        'time',
+        'weather',
       ].sort(),
     );
     expect(byId.dice).toEqual(
@@ -167,7 +172,7 @@ describe('router skills (walled garden)', () => {
       code: 'BAD_REQUEST',
       message: expect.stringContaining('args.guildId'),
     });
-    const unknown = await invoke('weather', {});
+    const unknown = await invoke('horoscope', {});
     expect(unknown).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
     const noGuild = await invoke('dice', { notation: 'd6' }, { guildId: 'nope' });
     expect(noGuild).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
