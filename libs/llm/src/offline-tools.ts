@@ -16,7 +16,48 @@ const PIN = /\bpin\s+(?:that|this|it)\b/i;
 const RESTRUCTURE =
   /\b(?:restructure|reorgani[sz]e)\b(?:\s+(?:the|our|this)\s+(?:server|guild|channels))?[\s:,-]*(.*)$/i;
 
+// Utility skills: a plain request names the skill's input (a word, a place, a time).
+const DEFINE =
+  /\b(?:define|(?:the\s+)?(?:definition|meaning)\s+of)\b[\s:]*["'“]?([\p{L}][\p{L}' -]{0,60}?)["'”]?\s*(?:[?.!,]|$)|\bwhat\s+does\s+["'“]?([\p{L}][\p{L}' -]{0,60}?)["'”]?\s+mean\b/iu;
+const WEATHER =
+  /\b(?:weather|forecast)\b(?:\s+(?:like|forecast|today|tomorrow|now))*\s+(?:in|for|at)\s+([^?!.,;]{1,100})/i;
+const GIF =
+  /(?:\b(?:send|post|find|show|give|drop|get)\s+(?:me\s+|us\s+)?(?:a\s+)?gif\b|^gif\b)\s*(?:of|for|about|with|:)?\s*([^?!.]{1,100})/i;
+const REMIND = /\bremind\s+(me|us|everyone|everybody|all of us|the channel)\b[\s,:]*(.*)$/i;
+/** Words a reminder's time is said with: without one, "remind me what we said" is a question. */
+const WHEN =
+  /\b(?:in\s+(?:a|an|half\s+an|\d+)\s+\w+|tomorrow|tonight|today|this\s+(?:morning|afternoon|evening)|next\s+\w+|(?:mon|tues|wednes|thurs|fri|satur|sun)day|\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2}|noon|midnight)\b/i;
+const CLOCK = String.raw`(?:\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2}|noon|midnight)`;
+const TIME = new RegExp(
+  String.raw`\b(?:what(?:'s|\s+is)?\s+(?:the\s+)?time\s+(?:is\s+it\s+)?in\s+[^?!.]+|time\s+in\s+[A-Z][^?!.]*|(?:convert\s+)?${CLOCK}\s+(?:in\s+)?[A-Z][\w'./ -]*?\s+(?:in|to)\s+[A-Z][^?!.]*)`,
+  'i',
+);
+
 const clip = (s: string, max: number) => s.trim().slice(0, max).trim();
+
+/** The utility skills' calls a message asks for plainly, in the order they are tried. */
+function utilityCall(message: string, offered: Set<string>): OfflineToolCall | null {
+  const remind = REMIND.exec(message);
+  if (remind && offered.has('remind') && WHEN.test(remind[2])) {
+    const target = /^me$/i.test(remind[1]) ? 'me' : 'channel';
+    return { name: 'remind', arguments: { when: clip(remind[2], 200), target } };
+  }
+  const time = TIME.exec(message);
+  if (time && offered.has('time')) return { name: 'time', arguments: { text: clip(time[0], 200) } };
+  const define = DEFINE.exec(message);
+  const term = define && clip((define[1] ?? define[2] ?? '').replace(/^(?:the|a|an)\s+/i, ''), 80);
+  if (term && offered.has('define')) return { name: 'define', arguments: { term } };
+  const weather = WEATHER.exec(message);
+  if (weather && offered.has('weather'))
+    return { name: 'weather', arguments: { place: clip(weather[1], 100) } };
+  const gif = GIF.exec(message);
+  if (gif && clip(gif[1], 100) && offered.has('gif'))
+    return {
+      name: 'gif',
+      arguments: { query: clip(gif[1].replace(/^(?:a|an|some)\s+/i, ''), 100) },
+    };
+  return null;
+}
 
 /** `pizza or tacos?`, `lunch? pizza, tacos`, `lunch: pizza / tacos` → question and options. */
 export function pollOf(text: string): { question: string; options: string[] } {
@@ -95,6 +136,8 @@ export function offlineToolCall(req: ChatRequest): OfflineToolCall | null {
     const messageId = ids.replyTo ?? ids.before;
     if (messageId) return { name: 'pin_moment', arguments: { messageId } };
   }
+  const utility = utilityCall(message, offered);
+  if (utility) return utility;
   const restructure = RESTRUCTURE.exec(message);
   if (restructure && offered.has('propose_restructure'))
     return { name: 'propose_restructure', arguments: restructureOf(message, restructure[1]) };
@@ -127,6 +170,56 @@ function said(name: string, args: Record<string, unknown>, out: ToolOutcome): st
       return r.threadId ? `Opened a thread: <#${String(r.threadId)}>` : 'Opened a thread.';
     case 'pin_moment':
       return 'Pinned it. 📌';
+    case 'define':
+    case 'weather':
+    case 'gif':
+    case 'remind':
+    case 'time':
+      return utilitySaid(name, r);
+    default:
+      return 'Done.';
+  }
+}
+
+const dayOf = (iso: string) =>
+  new Intl.DateTimeFormat('en-GB', {
+    timeZone: 'UTC',
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+  }).format(new Date(iso));
+
+/** What a utility skill answered, in a sentence or two (its own note when it had none). */
+function utilitySaid(name: string, r: Record<string, unknown>): string {
+  const note = (r.note ?? r.reason) as string | undefined;
+  if (r.status === 'refused') return `I can't do that here: ${String(r.reason)}.`;
+  if (note && r.status) return note;
+  switch (name) {
+    case 'define': {
+      const defs = (r.definitions as { partOfSpeech: string; text: string }[] | undefined) ?? [];
+      if (!defs.length) return note ?? "That word isn't in my dictionary.";
+      const lines = defs.slice(0, 3).map((d) => `(${d.partOfSpeech}) ${d.text}.`);
+      return `**${String(r.term)}**: ${lines.join(' ')}`;
+    }
+    case 'weather': {
+      const cur = r.current as { tempC: number; description: string } | undefined;
+      const days =
+        (r.days as { date: string; minC: number; maxC: number; description: string }[]) ?? [];
+      const next = days
+        .map((d) => `${dayOf(d.date)} ${d.minC}–${d.maxC} °C, ${d.description}`)
+        .join('; ');
+      return `In ${String(r.place)} it's ${cur?.tempC} °C with ${cur?.description} right now.${next ? ` Next days: ${next}.` : ''}`;
+    }
+    case 'gif':
+      return String(r.url);
+    case 'remind': {
+      const at = new Date(String(r.dueAt));
+      const when = `${dayOf(at.toISOString())} at ${at.toISOString().slice(11, 16)} UTC`;
+      const who = r.target === 'me' ? 'you' : 'everyone here';
+      return `⏰ Okay, I'll remind ${who} on ${when}: ${String(r.text)}.`;
+    }
+    case 'time':
+      return String(r.result);
     default:
       return 'Done.';
   }

@@ -8,6 +8,11 @@ const tools: ChatTool[] = [
   'create_thread',
   'pin_moment',
   'propose_restructure',
+  'define',
+  'weather',
+  'gif',
+  'remind',
+  'time',
 ].map((name) => ({
   type: 'function',
   function: { name, parameters: { type: 'object' } },
@@ -65,6 +70,105 @@ describe('offline tool calls', () => {
     expect(
       offlineToolCall(turn('pin that', 'this message: 30001\nthe message before it: 29999 (x)')),
     ).toEqual({ name: 'pin_moment', arguments: { messageId: '29999' } });
+  });
+
+  it('turns plain asks for a definition, the weather, a GIF, a reminder or a time into calls', () => {
+    const call = (m: string) => offlineToolCall(turn(m));
+    expect(call('define zymurgy')).toEqual({ name: 'define', arguments: { term: 'zymurgy' } });
+    expect(call("what's the meaning of serendipity?")?.arguments).toEqual({ term: 'serendipity' });
+    expect(call('what does "raised bed" mean?')?.arguments).toEqual({ term: 'raised bed' });
+    expect(call("what's the weather like in Lisbon?")).toEqual({
+      name: 'weather',
+      arguments: { place: 'Lisbon' },
+    });
+    expect(call('forecast for New York, please')?.arguments).toEqual({ place: 'New York' });
+    expect(call('send a gif of a happy cat')).toEqual({
+      name: 'gif',
+      arguments: { query: 'happy cat' },
+    });
+    expect(call('remind me in 2 hours to water the beds')).toEqual({
+      name: 'remind',
+      arguments: { when: 'in 2 hours to water the beds', target: 'me' },
+    });
+    expect(call('remind us Friday 18:00')).toEqual({
+      name: 'remind',
+      arguments: { when: 'Friday 18:00', target: 'channel' },
+    });
+    expect(call('7pm Lisbon in Tokyo?')).toEqual({
+      name: 'time',
+      arguments: { text: '7pm Lisbon in Tokyo' },
+    });
+    expect(call('what time is it in Sydney?')?.arguments).toEqual({
+      text: 'what time is it in Sydney',
+    });
+    // A memory question, not a reminder; talk of the weather, not a forecast.
+    expect(call('remind me what we decided about the lighthouse?')).toBeNull();
+    expect(call('the weather was lovely yesterday')).toBeNull();
+  });
+
+  it('says what the utility skills answered in whole sentences', () => {
+    const answered = (name: string, args: unknown, result: unknown) => {
+      const req = turn('x');
+      req.messages.push(
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name, arguments: JSON.stringify(args) } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: JSON.stringify({ status: 'done', result }) },
+      );
+      return toolResultReply(req);
+    };
+    expect(
+      answered(
+        'define',
+        { term: 'zymurgy' },
+        {
+          term: 'zymurgy',
+          definitions: [{ partOfSpeech: 'noun', text: 'the branch of chemistry of fermentation' }],
+        },
+      ),
+    ).toBe('**zymurgy**: (noun) the branch of chemistry of fermentation.');
+    expect(
+      answered(
+        'weather',
+        { place: 'Lisbon' },
+        {
+          place: 'Lisbon, Portugal',
+          current: { tempC: 18.5, description: 'partly cloudy' },
+          days: [{ date: '2026-03-27', minC: 11, maxC: 19, description: 'slight rain' }],
+        },
+      ),
+    ).toBe(
+      "In Lisbon, Portugal it's 18.5 °C with partly cloudy right now. Next days: Fri 27 Mar 11–19 °C, slight rain.",
+    );
+    expect(
+      answered(
+        'weather',
+        { place: 'X' },
+        { place: 'X', status: 'unavailable', note: 'Try later.' },
+      ),
+    ).toBe('Try later.');
+    expect(
+      answered('gif', { query: 'cat' }, { status: 'refused', reason: 'no GIF provider' }),
+    ).toBe("I can't do that here: no GIF provider.");
+    expect(
+      answered(
+        'remind',
+        { when: 'in 2 hours' },
+        {
+          reminderId: 'rem-1',
+          dueAt: '2026-03-27T12:00:00.000Z',
+          target: 'me',
+          text: 'water the beds',
+        },
+      ),
+    ).toBe("⏰ Okay, I'll remind you on Fri 27 Mar at 12:00 UTC: water the beds.");
+    expect(answered('time', { text: 't' }, { result: '19:00 in Lisbon is 03:00 in Tokyo.' })).toBe(
+      '19:00 in Lisbon is 03:00 in Tokyo.',
+    );
   });
 
   it('calls nothing for other talk, without the tool, with tool_choice none or after a round', () => {
