@@ -2,16 +2,8 @@ import { Controller, Logger } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { RequestContext } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/postgresql';
-import {
-  ChannelUpdated,
-  Durables,
-  MessageCreated,
-  MessageDeleted,
-  ReactionChanged,
-  Streams,
-  Subjects,
-} from '@dirigent/contracts';
-import type { EventOptions, JetStreamContext } from '@dirigent/messaging';
+import { Durables, parseDiscordEventSubject, Streams, Subjects } from '@dirigent/contracts';
+import { DiscordEventRoutes, type EventOptions, type JetStreamContext } from '@dirigent/messaging';
 import { ChannelAudienceStore } from '../adapters/postgres/channel-audience.store';
 import { DeleteMessage } from '../application/delete-message';
 import { IngestMessage } from '../application/ingest-message';
@@ -20,7 +12,7 @@ import { observeIngested } from '../adapters/metrics';
 
 /**
  * One durable on the Discord events stream; the kinds memory keeps are dispatched by
- * subject. Without the transport's per-delivery ORM context (`around: false`): a created
+ * their typed routes (`DiscordEventRoutes`). Without the transport's per-delivery ORM context (`around: false`): a created
  * message is written in its batch's own context, and the other kinds open one here.
  */
 export const DISCORD_EVENTS_CONSUMER: EventOptions = {
@@ -40,6 +32,7 @@ export const DISCORD_EVENTS_CONSUMER: EventOptions = {
 @Controller()
 export class DiscordEventHandlers {
   private readonly log = new Logger('memory:discord-events');
+  private readonly discord: DiscordEventRoutes;
 
   constructor(
     private readonly em: EntityManager,
@@ -47,37 +40,34 @@ export class DiscordEventHandlers {
     private readonly remove: DeleteMessage,
     private readonly reactions: RecordReaction,
     private readonly channels: ChannelAudienceStore,
-  ) {}
+  ) {
+    /**
+     * The kinds memory keeps. A created message is written in its batch's own ORM context
+     * (`IngestMessage`); each other kind opens one for its delivery.
+     */
+    this.discord = new DiscordEventRoutes(
+      {
+        'message.created': async (m) => {
+          await this.ingest.run(m);
+          observeIngested(m.createdAt);
+        },
+        'message.deleted': (d) => this.inContext(() => this.remove.run(d)),
+        'reaction.added': (r) => this.inContext(() => this.reactions.run(r, true)),
+        'reaction.removed': (r) => this.inContext(() => this.reactions.run(r, false)),
+        // The channel's audience from now on: reads for other channels hide its past too.
+        'channel.updated': (c, ctx) =>
+          this.inContext(() => this.channels.record([{ ...c, at: new Date(ctx.envelope.at) }])),
+      },
+      (subject) => {
+        const kind = parseDiscordEventSubject(subject)?.kind ?? subject;
+        if (!/^(typing|member)\./.test(kind)) this.log.debug(`ignoring ${kind}`);
+      },
+    );
+  }
 
   @EventPattern(Subjects.discord.evtAll, DISCORD_EVENTS_CONSUMER)
-  async handle(@Payload() data: Record<string, unknown>, @Ctx() ctx: JetStreamContext) {
-    // dirigent.discord.evt.<guildId>.<channelId>.<kind>
-    const kind = ctx.subject.split('.').slice(5).join('.');
-    switch (kind) {
-      case 'message.created': {
-        const m = MessageCreated.create(data);
-        await this.ingest.run(m);
-        return observeIngested(m.createdAt);
-      }
-      case 'message.deleted':
-        return this.inContext(() => this.remove.run(MessageDeleted.create(data)));
-      case 'reaction.added':
-        return this.inContext(() => this.reactions.run(ReactionChanged.create(data), true));
-      case 'reaction.removed':
-        return this.inContext(() => this.reactions.run(ReactionChanged.create(data), false));
-      case 'channel.updated': {
-        // The channel's audience from now on: reads for other channels hide its past too.
-        const c = ChannelUpdated.create(data);
-        return this.inContext(() =>
-          this.channels.record([{ ...c, at: new Date(ctx.envelope.at) }]),
-        );
-      }
-      default:
-        if (ctx.deliveryCount === 1 && !/^(typing|member)\./.test(kind)) {
-          this.log.debug(`ignoring ${kind}`);
-        }
-        return;
-    }
+  handle(@Payload() data: Record<string, unknown>, @Ctx() ctx: JetStreamContext) {
+    return this.discord.dispatch(data, ctx);
   }
 
   /** A fresh ORM request context for one delivery (the transport opens none here). */
