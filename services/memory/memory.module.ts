@@ -39,6 +39,7 @@ import { ExtractMoments } from './application/extract-moments';
 import { ForgetUser } from './application/forget-user';
 import { Indexer } from './application/indexer';
 import { IngestMessage } from './application/ingest-message';
+import { LayerReads } from './application/layer-reads';
 import { GetDossier, ListEpochs } from './application/memory-queries';
 import { EMBEDDER, SUMMARIZER, VECTOR_STORE } from './application/ports';
 import { RecordReaction } from './application/record-reaction';
@@ -152,6 +153,7 @@ const repository = (
     ArchiveIndex,
     ExtractMoments,
     Indexer,
+    LayerReads,
     SearchMemory,
     RerankHits,
     ReadBatch,

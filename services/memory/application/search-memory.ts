@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/postgresql';
 import { MEMORY_SEARCH_K, type MemoryHit, type MemorySearchRequest } from '@dirigent/contracts';
 import {
   rankMessages,
@@ -16,13 +15,9 @@ import { Clock } from '@dirigent/service-kit';
 import { ArchiveIndex } from '../adapters/archive-index';
 import { AudienceScopes } from '../adapters/postgres/channel-audience.store';
 import { observeArchiveFallback } from '../adapters/metrics';
-import { bodyItem, DossierRepository, factRowItem } from '../adapters/postgres/dossier.repository';
-import { EpochRepository, epochItem } from '../adapters/postgres/epoch.repository';
-import { HighlightRepository, highlightItem } from '../adapters/postgres/highlight.repository';
-import { LoreRepository, loreItem } from '../adapters/postgres/lore.repository';
-import { MessageRepository, messageItem } from '../adapters/postgres/message.repository';
-import { ms, selectMany, type ArchiveFilter, type Row } from '../adapters/postgres/sql';
+import type { ArchiveFilter } from '../adapters/postgres/sql';
 import { Indexer } from './indexer';
+import { LayerReads, ranked } from './layer-reads';
 import { RerankHits } from './rerank-hits';
 import { VECTOR_STORE, type VectorStore } from './ports';
 
@@ -51,16 +46,6 @@ const SMALL_GUILD = 5_000;
  */
 const WEIGHTS = { archive: 1, layer: 0.5, names: 0.5, vector: 0.3 };
 
-const ranked = (rows: Row[], layer: SearchLayer): RankedList =>
-  rows.map((r) => ({ key: `${layer}:${r.id}`, at: ms(r.at_ ?? r.created_at) ?? 0 }));
-
-/** A message read back; the message a superseded fact came from is as stale as the fact. */
-function archiveItem(r: Row): MemoryItem {
-  const item = messageItem(r);
-  if (r.stale) Object.assign(item, { validFrom: 0, validUntil: 0 });
-  return item;
-}
-
 /**
  * Hybrid search over the guild's layers. The archive is ranked in process
  * (`rankMessages`: BM25 with speakers' names, neighbouring turns as context, the person
@@ -72,12 +57,7 @@ function archiveItem(r: Row): MemoryItem {
 @Injectable()
 export class SearchMemory {
   constructor(
-    private readonly em: EntityManager,
-    private readonly messages: MessageRepository,
-    private readonly highlights: HighlightRepository,
-    private readonly epochs: EpochRepository,
-    private readonly lore: LoreRepository,
-    private readonly dossiers: DossierRepository,
+    private readonly reads: LayerReads,
     private readonly indexer: Indexer,
     private readonly archive: ArchiveIndex,
     private readonly rerank: RerankHits,
@@ -127,7 +107,7 @@ export class SearchMemory {
     // The other layers' full text needs nothing from the archive's ranking: Postgres answers
     // it while this process ranks the archive, and only the rows of the ranked keys are
     // read after.
-    const layerText = this.layerFullText(guildId, query, has);
+    const layerText = this.reads.fullText(guildId, query, has, CANDIDATES);
     // Settled even when the search fails before it is awaited.
     layerText.catch(() => undefined);
     const index = has('archive')
@@ -138,7 +118,7 @@ export class SearchMemory {
       // A small guild's vectors load in moments: worth waiting for; a large one's take
       // seconds after a restart, and the search goes on without them meanwhile.
       this.nearest(guildId, query, [...layers], q, !index || index.size > SMALL_GUILD ? 50 : 2_000),
-      has('archive') && !index ? this.postgresArchive(guildId, query, q) : null,
+      has('archive') && !index ? this.reads.postgresArchive(guildId, query, q, CANDIDATES) : null,
     ]);
     // The fused list's first `shown` are read back; with the word index, archive keys come
     // from its ranking alone, so that its first `shown` are all that can be among them.
@@ -158,7 +138,11 @@ export class SearchMemory {
       .filter((n) => !index || n.layer !== 'archive')
       .map((n) => ({ key: `${n.layer}:${n.refId}`, at: 0 }));
     const named = postgres ? ranked(postgres.named, 'archive') : [];
-    const { fullText, items } = await this.read(guildId, layerText, [archive, vectors, named]);
+    const { fullText, items } = await this.reads.read(guildId, layerText, [
+      archive,
+      vectors,
+      named,
+    ]);
     const lists: [RankedList, number][] = [
       [archive, WEIGHTS.archive],
       ...fullText.map((l): [RankedList, number] => [l, WEIGHTS.layer]),
@@ -182,94 +166,6 @@ export class SearchMemory {
     return out
       .filter((h) => !h.messageId || (!messages.has(h.messageId) && !!messages.add(h.messageId)))
       .slice(0, q.k);
-  }
-
-  /**
-   * The other layers' full-text matches, in one statement (sent at once, awaited by
-   * `read`): their rows come with the columns their items need.
-   */
-  private layerFullText(guildId: string, query: string, has: (l: SearchLayer) => boolean) {
-    return selectMany(this.em, [
-      has('highlights') ? this.highlights.fullText(guildId, query, CANDIDATES) : null,
-      has('epochs') ? this.epochs.fullText(guildId, query, CANDIDATES) : null,
-      has('lore') ? this.lore.fullText(guildId, query, CANDIDATES) : null,
-      has('dossiers') ? this.dossiers.fullTextFacts(guildId, query, CANDIDATES) : null,
-      has('dossiers') ? this.dossiers.fullTextBodies(guildId, query, 10) : null,
-    ]);
-  }
-
-  /**
-   * The rows of every key the id-only lists hold (the archive's ranking, vectors, named
-   * authors) in one statement, beside the layers' full text sent before: what was deleted
-   * meanwhile is simply absent.
-   */
-  private async read(
-    guildId: string,
-    layerText: Promise<Row[][]>,
-    idLists: RankedList[],
-  ): Promise<{ fullText: RankedList[]; items: Map<string, MemoryItem> }> {
-    const wanted = new Map<string, Set<string>>();
-    for (const list of idLists) {
-      for (const { key } of list) {
-        const colon = key.indexOf(':');
-        const layer = key.slice(0, colon);
-        let ids = wanted.get(layer);
-        if (!ids) wanted.set(layer, (ids = new Set()));
-        ids.add(key.slice(colon + 1));
-      }
-    }
-    const ids = (layer: SearchLayer) => [...(wanted.get(layer) ?? [])];
-    const dossierIds = ids('dossiers');
-    const [[hlFt, epFt, loreFt, factFt, bodyFt], [msgs, hls, eps, lores, facts, bodies]] =
-      await Promise.all([
-        layerText,
-        selectMany(this.em, [
-          this.messages.byIds(guildId, ids('archive')),
-          this.highlights.byIds(guildId, ids('highlights')),
-          this.epochs.byIds(guildId, ids('epochs')),
-          this.lore.byIds(guildId, ids('lore')),
-          this.dossiers.factsByIds(
-            guildId,
-            dossierIds.filter((i) => i.startsWith('fact-')),
-          ),
-          this.dossiers.bodiesByIds(
-            guildId,
-            dossierIds.filter((i) => i.startsWith('dossier-')).map((i) => i.slice(8)),
-          ),
-        ]),
-      ]);
-    const items = new Map<string, MemoryItem>();
-    const put = (rows: Row[], item: (r: Row) => MemoryItem) => {
-      for (const r of rows) {
-        const it = item(r);
-        items.set(`${it.layer}:${it.id}`, it);
-      }
-    };
-    put(msgs, archiveItem);
-    put([...hlFt, ...hls], highlightItem);
-    put([...epFt, ...eps], epochItem);
-    put([...loreFt, ...lores], loreItem);
-    put([...factFt, ...facts], factRowItem);
-    put([...bodyFt, ...bodies], bodyItem);
-    return {
-      fullText: [
-        ranked(hlFt, 'highlights'),
-        ranked(epFt, 'epochs'),
-        ranked(loreFt, 'lore'),
-        ranked(factFt, 'dossiers'),
-        ranked(bodyFt, 'dossiers'),
-      ],
-      items,
-    };
-  }
-
-  /** The archive by Postgres full text, while this process's word index is still loading. */
-  private async postgresArchive(guildId: string, query: string, q: SearchQuery) {
-    const [fullText, named] = await Promise.all([
-      this.messages.fullText(guildId, query, q, CANDIDATES),
-      this.messages.byNamedAuthors(guildId, query, q, CANDIDATES),
-    ]);
-    return { fullText, named };
   }
 
   /**
