@@ -40,6 +40,7 @@ import { ForgetUser } from './application/forget-user';
 import { Indexer } from './application/indexer';
 import { IngestMessage } from './application/ingest-message';
 import { LayerReads } from './application/layer-reads';
+import { LoreRedaction } from './application/lore-redaction';
 import { GetDossier, ListEpochs } from './application/memory-queries';
 import { EMBEDDER, SUMMARIZER, VECTOR_STORE } from './application/ports';
 import { RecordReaction } from './application/record-reaction';
@@ -148,6 +149,7 @@ const repository = (
     EpochEvents,
     RedactionQueue,
     ReviseEpoch,
+    LoreRedaction,
     RedactMemory,
     EraseFromMemory,
     ArchiveIndex,

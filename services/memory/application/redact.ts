@@ -1,16 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/postgresql';
 import { RedactionDue } from '@dirigent/contracts';
 import { mentionsForgotten, phraseWords } from '@dirigent/memory-domain';
 import { declareJob, all, predicate, type DeclaredJob } from '@dirigent/reactor';
 import { DossierRepository } from '../adapters/postgres/dossier.repository';
 import { EpochRepository } from '../adapters/postgres/epoch.repository';
-import { LoreRepository } from '../adapters/postgres/lore.repository';
-import { PhraseStore } from '../adapters/postgres/phrase.store';
 import { RedactionStore, type RedactionJob } from '../adapters/postgres/redaction.store';
 import { CloseEpoch } from './close-epoch';
 import { ConsolidateDossier } from './consolidate-dossier';
-import { Indexer } from './indexer';
+import { LoreRedaction } from './lore-redaction';
 import { REDACTION, RedactionQueue } from './redaction-queue';
 import { ReviseEpoch } from './revise-epoch';
 
@@ -35,17 +32,14 @@ export class RedactMemory {
   private readonly running = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly em: EntityManager,
     private readonly store: RedactionStore,
     private readonly queue: RedactionQueue,
     private readonly epochs: EpochRepository,
-    private readonly lore: LoreRepository,
-    private readonly phrases: PhraseStore,
     private readonly dossiers: DossierRepository,
     private readonly reviseEpoch: ReviseEpoch,
     private readonly consolidate: ConsolidateDossier,
     private readonly closes: CloseEpoch,
-    private readonly indexer: Indexer,
+    private readonly loreRedaction: LoreRedaction,
   ) {}
 
   /** The reactor job `redaction` (registered from the service's `reactor-jobs.ts`). */
@@ -121,17 +115,8 @@ export class RedactMemory {
     // them) goes too, and the phrases naming them, so that it is not coalesced again.
     const names = forgotten ? phraseNames([...forgotten.names, forgotten.userId]) : [];
     const seen = forgotten && { ...forgotten, names: [...forgotten.names, ...names] };
-    const naming = seen
-      ? (await this.lore.mentioning(guildId, [...seen.names, seen.userId]))
-          .filter((l) => mentionsForgotten(l.text, seen))
-          .map((l) => l.id as string)
-      : [];
-    // Lore rows before phrase rows, each in one ordered statement: the lock order of coalescing.
-    await this.em.transactional(async () => {
-      const lore = await this.lore.removeDrawingOn(guildId, messageIds, naming);
-      await this.phrases.forget(guildId, messageIds, userId, names);
-      await this.indexer.remove(guildId, 'lore', lore);
-    });
+    const naming = seen ? await this.loreRedaction.naming(guildId, seen) : [];
+    await this.loreRedaction.remove(guildId, messageIds, naming, userId, names);
     const authors = job.authorIds.filter((a) => a !== userId);
     for (const user of await this.dossiers.bodiesDrawingOn(guildId, messageIds, authors)) {
       if (user !== userId) await this.consolidate.run(guildId, user, true, forgotten);
