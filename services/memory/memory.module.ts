@@ -35,6 +35,7 @@ import { ConsolidateDossier } from './application/consolidate-dossier';
 import { DeleteMessage } from './application/delete-message';
 import { EraseFromMemory } from './application/erase';
 import { EpochEvents } from './application/epoch-events';
+import { EpochWriter } from './application/epoch-writer';
 import { ExtractMoments } from './application/extract-moments';
 import { ForgetUser } from './application/forget-user';
 import { Indexer } from './application/indexer';
@@ -166,6 +167,7 @@ const repository = (
     DeleteMessage,
     RecordReaction,
     ConsolidateDossier,
+    EpochWriter,
     CloseEpoch,
     AssembleContext,
     GetDossier,

@@ -1,19 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/postgresql';
-import { EpochCloseDue, type EpochClosed } from '@dirigent/contracts';
-import { epochCloseDue, epochId } from '@dirigent/memory-domain';
+import { EpochCloseDue } from '@dirigent/contracts';
+import { epochCloseDue } from '@dirigent/memory-domain';
 import { declareJob, type DeclaredJob } from '@dirigent/reactor';
 import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import { EPOCH_CLOSE, EpochTimer } from '../adapters/epoch-timer';
 import { ClosingStore } from '../adapters/postgres/closing.store';
-import { EpochRepository } from '../adapters/postgres/epoch.repository';
-import { LoreRepository } from '../adapters/postgres/lore.repository';
 import { MessageRepository } from '../adapters/postgres/message.repository';
 import type { MemoryConfig } from '../config';
 import { EpochEvents } from './epoch-events';
-import { Indexer } from './indexer';
+import { EpochWriter } from './epoch-writer';
 import { RedactionQueue } from './redaction-queue';
-import { epochLoreId, epochRecord, EpochSummarizer, summaryMessage } from './summarize-epoch';
+import { summaryMessage } from './summarize-epoch';
 
 /** How often a `forget` looks whether the closes it waits for have ended. */
 const SETTLED_POLL_MS = 50;
@@ -31,14 +28,10 @@ const SETTLED_POLL_MS = 50;
 @Injectable()
 export class CloseEpoch {
   constructor(
-    private readonly em: EntityManager,
     private readonly messages: MessageRepository,
-    private readonly epochs: EpochRepository,
-    private readonly lore: LoreRepository,
+    private readonly writer: EpochWriter,
     private readonly events: EpochEvents,
     private readonly timer: EpochTimer,
-    private readonly indexer: Indexer,
-    private readonly summarizer: EpochSummarizer,
     private readonly redactions: RedactionQueue,
     private readonly closing: ClosingStore,
     private readonly clock: Clock,
@@ -93,35 +86,8 @@ export class CloseEpoch {
       await this.timer.arm(guildId, channelId, lastAt + gap, true);
       return;
     }
-    const id = epochId(channelId, open[0].messageId);
-    const told = await this.summarizer.summarize(guildId, open);
-    const event: EpochClosed = { epochId: id, guildId, channelId, ...epochRecord(open, told) };
-    await this.em.transactional(async () => {
-      await this.epochs.record(guildId, event, told.sourceIds);
-      await this.messages.assignEpoch(
-        guildId,
-        open.map((m) => m.messageId),
-        id,
-      );
-      for (const [i, text] of told.lore.entries()) {
-        await this.lore.add(
-          guildId,
-          epochLoreId(id, i),
-          text,
-          id,
-          new Date(event.endAt),
-          told.sourceIds,
-        );
-      }
-    });
-    await this.indexer.index(guildId, [
-      { layer: 'epochs', refId: id, text: `${told.summary} ${told.topics.join(' ')}` },
-      ...told.lore.map((text, i) => ({
-        layer: 'lore' as const,
-        refId: epochLoreId(id, i),
-        text,
-      })),
-    ]);
+    const { event, told } = await this.writer.write(guildId, channelId, open);
+    const id = event.epochId;
     // Those a pending `forget` took are left to its job, which waits for this close and
     // writes the epoch without their names (which a plain revision would keep).
     const deleted = await this.redactions.notForgotten(
