@@ -43,6 +43,10 @@ import { IngestMessage } from './application/ingest-message';
 import { LayerReads } from './application/layer-reads';
 import { LoreRedaction } from './application/lore-redaction';
 import { GetDossier, ListEpochs } from './application/memory-queries';
+import { MessageArchive } from './application/message-archive';
+import { MessageCredit } from './application/message-credit';
+import { MomentBatches } from './application/moment-batches';
+import { PhraseLore } from './application/phrase-lore';
 import { EMBEDDER, SUMMARIZER, VECTOR_STORE } from './application/ports';
 import { RecordReaction } from './application/record-reaction';
 import { RedactMemory } from './application/redact';
@@ -154,6 +158,8 @@ const repository = (
     RedactMemory,
     EraseFromMemory,
     ArchiveIndex,
+    PhraseLore,
+    MomentBatches,
     ExtractMoments,
     Indexer,
     LayerReads,
@@ -163,6 +169,8 @@ const repository = (
     AudienceScopes,
     ChannelAudienceStore,
     PostgresMemoryReader,
+    MessageArchive,
+    MessageCredit,
     IngestMessage,
     DeleteMessage,
     RecordReaction,

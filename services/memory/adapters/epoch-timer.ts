@@ -23,12 +23,14 @@ export const EPOCH_CLOSE_SUBJECT = EPOCH_CLOSE.subject;
 export class EpochTimer implements OnModuleInit, OnApplicationShutdown {
   private readonly armed = new Map<string, number>();
   private readonly slackMs: number;
+  private readonly gapMs: number;
 
   constructor(
     private readonly reactor: Reactor,
     @Inject(SERVICE_CONFIG) config: MemoryConfig,
   ) {
-    this.slackMs = Math.min(config.DIRIGENT_EPOCH_GAP_MS / 20, 60_000);
+    this.gapMs = config.DIRIGENT_EPOCH_GAP_MS;
+    this.slackMs = Math.min(this.gapMs / 20, 60_000);
   }
 
   async onModuleInit(): Promise<void> {
@@ -37,6 +39,11 @@ export class EpochTimer implements OnModuleInit, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.reactor.stop();
+  }
+
+  /** Arms the channel's alarm for the gap after its last message (at `lastAt`). */
+  armAfter(guildId: string, channelId: string, lastAt: number): Promise<void> {
+    return this.arm(guildId, channelId, lastAt + this.gapMs);
   }
 
   /** Arms the channel's alarm; `force` re-arms it even within the slack (from the close). */

@@ -1,20 +1,16 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { RequestContext } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { MessageCreated } from '@dirigent/contracts';
-import { detectMoment, disclosures, quotedPassages } from '@dirigent/memory-domain';
-import { ArchiveIndex } from '../adapters/archive-index';
-import { ChannelAudienceStore } from '../adapters/postgres/channel-audience.store';
-import { DossierRepository, type FactRow } from '../adapters/postgres/dossier.repository';
-import { HighlightRepository, highlightId } from '../adapters/postgres/highlight.repository';
-import { MessageRepository } from '../adapters/postgres/message.repository';
+import { DossierRepository } from '../adapters/postgres/dossier.repository';
+import { highlightId } from '../adapters/postgres/highlight.repository';
 import type { Row } from '../adapters/postgres/sql';
 import { EpochTimer } from '../adapters/epoch-timer';
-import { MemoryConfig } from '../config';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { ConsolidateDossier } from './consolidate-dossier';
-import { ExtractMoments } from './extract-moments';
 import { Indexer } from './indexer';
+import { MessageArchive } from './message-archive';
+import { MessageCredit, type Outcome } from './message-credit';
+import { MomentBatches } from './moment-batches';
 import { WriteBehind } from './write-behind';
 
 /**
@@ -23,12 +19,6 @@ import { WriteBehind } from './write-behind';
  * their cost, and the commit's, is shared by up to this many messages.
  */
 export const INGEST_BATCH = { maxBatch: 1024, maxConcurrent: 2 };
-
-interface Outcome {
-  e: MessageCreated;
-  facts: FactRow[];
-  highlighted: { messageId: string; text: string }[];
-}
 
 /**
  * A Discord message enters memory: archived once (by Discord id), counted in its author's
@@ -51,16 +41,13 @@ export class IngestMessage {
 
   constructor(
     private readonly em: EntityManager,
-    private readonly messages: MessageRepository,
+    private readonly archive: MessageArchive,
+    private readonly credit: MessageCredit,
     private readonly dossiers: DossierRepository,
-    private readonly highlights: HighlightRepository,
     private readonly indexer: Indexer,
-    private readonly archive: ArchiveIndex,
     private readonly timer: EpochTimer,
     private readonly consolidate: ConsolidateDossier,
-    private readonly moments: ExtractMoments,
-    private readonly channels: ChannelAudienceStore,
-    @Inject(SERVICE_CONFIG) private readonly config: MemoryConfig,
+    private readonly batches: MomentBatches,
   ) {}
 
   /** Resolves once the message is stored (with those delivered alongside it). */
@@ -72,37 +59,7 @@ export class IngestMessage {
     // Embedded first (one call for the batch), stored with the messages in one transaction.
     const embedded = await this.embed(events);
     const { outcomes, counters, stored } = await this.em.transactional(async () => {
-      const stored = await this.messages.insertManyIfNew(
-        events.map((e) => ({
-          guildId: e.guildId,
-          channelId: e.channelId,
-          messageId: e.messageId,
-          authorId: e.authorId,
-          authorName: e.authorName,
-          authorIsBot: e.authorIsBot,
-          content: e.content,
-          createdAt: new Date(e.createdAt),
-          replyToMessageId: e.replyToMessageId,
-          mentions: e.mentions ?? [],
-        })),
-      );
-      // The audience each message was sent with: the channel's, as of that message.
-      await this.channels.record(
-        events.flatMap((e) =>
-          e.audience
-            ? [
-                {
-                  guildId: e.guildId,
-                  channelId: e.channelId,
-                  audience: e.audience,
-                  audienceKey: e.audienceKey,
-                  parentChannelId: e.parentChannelId,
-                  at: new Date(e.createdAt),
-                },
-              ]
-            : [],
-        ),
-      );
+      const stored = await this.archive.insert(events);
       const byKey = new Map(events.map((e) => [`${e.guildId}:${e.messageId}`, e]));
       const news = stored.map((row) => ({
         row,
@@ -126,12 +83,10 @@ export class IngestMessage {
         })),
       );
       const outcomes: Outcome[] = [];
-      for (const { row, e } of news) outcomes.push(await this.credit(e, row));
+      for (const { row, e } of news) outcomes.push(await this.credit.run(e, row));
       return { outcomes, counters, stored };
     });
-    for (const [guildId, rows] of groupBy(stored, (r) => r.guild_id as string)) {
-      await this.archive.add(guildId, rows);
-    }
+    await this.archive.publish(stored);
     await this.armTimers(events);
     for (const [guildId, group] of groupBy(outcomes, (o) => o.e.guildId)) {
       await this.indexer.index(
@@ -151,7 +106,7 @@ export class IngestMessage {
       );
     }
     for (const c of counters.values()) this.offerConsolidation(c);
-    await this.moments
+    await this.batches
       .count(outcomes.map((o) => o.e))
       .catch((e: Error) => this.log.warn(`moment batch not armed: ${e.message}`));
   }
@@ -172,63 +127,14 @@ export class IngestMessage {
       .finally(() => this.consolidating.delete(key));
   }
 
-  /**
-   * What one stored message teaches and credits: its self-disclosures as facts, a reply or
-   * quote counted on the message it answers, and the moments that makes.
-   */
-  private async credit(e: MessageCreated, self: Row): Promise<Outcome> {
-    const at = new Date(e.createdAt);
-    const facts = e.authorIsBot
-      ? []
-      : await this.dossiers.learn(
-          {
-            guildId: e.guildId,
-            userId: e.authorId,
-            sourceMessageId: e.messageId,
-            channelId: e.channelId,
-            validFrom: at.getTime(),
-          },
-          disclosures(e.content),
-        );
-    const credited: Row[] = [];
-    if (e.replyToMessageId) {
-      const target = await this.messages.bumpReplies(e.guildId, e.replyToMessageId);
-      if (target) credited.push(target);
-    }
-    for (const passage of quotedPassages(e.content)) {
-      const quoted = await this.messages.bumpQuote(e.guildId, passage, at);
-      if (quoted) credited.push(quoted);
-    }
-    const highlighted: Outcome['highlighted'] = [];
-    for (const r of [self, ...credited]) {
-      const moment = detectMoment({
-        content: r.content,
-        authorIsBot: r.author_is_bot,
-        reactionCount: r.reaction_count ?? 0,
-        replyCount: r.reply_count ?? 0,
-        quoteCount: r.quote_count ?? 0,
-      });
-      if (!moment) continue;
-      const h = await this.highlights.addFromMessage(
-        e.guildId,
-        r.message_id,
-        moment.kind,
-        moment.score,
-      );
-      if (h?.created) highlighted.push({ messageId: r.message_id, text: r.content });
-    }
-    return { e, facts, highlighted };
-  }
-
   /** Every message (stored or a duplicate) re-arms its channel's timer: the newest counts. */
   private async armTimers(events: MessageCreated[]): Promise<void> {
     await Promise.all(
       [...groupBy(events, (e) => `${e.guildId}:${e.channelId}`).values()].map((group) =>
-        this.timer.arm(
+        this.timer.armAfter(
           group[0].guildId,
           group[0].channelId,
-          Math.max(...group.map((e) => Date.parse(e.createdAt))) +
-            this.config.DIRIGENT_EPOCH_GAP_MS,
+          Math.max(...group.map((e) => Date.parse(e.createdAt))),
         ),
       ),
     );

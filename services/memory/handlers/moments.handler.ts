@@ -7,7 +7,8 @@ import {
   type JetStreamContext,
 } from '@dirigent/messaging';
 import { occurrence, Reactor } from '@dirigent/reactor';
-import { ExtractMoments, MOMENTS } from '../application/extract-moments';
+import { ExtractMoments } from '../application/extract-moments';
+import { MOMENTS } from '../application/moment-batches';
 
 /**
  * The moment extractor's inputs: each router decision (the exchange it finished, from its
