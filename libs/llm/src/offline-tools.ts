@@ -32,6 +32,11 @@ const TIME = new RegExp(
   String.raw`\b(?:what(?:'s|\s+is)?\s+(?:the\s+)?time\s+(?:is\s+it\s+)?in\s+[^?!.]+|time\s+in\s+[A-Z][^?!.]*|(?:convert\s+)?${CLOCK}\s+(?:in\s+)?[A-Z][\w'./ -]*?\s+(?:in|to)\s+[A-Z][^?!.]*)`,
   'i',
 );
+const CREATE_CHANNEL =
+  /\b(?:create|make|open|add|set\s+up|start)\s+(?:us\s+)?(?:a\s+)?(?:new\s+)?(?:text\s+)?channel\b(?:\s+(?:called|named|for))?\s+#?([\w-]{1,100})/i;
+const ARCHIVE = /\barchive\s+(?:the\s+)?(?:channel\s+)?#([\w-]{1,100})/i;
+const CREATE_ROLE =
+  /\b(?:create|make|add|set\s+up)\s+(?:us\s+)?(?:a\s+)?(?:new\s+)?role\b(?:\s+(?:called|named|for))?\s+(?:the\s+)?@?([\w-]{1,100})/i;
 
 const clip = (s: string, max: number) => s.trim().slice(0, max).trim();
 
@@ -110,8 +115,9 @@ function messageIds(req: ChatRequest): { replyTo?: string; before?: string } {
 
 /**
  * The offline model's one honest tool use: with no model configured, a plain request in the
- * message (`roll 2d6`, `open a poll …`, `open a thread …`, `pin that`, `restructure the
- * server: …`, which becomes a proposal the moderators approve) becomes the matching
+ * message (`roll 2d6`, `open a poll …`, `open a thread …`, `pin that`, `create a channel
+ * called x`, `archive #x`, `make a role for the x`, `restructure the server: …`, the last
+ * four proposals the moderators approve) becomes the matching
  * skill's call when the request offers that tool. Null when nothing matches, when tools are
  * off (`tool_choice: 'none'`), or when this turn has already called a tool.
  */
@@ -138,9 +144,24 @@ export function offlineToolCall(req: ChatRequest): OfflineToolCall | null {
   }
   const utility = utilityCall(message, offered);
   if (utility) return utility;
+  // A restructure names its steps: asked for by that word, none is taken for a request of its own.
   const restructure = RESTRUCTURE.exec(message);
   if (restructure && offered.has('propose_restructure'))
     return { name: 'propose_restructure', arguments: restructureOf(message, restructure[1]) };
+  const channel = CREATE_CHANNEL.exec(message);
+  if (channel && offered.has('create_channel'))
+    return { name: 'create_channel', arguments: { name: channel[1].toLowerCase() } };
+  const archive = ARCHIVE.exec(message);
+  if (archive && offered.has('propose_restructure')) {
+    const step = `archive #${archive[1].toLowerCase()}`;
+    return {
+      name: 'propose_restructure',
+      arguments: { summary: clip(message, 1000), steps: [step] },
+    };
+  }
+  const role = CREATE_ROLE.exec(message);
+  if (role && offered.has('manage_roles'))
+    return { name: 'manage_roles', arguments: { action: 'create', roleName: role[1] } };
   return null;
 }
 

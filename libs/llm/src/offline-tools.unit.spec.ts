@@ -233,3 +233,30 @@ describe('offline tool calls', () => {
     expect(chunks[chunks.length - 2].choices[0].finish_reason).toBe('tool_calls');
   });
 });
+
+describe('offline steward requests in plain words', () => {
+  const steward: ChatTool[] = [...tools, 'create_channel', 'manage_roles'].map((t) =>
+    typeof t === 'string' ? { type: 'function', function: { name: t, parameters: {} } } : t,
+  );
+  const ask = (message: string) => offlineToolCall({ ...turn(message), tools: steward });
+
+  it('a channel, an archive and a role become the matching proposal calls', () => {
+    expect(ask('Dit, could you create a channel called garden-planning?')).toEqual({
+      name: 'create_channel',
+      arguments: { name: 'garden-planning' },
+    });
+    expect(ask('archive #old-events')).toEqual({
+      name: 'propose_restructure',
+      arguments: { summary: 'archive #old-events', steps: ['archive #old-events'] },
+    });
+    expect(ask('make a role for the gardeners')).toEqual({
+      name: 'manage_roles',
+      arguments: { action: 'create', roleName: 'gardeners' },
+    });
+  });
+
+  it('asks nothing of a tool the request does not offer', () => {
+    expect(offlineToolCall(turn('make a role for the gardeners'))).toBeNull();
+    expect(offlineToolCall(turn('create a channel called garden-planning'))).toBeNull();
+  });
+});

@@ -21,7 +21,7 @@ const DEBATE =
   /\b(disagree|wrong|actually|versus|vs\.?|better than|worse than|no way|debate|argue)\b/i;
 const CALLBACK = /\b(remember|last time|back when|used to|again|before|that time)\b/i;
 const ACTION =
-  /\b(?:roll\s+(?:(?:a|me|us|the)\s+)?(?:\d*d\d+|dice|a\s+die)|(?:open|start|make|create|run|spin\s+up|add)\s+(?:us\s+)?(?:a\s+|an\s+)?(?:poll|thread|channel|role|archive)|pin\s+(?:that|this|it)|restructure|reorgani[sz]e)/i;
+  /\b(?:roll\s+(?:(?:a|me|us|the)\s+)?(?:\d*d\d+|dice|a\s+die)|(?:open|start|make|create|run|spin\s+up|add)\s+(?:us\s+)?(?:a\s+|an\s+)?(?:poll|thread|channel|role|archive)|archive\s+(?:the\s+)?(?:channel\s+)?#|pin\s+(?:that|this|it)|restructure|reorgani[sz]e)/i;
 const RECALL =
   /\b(?:(?:do|does|did|can|could|don'?t|would)\s+(?:you|u|anyone|we|y'?all)\s+(?:still\s+)?(?:remember|recall)|remind\s+(?:me|us)|what\s+(?:did|have|had|do)\s+(?:we|you|they|i)\s+(?:\w+\s+)?(?:decide|decided|agree|agreed|settle|settled|say|said|pick|picked|choose|chose|plan|planned)\b|(?:remember|recall)\s+(?:what|when|where|who|how|which|if|whether)\b)/i;
 const BANTER = /\b(lol|lmao|haha|roast|cope|skill issue|ratio)\b|😂|🤣/i;
