@@ -19,6 +19,7 @@ import { ListRoles } from './application/list-roles';
 import { MemberPermissions } from './application/member-permissions';
 import { PinMessage } from './application/pin-message';
 import { SetChannelPermissions } from './application/set-channel-permissions';
+import { EditChannel } from './application/edit-channel';
 import { CreateChannel } from './application/create-channel';
 import { DeleteMessage } from './application/delete-message';
 import { ListChannelMembers } from './application/list-channel-members';
@@ -63,6 +64,7 @@ const useCases = [
   CreateRole,
   AssignRole,
   SetChannelPermissions,
+  EditChannel,
   CreatePoll,
   MemberPermissions,
   ListRoles,

@@ -9,6 +9,8 @@ import {
   IsNotEmpty,
   IsOptional,
   IsString,
+  Length,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -167,6 +169,25 @@ export class SetChannelPermissionsRequest {
   static create(input: unknown) {
     return createValidated(SetChannelPermissionsRequest, input);
   }
+}
+
+/**
+ * `dirigent.discord.rpc.edit-channel`: renames a channel (`name`) and/or moves it under the
+ * category called `categoryName` (made when the guild has none of that name).
+ */
+export class EditChannelRequest {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  @IsOptional() @IsString() @Length(1, 100) @Matches(/^[a-z0-9_-]+$/) name?: string;
+  @IsOptional() @IsString() @Length(1, 100) categoryName?: string;
+  static create(input: unknown) {
+    return createValidated(EditChannelRequest, input);
+  }
+}
+export interface EditChannelResult {
+  channelId: string;
+  name: string;
+  parentId: string | null;
 }
 
 /** `dirigent.discord.rpc.create-poll`: a native Discord poll, posted by the bot. */

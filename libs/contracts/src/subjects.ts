@@ -22,6 +22,8 @@ export const Subjects = {
     rpcCreateRole: 'dirigent.discord.rpc.create-role',
     rpcAssignRole: 'dirigent.discord.rpc.assign-role',
     rpcSetChannelPermissions: 'dirigent.discord.rpc.set-channel-permissions',
+    /** Renames a channel or moves it under a category (made when missing). */
+    rpcEditChannel: 'dirigent.discord.rpc.edit-channel',
     rpcCreatePoll: 'dirigent.discord.rpc.create-poll',
     /** Effective permission flag names of a member (`{ permissions }`). */
     queryMemberPermissions: 'dirigent.discord.query.member-permissions',

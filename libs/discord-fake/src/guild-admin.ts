@@ -1,7 +1,7 @@
 import { HttpError, notFound } from './http-error';
 import type { FakeChannel, FakeMessage, FakeRole } from './model';
 import { Permission, type Overwrite } from './permissions';
-import { memberJson, roleJson } from './serialize';
+import { channelJson, memberJson, roleJson } from './serialize';
 import type { FakeStore } from './store';
 
 const missingPermissions = () => new HttpError(403, 50013, 'Missing Permissions');
@@ -98,6 +98,24 @@ export class GuildAdmin {
     this.requireBot(c.guildId, Permission.ManageRoles, c);
     const rest = c.overwrites.filter((o) => o.id !== overwrite.id);
     return this.store.setOverwrites(channelId, [...rest, { ...overwrite }]);
+  }
+
+  /** Renames a channel or moves it under a category (CHANNEL_UPDATE); needs Manage Channels. */
+  editChannel(channelId: string, change: { name?: string; parentId?: string | null }): FakeChannel {
+    const c = this.store.channel(channelId);
+    this.requireBot(c.guildId, Permission.ManageChannels, c);
+    if (change.name !== undefined) {
+      if (!change.name) throw new HttpError(400, 50035, 'Invalid Form Body: name');
+      c.name = change.name;
+    }
+    if (change.parentId !== undefined) {
+      const parent = change.parentId ? this.store.channel(change.parentId) : undefined;
+      if (parent && (parent.type !== 4 || parent.guildId !== c.guildId))
+        throw new HttpError(400, 50035, 'Invalid Form Body: parent_id');
+      c.parentId = parent?.id ?? null;
+    }
+    this.store.gateway.dispatch('CHANNEL_UPDATE', channelJson(c));
+    return c;
   }
 
   deleteOverwrite(channelId: string, id: string): FakeChannel {

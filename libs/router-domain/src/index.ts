@@ -19,5 +19,6 @@ export * from './output';
 export * from './followup';
 export * from './speculative';
 export * from './steward';
+export * from './restructure';
 export * from './steward-upkeep';
 export * from './persona';

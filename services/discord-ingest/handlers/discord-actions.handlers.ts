@@ -5,6 +5,7 @@ import {
   CreatePollRequest,
   CreateRoleRequest,
   CreateThreadRequest,
+  EditChannelRequest,
   MemberPermissionsQuery,
   PinMessageRequest,
   RolesQuery,
@@ -19,6 +20,7 @@ import { ListRoles } from '../application/list-roles';
 import { MemberPermissions } from '../application/member-permissions';
 import { PinMessage } from '../application/pin-message';
 import { SetChannelPermissions } from '../application/set-channel-permissions';
+import { EditChannel } from '../application/edit-channel';
 
 /** The steward's Discord actions over NATS request/reply (contract part 3). */
 @Controller()
@@ -32,7 +34,13 @@ export class DiscordActionHandlers {
     private readonly polls: CreatePoll,
     private readonly memberPermissions: MemberPermissions,
     private readonly roleList: ListRoles,
+    private readonly edits: EditChannel,
   ) {}
+
+  @MessagePattern(Subjects.discord.rpcEditChannel)
+  editChannel(@Payload() r: EditChannelRequest) {
+    return this.edits.run(r);
+  }
 
   @MessagePattern(Subjects.discord.rpcCreateThread)
   createThread(@Payload() r: CreateThreadRequest) {

@@ -7,6 +7,9 @@ import type { RouterConfig } from '../config';
 import { NatsStewardDiscord } from './adapters/discord.client';
 import { ProposalRow } from './adapters/postgres/proposal.entity';
 import { PostgresProposals } from './adapters/postgres/proposal.read-model';
+import { PostgresRestructureJournal } from './adapters/postgres/restructure-journal';
+import { RestructureStepRow } from './adapters/postgres/restructure-step.entity';
+import { NatsRestructureDiscord } from './adapters/restructure-discord';
 import { JetStreamStewardEvents } from './adapters/steward-events';
 import { NatsHeldDecisions } from './adapters/held-decisions';
 import { DecideProposal } from './application/decide-proposal';
@@ -14,6 +17,7 @@ import { ModChannels } from './application/mod-channels';
 import { ProposalActions } from './application/proposal-actions';
 import { ProposalEffects } from './application/proposal-effects';
 import { ProposalService } from './application/proposals';
+import { RestructureDiscord, RestructureJournal, RestructureRun } from './application/restructure';
 import { StewardUpkeep } from './application/upkeep';
 import { RequestProposal } from './application/request-proposal';
 import {
@@ -25,7 +29,7 @@ import {
 import { StewardHandler } from './handlers/steward.handler';
 import { StewardLifecycle } from './steward.lifecycle';
 
-export const stewardEntities = [ProposalRow];
+export const stewardEntities = [ProposalRow, RestructureStepRow];
 
 /**
  * The steward (docs/architecture.md, "Steward"): each guild's mod channel, proposals as
@@ -60,6 +64,18 @@ export const stewardEntities = [ProposalRow];
       inject: [Messaging],
       useFactory: (m: Messaging) => new NatsHeldDecisions(m),
     },
+    {
+      provide: RestructureDiscord,
+      inject: [Messaging, SERVICE_CONFIG],
+      useFactory: (m: Messaging, c: RouterConfig) =>
+        new NatsRestructureDiscord(m, c.DIRIGENT_ROUTER_QUERY_TIMEOUT_MS),
+    },
+    {
+      provide: RestructureJournal,
+      inject: [EntityManager],
+      useFactory: (em: EntityManager) => new PostgresRestructureJournal(em),
+    },
+    RestructureRun,
     ProposalService,
     RequestProposal,
     ModChannels,

@@ -16,6 +16,17 @@ export const channelRoutes: Route[] = [
     run: (fake, { seg }) => [200, channelJson(fake.channel(seg[1]))],
   },
   {
+    method: 'PATCH',
+    path: '/channels/:c',
+    run: (fake, { seg, body }) => {
+      const change: { name?: string; parentId?: string | null } = {};
+      if (body.name !== undefined) change.name = String(body.name);
+      if (body.parent_id !== undefined)
+        change.parentId = body.parent_id ? String(body.parent_id) : null;
+      return [200, channelJson(fake.admin.editChannel(seg[1], change))];
+    },
+  },
+  {
     method: 'DELETE',
     path: '/channels/:c',
     run: (fake, { seg }) => [200, channelJson(fake.deleteChannel(seg[1]))],

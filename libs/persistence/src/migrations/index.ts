@@ -28,6 +28,7 @@ import { Migration20261129093000_memory_epoch_closing } from './Migration2026112
 import { Migration20261129113000_memory_epoch_closing_alive } from './Migration20261129113000_memory_epoch_closing_alive';
 import { Migration20261206230000_memory_audience } from './Migration20261206230000_memory_audience';
 import { Migration20261206233000_router_reminders } from './Migration20261206233000_router_reminders';
+import { Migration20261207000000_steward_restructure_steps } from './Migration20261207000000_steward_restructure_steps';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -128,5 +129,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261206233000_router_reminders',
     class: Migration20261206233000_router_reminders,
+  },
+  {
+    name: 'Migration20261207000000_steward_restructure_steps',
+    class: Migration20261207000000_steward_restructure_steps,
   },
 ];

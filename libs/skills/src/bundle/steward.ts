@@ -190,14 +190,15 @@ export const proposeRestructure: Skill = {
   description: 'Suggests a reorganization of the server to its moderators; never acts on its own.',
   catalogEntry:
     'propose_restructure: suggest reorganizing the server (summary, steps) to the moderators',
-  permissions: ['discord:post'],
-  discordPermissions: ['SendMessages'],
+  permissions: ['discord:post', 'discord:channels', 'discord:roles'],
+  // Approved, the steward runs its steps: channels made, renamed, archived, moved; roles made.
+  discordPermissions: ['SendMessages', 'ManageChannels', 'ManageRoles'],
   costClass: 'confirm',
   tools: [
     {
       name: 'propose_restructure',
       description:
-        'Suggest a reorganization of this server to its moderators: a summary and the steps. Nothing changes unless they approve.',
+        'Suggest a reorganization of this server to its moderators: a summary and the steps, each one of "create #name", "rename #a to b", "archive #name", "move #name to Category", "create role name". Nothing changes unless they approve; then the steps run in order.',
       parameters: {
         type: 'object',
         properties: {

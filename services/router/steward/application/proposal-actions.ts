@@ -3,6 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import { DomainError, ErrorCodes, type ProposalView } from '@dirigent/contracts';
 import { SkillRunner } from '@dirigent/skills';
 import { StewardDiscord } from './ports';
+import { RestructureRun } from './restructure';
 
 /** Runs an approved proposal's action; its result is recorded, a throw records `failed`. */
 export type ProposalAction = (proposal: ProposalView) => Promise<unknown>;
@@ -12,7 +13,8 @@ export type ProposalAction = (proposal: ProposalView) => Promise<unknown>;
  * call (`SkillRunner.executeApproved`, in the proposal's guild and channel, as its requester,
  * with `proposal-<id>` as the call id its posts de-duplicate on). A tool registered here runs
  * instead: `create_channel` is, so that a run resumed after a SIGKILL adopts the channel the
- * killed run made instead of making a second one.
+ * killed run made instead of making a second one; `propose_restructure` is, its steps run one
+ * by one and journalled ({@link RestructureRun}).
  */
 @Injectable()
 export class ProposalActions {
@@ -22,8 +24,10 @@ export class ProposalActions {
   constructor(
     private readonly discord: StewardDiscord,
     private readonly modules: ModuleRef,
+    restructure: RestructureRun,
   ) {
     this.register('create_channel', (p) => this.createChannel(p));
+    this.register('propose_restructure', (p) => restructure.execute(p));
   }
 
   register(tool: string, action: ProposalAction): void {
