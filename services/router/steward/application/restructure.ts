@@ -86,7 +86,7 @@ export class RestructureRun {
       try {
         if (!parsed.ok) throw fail(parsed.error);
         await this.journal.put(p.proposalId, i, text, { status: 'started' });
-        result = await this.apply(p.guildId, parsed.step, seen?.status === 'started');
+        result = await this.apply(p, i, parsed.step, seen?.status === 'started');
       } catch (e) {
         const error = (e as Error).message.slice(0, 300);
         this.log.warn({ proposalId: p.proposalId, step: i, err: error }, 'restructure step failed');
@@ -112,7 +112,13 @@ export class RestructureRun {
   }
 
   /** One step's Discord calls; `resumed`: an earlier run started it and was not seen to end. */
-  private async apply(guildId: string, s: RestructureStep, resumed: boolean): Promise<unknown> {
+  private async apply(
+    p: ProposalView,
+    i: number,
+    s: RestructureStep,
+    resumed: boolean,
+  ): Promise<unknown> {
+    const guildId = p.guildId;
     const channels = await this.discord.channels(guildId);
     const named = (name: string) => channels.find((c) => c.name === name);
     switch (s.kind) {
@@ -134,6 +140,14 @@ export class RestructureRun {
       case 'archive_channel': {
         const target = named(s.name) ?? (resumed ? named(archivedName(s.name)) : undefined);
         if (!target) throw fail(`there is no #${s.name}`);
+        // Said in the channel before it closes: why, and what memory keeps of it.
+        const why = typeof p.args.summary === 'string' ? p.args.summary.slice(0, 1500) : '';
+        await this.discord.post(
+          guildId,
+          target.channelId,
+          `This channel is archived by the moderators.${why ? ` ${why}` : ''}`,
+          `restructure-${p.proposalId}-${i}-summary`,
+        );
         await this.discord.readOnly(guildId, target.channelId);
         const name = archivedName(s.name);
         if (target.name !== name)
