@@ -164,6 +164,20 @@ export class RouterConfig extends BaseConfig implements DerivedConfig {
   DIRIGENT_MOD_CHANNEL_NAME = 'dit-mod';
   /** How long a steward proposal waits for a decision before it expires. */
   @EnvInt({ min: 100 }) DIRIGENT_PROPOSAL_TTL_MS = 86_400_000;
+  /** Upkeep: a topic discussed on this many distinct days gets a channel proposed… */
+  @EnvInt({ min: 1 }) DIRIGENT_UPKEEP_TOPIC_DAYS = 3;
+  /** …when this many members discussed it outside a channel of its own. */
+  @EnvInt({ min: 1 }) DIRIGENT_UPKEEP_TOPIC_MEMBERS = 4;
+  /** Upkeep: a channel quiet this many days… */
+  @EnvInt({ min: 1 }) DIRIGENT_UPKEEP_ARCHIVE_IDLE_DAYS = 30;
+  /** …that held this many messages gets its archiving proposed. */
+  @EnvInt({ min: 1 }) DIRIGENT_UPKEEP_ARCHIVE_MIN_MESSAGES = 200;
+  /** Upkeep: this many members meeting around a topic for 3 weeks get a role proposed. */
+  @EnvInt({ min: 1 }) DIRIGENT_UPKEEP_ROLE_MEMBERS = 5;
+  /** How long a rejected (or expired) upkeep proposal is not asked again, in days. */
+  @EnvInt({ min: 1 }) DIRIGENT_UPKEEP_REASK_DAYS = 30;
+  /** At most one upkeep survey of a guild per this period, armed by its members' messages. */
+  @EnvInt({ min: 100 }) DIRIGENT_UPKEEP_SURVEY_MS = 3_600_000;
   /** The role a new proposal's post mentions; unset: the roles holding ManageGuild. */
   @IsOptional()
   @Matches(/^\d{5,25}$/, { message: '$property must be a Discord role id' })

@@ -4,6 +4,7 @@ import { SpeculativeTurns } from './application/speculative';
 import { Tasks } from './orchestrator/application/tasks';
 import { ProposalEffects } from './steward/application/proposal-effects';
 import { StewardUpkeep } from './steward/application/upkeep';
+import { UpkeepSurvey } from './steward/application/upkeep-survey';
 
 /**
  * Every reactor job of the router, by the piece of its area that declares it (its `jobs()`),
@@ -12,6 +13,9 @@ import { StewardUpkeep } from './steward/application/upkeep';
  */
 export const ROUTER_JOBS = [
   StewardUpkeep, // steward-thread-split, steward-pin-decision (a human's message)
+  // steward-upkeep-arm (a human's message), steward-upkeep-topic-channel, -archive, -role
+  // (the guild's survey timer)
+  UpkeepSurvey,
   ProposalEffects, // proposal-expiry (its timer)
   Tasks, // task-deadline (its timer)
   SpeculativeTurns, // speculative-turn (its timer, then the room's predicates)

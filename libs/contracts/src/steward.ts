@@ -121,4 +121,16 @@ export class ProposeRequest {
 export const StewardEventTypes = {
   proposal: 'steward.proposal',
   proposalExpiryDue: 'steward.proposal-expiry-due',
+  upkeepSurveyDue: 'steward.upkeep-survey-due',
 } as const;
+
+/**
+ * A guild's upkeep survey (`dirigent.timer.fired.router.upkeep-survey`): armed by a human
+ * message, at most one per guild and `DIRIGENT_UPKEEP_SURVEY_MS` period.
+ */
+export class UpkeepSurveyDue {
+  @Snowflake() guildId: string;
+  static create(input: unknown) {
+    return createValidated(UpkeepSurveyDue, input);
+  }
+}

@@ -20,5 +20,6 @@ export * from './followup';
 export * from './speculative';
 export * from './steward';
 export * from './restructure';
+export * from './upkeep-proposals';
 export * from './steward-upkeep';
 export * from './persona';

@@ -10,6 +10,7 @@ import { PostgresProposals } from './adapters/postgres/proposal.read-model';
 import { PostgresRestructureJournal } from './adapters/postgres/restructure-journal';
 import { RestructureStepRow } from './adapters/postgres/restructure-step.entity';
 import { NatsRestructureDiscord } from './adapters/restructure-discord';
+import { NatsUpkeepMemory } from './adapters/upkeep-memory';
 import { JetStreamStewardEvents } from './adapters/steward-events';
 import { NatsHeldDecisions } from './adapters/held-decisions';
 import { DecideProposal } from './application/decide-proposal';
@@ -19,6 +20,7 @@ import { ProposalEffects } from './application/proposal-effects';
 import { ProposalService } from './application/proposals';
 import { RestructureDiscord, RestructureJournal, RestructureRun } from './application/restructure';
 import { StewardUpkeep } from './application/upkeep';
+import { UpkeepMemory, UpkeepSurvey } from './application/upkeep-survey';
 import { RequestProposal } from './application/request-proposal';
 import {
   HeldDecisions,
@@ -76,6 +78,13 @@ export const stewardEntities = [ProposalRow, RestructureStepRow];
       useFactory: (em: EntityManager) => new PostgresRestructureJournal(em),
     },
     RestructureRun,
+    {
+      provide: UpkeepMemory,
+      inject: [Messaging, SERVICE_CONFIG],
+      useFactory: (m: Messaging, c: RouterConfig) =>
+        new NatsUpkeepMemory(m, c.DIRIGENT_ROUTER_QUERY_TIMEOUT_MS),
+    },
+    UpkeepSurvey,
     ProposalService,
     RequestProposal,
     ModChannels,
