@@ -318,6 +318,88 @@ describe('steward: mod channel and proposals', () => {
     expect(statuses.filter((s) => s === 'executed')).toHaveLength(1);
   });
 
+  it('runs an approved restructure of 4 steps once across a SIGKILL mid-way', async () => {
+    const t = Date.now();
+    const memes = h.discord.createChannel(h.guild.id, { name: `memes-${t}` });
+    const old = h.discord.createChannel(h.guild.id, { name: `old-${t}` });
+    const steps = [
+      `create #garden-${t}`,
+      `rename #memes-${t} to fun-${t}`,
+      `archive #old-${t}`,
+      `create role gardeners-${t}`,
+    ];
+    const id = await propose(h.guild.id, 'propose_restructure', { summary: 'tidy up', steps });
+    const post = await posted(h.guild.id, id);
+    const named = (name: string) =>
+      [...h.discord.channels.values()].filter((c) => c.guildId === h.guild.id && c.name === name);
+    // Step 3 stalls on its read-only overwrite (rate limited); the router dies there.
+    h.discord.failNext({
+      method: 'PUT',
+      path: /^\/channels\/\d+\/permissions\/\d+$/,
+      status: 429,
+      retryAfter: 4,
+    });
+    react(post.channelId, post.id, manager.id, '✅');
+    await waitFor(() => h.discord.channel(memes.id).name === `fun-${t}`, LONG, 20, 'step 2');
+    await killRouter();
+    expect(named(`garden-${t}`)).toHaveLength(1);
+    await startRouter();
+    const done = await status(h.guild.id, id, 'executed');
+    expect(done.result).toMatchObject({ steps: 4 });
+    expect(named(`garden-${t}`)).toHaveLength(1);
+    expect(named(`fun-${t}`)).toEqual([expect.objectContaining({ id: memes.id })]);
+    expect(named(`memes-${t}`)).toHaveLength(0);
+    expect(named(`archived-old-${t}`)).toEqual([expect.objectContaining({ id: old.id })]);
+    expect(h.discord.channel(old.id).overwrites).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: h.guild.id, type: 0 })]),
+    );
+    const roles = [...h.discord.guild(h.guild.id).roles.values()];
+    expect(roles.filter((r) => r.name === `gardeners-${t}`)).toHaveLength(1);
+    // One result per step in the mod channel, in order.
+    await routerIdle();
+    const said = h.discord
+      .channelMessages(post.channelId)
+      .map((m) => m.content)
+      .filter((c) => c.startsWith('Step '));
+    const mine = said.filter((c) => steps.some((x) => c.includes(`(${x})`)));
+    expect(mine.map((c) => c.slice(0, 8))).toEqual([
+      'Step 1/4',
+      'Step 2/4',
+      'Step 3/4',
+      'Step 4/4',
+    ]);
+    expect(mine.every((c) => c.includes('done'))).toBe(true);
+    const statuses = (await events(h.guild.id, id)).map((e) => e.status);
+    expect(statuses.filter((x) => x === 'executed')).toHaveLength(1);
+  });
+
+  it('stops a restructure at a failed step and says which', async () => {
+    const t = Date.now();
+    const garden = h.discord.createChannel(h.guild.id, { name: `plots-${t}` });
+    const steps = [
+      `move #plots-${t} to Projects ${t}`,
+      `archive #nowhere-${t}`,
+      `create #never-${t}`,
+    ];
+    const id = await propose(h.guild.id, 'propose_restructure', { summary: 'tidy', steps });
+    const post = await posted(h.guild.id, id);
+    react(post.channelId, post.id, manager.id, '✅');
+    const failed = await status(h.guild.id, id, 'failed');
+    expect(failed.error).toContain(`Step 2/3 (archive #nowhere-${t})`);
+    const parent = h.discord.channel(garden.id).parentId;
+    expect(parent && h.discord.channel(parent)).toMatchObject({ type: 4, name: `Projects ${t}` });
+    expect([...h.discord.channels.values()].some((c) => c.name === `never-${t}`)).toBe(false);
+    await waitFor(
+      () =>
+        h.discord
+          .channelMessages(post.channelId)
+          .some((m) => m.content.startsWith(`Step 2/3 (archive #nowhere-${t}) failed`)),
+      LONG,
+      50,
+      'the failed step said',
+    );
+  });
+
   it('keeps guilds apart: lists, posts and deciders are per guild', async () => {
     const mine = await propose(h.guild.id, 'create_channel', { name: `g1-${Date.now()}` });
     const theirs = await propose(other.id, 'create_channel', { name: `g2-${Date.now()}` });
