@@ -423,4 +423,40 @@ describe('acting for a member', () => {
       'the reply saying a moderator decides',
     );
   });
+
+  it('steward requests in plain words reach the mod channel with the offline model', async () => {
+    // Room under the guild's pending limit: what the earlier cases left pending is rejected.
+    for (const p of await proposals())
+      if (p.status === 'pending')
+        await request(Subjects.admin.stewardDecide, {
+          proposalId: p.proposalId,
+          approve: false,
+          actorUserId: manager.id,
+        });
+    const asks: [string, string, Record<string, unknown>][] = [
+      [
+        'Dit, could you create a channel called garden-planning?',
+        'create_channel',
+        { name: 'garden-planning' },
+      ],
+      [
+        'dit, archive #old-events',
+        'propose_restructure',
+        { summary: expect.stringContaining('archive #old-events'), steps: ['archive #old-events'] },
+      ],
+      [
+        'dit, make a role for the gardeners',
+        'manage_roles',
+        { action: 'create', roleName: 'gardeners' },
+      ],
+    ];
+    for (const [i, [words, tool, args]] of asks.entries()) {
+      const asker = member(`gardener-${i}`);
+      const d = await decisionOf(mention(asker, words).id);
+      expect(d.toolCalls).toEqual([expect.objectContaining({ tool, status: 'proposed' })]);
+      const made = await proposal(d.toolCalls![0].proposalId!);
+      expect(made).toMatchObject({ tool, args, requestedBy: { userId: asker.id } });
+      await postOf(made.proposalId);
+    }
+  });
 });
