@@ -255,6 +255,41 @@ describe('discord-ingest actions (real discord.js against the local Discord)', (
     });
   });
 
+  describe('edit-channel', () => {
+    it('renames a channel and moves it under a category, made once by name', async () => {
+      const channel = newChannel(h);
+      const renamed = await ok(
+        ask<{ channelId: string; name: string; parentId: string | null }>(
+          Subjects.discord.rpcEditChannel,
+          { channelId: channel.id, name: `renamed-${channel.id}`, categoryName: 'Projects' },
+        ),
+      );
+      expect(renamed).toMatchObject({ channelId: channel.id, name: `renamed-${channel.id}` });
+      const parent = h.discord.channel(renamed.parentId!);
+      expect(parent).toMatchObject({ type: 4, name: 'Projects', guildId: h.guild.id });
+      // Asked again (a resumed step): the same category, nothing new.
+      const again = await ok(
+        ask<{ parentId: string | null }>(Subjects.discord.rpcEditChannel, {
+          channelId: channel.id,
+          categoryName: 'projects',
+        }),
+      );
+      expect(again.parentId).toBe(parent.id);
+      const categories = [...h.discord.channels.values()].filter(
+        (c) => c.guildId === h.guild.id && c.type === 4 && c.name === 'Projects',
+      );
+      expect(categories).toHaveLength(1);
+      const bad = await ask(Subjects.discord.rpcEditChannel, {
+        channelId: channel.id,
+        name: 'No Caps',
+      });
+      expect(bad).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
+      expect(
+        await ask(Subjects.discord.rpcEditChannel, { channelId: snowflake(), name: 'x' }),
+      ).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    });
+  });
+
   describe('set-channel-permissions and member-permissions', () => {
     it('sets overwrites by flag name; effective permissions in the channel follow', async () => {
       const channel = newChannel(h);
