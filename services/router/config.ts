@@ -158,6 +158,10 @@ export class RouterConfig extends BaseConfig implements DerivedConfig {
   @EnvInt({ min: 10 }) DIRIGENT_ROUTER_MEMORY_PROBE_MS = 250;
   /** The community's time zone as minutes east of UTC (the hour of day a decision reads). */
   @EnvInt({ min: -720, max: 840 }) DIRIGENT_ROUTER_UTC_OFFSET_MIN = 0;
+  /** Learned adjustments halve toward 0 over this long (0: they never decay). */
+  @EnvInt({ min: 0 }) DIRIGENT_LEARNING_HALF_LIFE_MS = 14 * 86_400_000;
+  /** How many learning signals one member may give in a guild per UTC day. */
+  @EnvInt({ min: 1 }) DIRIGENT_LEARNING_DAILY_CAP = 5;
   /** The steward's mod channel, created once per guild (visible to the bot and ManageGuild members). */
   @IsOptional()
   @Matches(/^[a-z0-9_-]{1,100}$/, { message: '$property must be 1-100 of a-z, 0-9, _ or -' })

@@ -85,6 +85,11 @@ export interface RouterDecisionInputs {
   /** The cheap classifier's pick (a model call is not replayed; its answer is an input). */
   tieBreak?: string;
   personaVersion?: number;
+  /**
+   * The room's mood the guild's learned adjustments were read for (`agent.weights` are
+   * then the effective weights: baseline + adjustment). Absent on decisions made before.
+   */
+  contextClass?: 'lull' | 'casual' | 'busy' | 'heated';
   /** `dispositionSetId` of the dispositions the scores read. */
   dispositionSet: string;
 }

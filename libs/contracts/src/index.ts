@@ -18,4 +18,5 @@ export * from './skills';
 export * from './steward';
 export * from './discord-actions';
 export * from './persona';
+export * from './learning';
 export * from './nats-permissions';

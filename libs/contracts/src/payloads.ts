@@ -141,6 +141,8 @@ export class ReactionChanged {
   @Snowflake() messageId: string;
   @Snowflake() userId: string;
   @IsString() @IsNotEmpty() @MaxLength(100) emoji: string;
+  /** The reacting user is a bot (learning never counts it). */
+  @IsOptional() @IsBoolean() userIsBot?: boolean;
   static create(input: unknown) {
     return createValidated(ReactionChanged, input);
   }

@@ -16,6 +16,8 @@ import {
   Min,
   ValidateNested,
   ArrayMinSize,
+  IsObject,
+  ValidateBy,
 } from 'class-validator';
 import { CONTEXT_STRATEGIES, type ContextStrategy } from './memory';
 import { AgentId, SNOWFLAKE_PATTERN, Snowflake } from './rules';
@@ -257,9 +259,56 @@ export interface RouterHeldBackEvent {
 /** `dirigent.router.replay`: recomputes a stored decision from its inputs and seed. */
 export class RouterReplayRequest {
   @IsString() @IsNotEmpty() @MaxLength(64) decisionId: string;
+  /**
+   * Candidate weights (disposition id → weight, 0..1000) the decision is recomputed under
+   * instead of the ones it recorded; without them the replay is exact.
+   */
+  @IsOptional() @IsObject() @IsWeights() weights?: Record<string, number>;
   static create(input: unknown) {
     return createValidated(RouterReplayRequest, input);
   }
+}
+
+/** `dirigent.router.whatif`: the guild's last decisions replayed under candidate weights. */
+export class RouterWhatIfRequest {
+  @Snowflake() guildId: string;
+  @IsOptional() @AgentId() agentId?: string;
+  @IsInt() @Min(1) @Max(500) last: number;
+  @IsObject() @IsWeights() weights: Record<string, number>;
+  static create(input: unknown) {
+    return createValidated(RouterWhatIfRequest, input);
+  }
+}
+export interface RouterWhatIfResult {
+  /** Decisions replayed (those that kept their inputs). */
+  decisions: number;
+  /** How many would choose another disposition. */
+  changed: number;
+  /** How often each disposition is chosen now (`before`) and under the weights (`after`). */
+  byDisposition: Record<string, { before: number; after: number }>;
+}
+
+/** A map of disposition ids to weights within 0..1000. */
+function IsWeights() {
+  return ValidateBy({
+    name: 'isWeights',
+    validator: {
+      validate: (v: unknown) =>
+        !!v &&
+        typeof v === 'object' &&
+        !Array.isArray(v) &&
+        Object.entries(v as Record<string, unknown>).every(
+          ([k, w]) =>
+            DISPOSITION_ID.test(k) &&
+            typeof w === 'number' &&
+            Number.isFinite(w) &&
+            w >= 0 &&
+            w <= 1000,
+        ),
+      defaultMessage: () =>
+        '$property must map disposition ids (lowercase letters, digits, _ or -) to numbers 0..1000',
+    },
+  });
 }
 export interface RouterReplayResult {
   chosen: string;

@@ -69,6 +69,10 @@ export const Subjects = {
     personaList: 'dirigent.admin.persona.list',
     /** Versions with their weights and the learning signals that moved them. */
     personaHistory: 'dirigent.admin.persona.history',
+    /** A guild's learned adjustments of an agent (`LearningGetRequest` → `LearningGetResult`). */
+    learningGet: 'dirigent.admin.learning.get',
+    /** Drops a guild's learned adjustments of an agent (`LearningResetRequest`). */
+    learningReset: 'dirigent.admin.learning.reset',
   },
   /** `dirigent.tool.<name>` */
   toolPrefix: 'dirigent.tool',
@@ -95,6 +99,8 @@ export const Subjects = {
     decisionsList: 'dirigent.router.decisions.list',
     /** Recomputes a stored decision from its inputs and seed (`{ chosen, candidates, identical }`). */
     replay: 'dirigent.router.replay',
+    /** A guild's last decisions replayed under candidate weights (`RouterWhatIfRequest`). */
+    whatif: 'dirigent.router.whatif',
     /** Cancels a channel's running orchestrator tasks (`/dirigent cancel`). */
     tasksCancel: 'dirigent.router.tasks.cancel',
     /** Answer directly or delegate to the coding, research and general agents. */
@@ -116,6 +122,8 @@ export const Subjects = {
     personaChanged: 'dirigent.router.evt.persona.changed',
     /** A learning signal moved a persona's disposition weight (`PersonaWeightsAdjustedEvent`). */
     personaWeightsAdjusted: 'dirigent.router.evt.persona.weights.adjusted',
+    /** Every guild's learning steps (`dirigent.router.evt.<g>.learning.adjusted`). */
+    learningAdjustedAll: 'dirigent.router.evt.*.learning.adjusted',
   },
   steward: {
     /** `dirigent.steward.evt.<guildId>.proposal` */
@@ -243,6 +251,9 @@ export const subject = {
     channelId: string,
     kind: 'decision' | 'followup' | 'burst-stopped' | 'held-back' | 'task',
   ) => `${Subjects.router.evtPrefix}.${guildId}.${channelId}.${kind}`,
+  /** `dirigent.router.evt.<g>.learning.adjusted`: one step of a guild's learning. */
+  learningAdjusted: (guildId: string) =>
+    `${Subjects.router.evtPrefix}.${guildId}.learning.adjusted`,
   stewardProposal: (guildId: string) => `${Subjects.steward.evtPrefix}.${guildId}.proposal`,
   deadLetter: (stream: string, durable: string) =>
     `${Subjects.deadLetter.prefix}.${stream}.${durable}`,

@@ -23,3 +23,4 @@ export * from './restructure';
 export * from './upkeep-proposals';
 export * from './steward-upkeep';
 export * from './persona';
+export * from './learning';

@@ -213,6 +213,7 @@ export class GatewayIngest {
         channelId: r.message.channelId,
         messageId: r.message.id,
         userId: u.id,
+        userIsBot: u.bot ?? undefined,
         emojiName: r.emoji.name,
         emojiId: r.emoji.id,
         receivedAt: this.nextReceipt(),

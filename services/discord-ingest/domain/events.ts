@@ -51,6 +51,8 @@ export interface ReactionFacts {
   /** Unicode emoji: its name; custom emoji: its name and id. */
   emojiName: string | null;
   emojiId: string | null;
+  /** The reacting user is a bot (absent when the gateway did not say). */
+  userIsBot?: boolean;
   receivedAt: Date;
 }
 
@@ -189,6 +191,7 @@ export function classifyReaction(r: ReactionFacts): Classified {
         messageId: r.messageId,
         userId: r.userId,
         emoji: r.emojiId ? `${r.emojiName}:${r.emojiId}` : r.emojiName,
+        ...(r.userIsBot ? { userIsBot: true } : {}),
       },
       receivedAtMs: r.receivedAt.getTime(),
     },

@@ -137,6 +137,8 @@ describe('gateway event classification', () => {
       toPublication(r.event).envelopeId,
     );
     expect(classifyReaction({ ...facts, guildId: null }).ok).toBe(false);
+    const bot = classifyReaction({ ...facts, userIsBot: true });
+    expect(bot.ok && bot.event.data).toMatchObject({ userIsBot: true });
   });
 
   it('marks bots and webhooks', () => {

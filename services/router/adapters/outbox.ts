@@ -6,6 +6,8 @@ import {
   PersonaEventTypes,
   type PersonaChangedEvent,
   type PersonaWeightsAdjustedEvent,
+  type LearningAdjustedEvent,
+  LearningEventTypes,
   type RouterBurstStoppedEvent,
   type RouterHeldBackEvent,
   type RouterDecision,
@@ -114,6 +116,18 @@ export class JetStreamOutbox extends RouterOutbox {
       PersonaEventTypes.changed,
       e,
       { id: `persona-${e.agentId}-${e.version}` },
+    );
+  }
+
+  async learningAdjusted(e: LearningAdjustedEvent) {
+    const c = e.cause;
+    await this.messaging.publishEvent(
+      subject.learningAdjusted(e.guildId),
+      LearningEventTypes.adjusted,
+      e,
+      {
+        id: `learning-${e.agentId}-${c.messageId}-${c.userId ?? 'room'}-${c.signal}-${e.at}`,
+      },
     );
   }
 

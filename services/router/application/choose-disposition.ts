@@ -1,12 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
-import { routeFromInputs, SILENT_FALLBACK } from '@dirigent/router-domain';
+import { contextClass, routeFromInputs, SILENT_FALLBACK } from '@dirigent/router-domain';
 import type { RouterConfig } from '../config';
+import { PersonaLearning } from '../learning/application/persona-learning';
 import { Personas } from '../learning/application/personas';
 import { ModelGateway } from './clients';
 import { ReadTheRoom } from './read-the-room';
 import { tieBreak } from './tie-break';
 import { ms, type Choice, type TurnRequest } from './turn-record';
+import type { DecisionInputs } from '@dirigent/router-domain';
 
 /**
  * A turn's choice: the agent's active persona (its gates, weights and the synthesizer's
@@ -18,6 +20,7 @@ export class ChooseDisposition {
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
     private readonly personas: Personas,
+    private readonly learning: PersonaLearning,
     private readonly room: ReadTheRoom,
     private readonly models: ModelGateway,
   ) {}
@@ -41,6 +44,7 @@ export class ChooseDisposition {
           }
         : {}),
     });
+    await this.learned(r, inputs);
     const deciding = performance.now();
     let routed = routeFromInputs(all, inputs, r.seed);
     let decideMs = performance.now() - deciding;
@@ -56,5 +60,22 @@ export class ChooseDisposition {
     // The lens the turn reads through (its own, or swapped: see `lensSwap`).
     const disposition = { ...chosen, contextStrategy: routed.dimensions.contextStrategy };
     return { inputs, routed, disposition, classified, timings };
+  }
+
+  /**
+   * The room's mood on the inputs, and the agent's weights there as the guild learned
+   * them (baseline + adjustment): kept on the decision, so its replay reads the same.
+   */
+  private async learned(r: TurnRequest, inputs: DecisionInputs): Promise<void> {
+    const cls = contextClass(inputs);
+    inputs.contextClass = cls;
+    const weights = await this.learning.effective(
+      r.guildId,
+      r.agent.id,
+      cls,
+      inputs.agent.weights ?? {},
+    );
+    const { weights: _baseline, ...agent } = inputs.agent;
+    inputs.agent = Object.keys(weights).length ? { ...agent, weights } : agent;
   }
 }

@@ -1,6 +1,7 @@
 import type {
   PersonaChangedEvent,
   PersonaWeightsAdjustedEvent,
+  LearningAdjustedEvent,
   RouterBurstStoppedEvent,
   RouterHeldBackEvent,
   RouterDecision,
@@ -89,6 +90,8 @@ export abstract class RouterOutbox {
   ): Promise<void>;
   abstract personaChanged(e: PersonaChangedEvent): Promise<void>;
   abstract personaWeightsAdjusted(e: PersonaWeightsAdjustedEvent): Promise<void>;
+  /** One step of a guild's learning (`learning.adjusted`). */
+  abstract learningAdjusted(e: LearningAdjustedEvent): Promise<void>;
 }
 
 /** Who may read a channel (the ingest's members query). */

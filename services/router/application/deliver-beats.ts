@@ -128,6 +128,9 @@ export class DeliverBeats {
             messageId: id,
             agentId: o.agent.id,
             dispositionId: decision.chosen,
+            ...(decision.inputs?.contextClass
+              ? { contextClass: decision.inputs.contextClass }
+              : {}),
             decisionId,
             guildId,
             channelId,

@@ -57,6 +57,7 @@ export class InputsHandler {
         (r, ctx) => this.proposals.onReaction(r, ctx.envelope.at),
         (r) => this.learning.reaction(r),
       ],
+      'reaction.removed': (r) => this.learning.reactionRemoved(r),
       'typing.started': (t) => this.messages.typing(t),
       'message.deleted': (d) => this.messages.deleted(d),
     });

@@ -7,6 +7,7 @@ import {
   RouterDecideRequest,
   RouterDecisionsListRequest,
   RouterReplayRequest,
+  RouterWhatIfRequest,
   Subjects,
 } from '@dirigent/contracts';
 import { DecideDryRun } from '../application/decide-dry-run';
@@ -37,6 +38,11 @@ export class RouterHandler {
   @MessagePattern(Subjects.router.replay)
   replay(@Payload() r: RouterReplayRequest) {
     return this.replays.run(r);
+  }
+
+  @MessagePattern(Subjects.router.whatif)
+  whatif(@Payload() r: RouterWhatIfRequest) {
+    return this.replays.whatIf(r);
   }
 
   @MessagePattern(Subjects.admin.dispositionList)

@@ -3,7 +3,8 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { PostgresPersonas } from './adapters/postgres/persona-version.repository';
 import { PersonaLearning } from './application/persona-learning';
 import { Personas } from './application/personas';
-import { PersonaStore } from './application/ports';
+import { LearningStore, PersonaStore } from './application/ports';
+import { PostgresLearning } from './adapters/postgres/learning.repository';
 import { PersonaHandler } from './handlers/persona.handler';
 
 export { learningEntities } from './adapters/postgres/entities';
@@ -20,6 +21,11 @@ export { learningEntities } from './adapters/postgres/entities';
       provide: PersonaStore,
       inject: [EntityManager],
       useFactory: (em: EntityManager) => new PostgresPersonas(em),
+    },
+    {
+      provide: LearningStore,
+      inject: [EntityManager],
+      useFactory: (em: EntityManager) => new PostgresLearning(em),
     },
     Personas,
     PersonaLearning,

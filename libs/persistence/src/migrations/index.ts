@@ -29,6 +29,7 @@ import { Migration20261129113000_memory_epoch_closing_alive } from './Migration2
 import { Migration20261206230000_memory_audience } from './Migration20261206230000_memory_audience';
 import { Migration20261206233000_router_reminders } from './Migration20261206233000_router_reminders';
 import { Migration20261207000000_steward_restructure_steps } from './Migration20261207000000_steward_restructure_steps';
+import { Migration20261207001000_learning_per_community } from './Migration20261207001000_learning_per_community';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -133,5 +134,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261207000000_steward_restructure_steps',
     class: Migration20261207000000_steward_restructure_steps,
+  },
+  {
+    name: 'Migration20261207001000_learning_per_community',
+    class: Migration20261207001000_learning_per_community,
   },
 ];

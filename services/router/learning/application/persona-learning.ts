@@ -1,32 +1,48 @@
-import { Injectable, Logger } from '@nestjs/common';
-import type { MessageCreated, ReactionChanged } from '@dirigent/contracts';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
-  learnedWeight,
+  DomainError,
+  ErrorCodes,
+  type ContextClass,
+  type LearningGetRequest,
+  type LearningGetResult,
+  type LearningResetRequest,
+  type LearningSignal,
+  type MessageCreated,
+  type ReactionChanged,
+} from '@dirigent/contracts';
+import {
+  decayed,
+  effectiveWeight,
+  effectiveWeights,
+  memberSignal,
   reactionSignal,
   replySignal,
-  type PersonaSignal,
+  type MemberInput,
 } from '@dirigent/router-domain';
-import { Clock } from '@dirigent/service-kit';
+import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
+import type { RouterConfig } from '../../config';
 import { Agents } from '../../application/agents';
-import { Personas } from './personas';
 import { RouterOutbox } from '../../application/clients';
-import { PersonaStore, type PersonaMessage } from './ports';
+import { LearningStore, PersonaStore, type PersonaMessage } from './ports';
 
 /**
- * The learning loop: a human's positive or negative reaction to a built-in agent's message,
- * or a reply to it, moves that agent's persona weight for the disposition that produced the
- * message by `learning.rate`, within `learning.bounds`, as a new version (`cause:
- * 'learning'`) and a `persona.weights.adjusted` event. Each (message, signal) counts once,
- * whatever the redeliveries; `learning.enabled: false` records the signal and moves nothing.
+ * Learning per community (docs/architecture.md, "Learning per community"): a member's
+ * reaction or reply to a built-in agent's message moves the guild's adjustment of the
+ * disposition that produced it, in the room's mood the decision was made in, by the
+ * persona's `learning.rate`. One signal per member per message (the strongest), a removed
+ * reaction withdraws it, bots never count, a member's signals per guild are capped per
+ * day; the persona's weights stay the admin's baseline. Every step is a
+ * `learning.adjusted` event naming its cause.
  */
 @Injectable()
 export class PersonaLearning {
   private readonly log = new Logger('router:learning');
 
   constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
     private readonly agents: Agents,
     private readonly store: PersonaStore,
-    private readonly personas: Personas,
+    private readonly learned: LearningStore,
     private readonly outbox: RouterOutbox,
     private readonly clock: Clock,
   ) {}
@@ -36,89 +52,154 @@ export class PersonaLearning {
     return this.store.recordMessage({ ...d, at: new Date(this.clock.now()) });
   }
 
+  /**
+   * The weights a decision of `agentId` in `guildId` scores with in the room's mood: the
+   * persona's baseline plus the guild's adjustments for that class, decayed to now.
+   */
+  async effective(
+    guildId: string,
+    agentId: string,
+    cls: ContextClass,
+    baseline: Readonly<Record<string, number>>,
+  ): Promise<Record<string, number>> {
+    const [rows, p] = await Promise.all([
+      this.learned.adjustments(guildId, agentId, cls),
+      this.store.active(agentId),
+    ]);
+    if (!rows.length || !p) return { ...baseline };
+    const now = this.clock.now();
+    const adj: Record<string, number> = {};
+    for (const r of rows) {
+      const a = decayed(
+        r.adjustment,
+        now - r.at.getTime(),
+        this.config.DIRIGENT_LEARNING_HALF_LIFE_MS,
+      );
+      if (a !== 0) adj[r.dispositionId] = a;
+    }
+    return effectiveWeights(baseline, adj, p.content.learning.bounds);
+  }
+
   async reaction(e: ReactionChanged): Promise<void> {
-    if (this.agents.userIds.has(e.userId)) return;
+    if (e.userIsBot || this.agents.userIds.has(e.userId)) return;
     const polarity = reactionSignal(e.emoji);
-    if (polarity) await this.signal(e.messageId, `reaction:${e.userId}:${e.emoji}`, polarity);
+    if (!polarity) return;
+    await this.signal(e.guildId, e.messageId, e.userId, 'reaction', {
+      type: 'add',
+      kind: 'reaction',
+      polarity,
+      emoji: e.emoji,
+    });
+  }
+
+  async reactionRemoved(e: ReactionChanged): Promise<void> {
+    if (e.userIsBot || this.agents.userIds.has(e.userId) || !reactionSignal(e.emoji)) return;
+    await this.signal(e.guildId, e.messageId, e.userId, 'withdrawn', {
+      type: 'remove',
+      emoji: e.emoji,
+    });
   }
 
   async reply(m: MessageCreated): Promise<void> {
     if (m.authorIsBot || !m.replyToMessageId) return;
-    await this.signal(m.replyToMessageId, `reply:${m.messageId}`, replySignal(m.content));
-  }
-
-  private async signal(messageId: string, signal: string, polarity: PersonaSignal) {
-    const origin = await this.store.message(messageId);
-    if (!origin || !this.agents.get(origin.agentId)) return;
-    const id = origin.dispositionId;
-    const r = await this.store.learn(
-      { messageId, signal, agentId: origin.agentId, dispositionId: id, polarity },
-      (active) => {
-        const moved = learnedWeight(active.content, id, polarity);
-        const current = active.content.dispositionWeights[id] ?? 1;
-        if (!moved) return { from: current, to: current, write: null };
-        return {
-          ...moved,
-          write: {
-            content: {
-              ...active.content,
-              dispositionWeights: { ...active.content.dispositionWeights, [id]: moved.to },
-            },
-            cause: 'learning',
-            causeId: messageId,
-          },
-        };
-      },
-      new Date(this.clock.now()),
-    );
-    if (!r.applied) {
-      // Counted before: a redelivery after a crash between the commit and the events
-      // publishes them again (same message ids, so JetStream keeps them once).
-      if (r.version)
-        await this.republish(origin.agentId, id, r.version, polarity, messageId, signal);
-      return;
-    }
-    if (!r.written) return;
-    this.log.log(
-      { agentId: origin.agentId, dispositionId: id, from: r.from, to: r.to, messageId, signal },
-      'persona weight adjusted',
-    );
-    await this.outbox.personaWeightsAdjusted({
-      agentId: origin.agentId,
-      version: r.written.version,
-      dispositionId: id,
-      from: r.from,
-      to: r.to,
+    const polarity = replySignal(m.content);
+    const kind = polarity === 'negative' ? 'rebuke' : 'reply';
+    await this.signal(m.guildId, m.replyToMessageId, m.authorId, kind, {
+      type: 'add',
+      kind,
       polarity,
-      cause: messageId,
-      signal,
     });
-    await this.personas.announce(r.previous, r.written);
   }
 
-  private async republish(
-    agentId: string,
-    dispositionId: string,
-    version: number,
-    polarity: PersonaSignal,
+  private async signal(
+    guildId: string,
     messageId: string,
-    signal: string,
+    userId: string,
+    signal: LearningSignal,
+    input: MemberInput,
   ): Promise<void> {
-    const [previous, written] = await Promise.all([
-      this.store.version(agentId, version - 1),
-      this.store.version(agentId, version),
-    ]);
-    if (!previous || !written) return;
-    await this.outbox.personaWeightsAdjusted({
-      agentId,
-      version,
-      dispositionId,
-      from: previous.content.dispositionWeights[dispositionId] ?? 1,
-      to: written.content.dispositionWeights[dispositionId] ?? 1,
-      polarity,
-      cause: messageId,
-      signal,
+    const origin = await this.store.message(messageId);
+    if (!origin || origin.guildId !== guildId || !this.agents.get(origin.agentId)) return;
+    const persona = await this.store.active(origin.agentId);
+    if (!persona) return;
+    const { learning, dispositionWeights } = persona.content;
+    const key = {
+      guildId,
+      agentId: origin.agentId,
+      contextClass: origin.contextClass ?? 'casual',
+      dispositionId: origin.dispositionId,
+      messageId,
+      userId,
+    };
+    const now = this.clock.now();
+    const r = await this.learned.signal(key, new Date(now), (s) =>
+      memberSignal({
+        current: s.current,
+        input,
+        today: s.today,
+        dailyCap: this.config.DIRIGENT_LEARNING_DAILY_CAP,
+        baseline: dispositionWeights[origin.dispositionId] ?? 1,
+        adjustment: s.adjustedAt
+          ? decayed(
+              s.adjustment,
+              now - s.adjustedAt.getTime(),
+              this.config.DIRIGENT_LEARNING_HALF_LIFE_MS,
+            )
+          : s.adjustment,
+        learning,
+      }),
+    );
+    if (!r || r.delta === 0) return;
+    this.log.log({ ...key, delta: r.delta, adjustment: r.adjustment, signal }, 'learning adjusted');
+    await this.outbox.learningAdjusted({
+      guildId,
+      agentId: origin.agentId,
+      contextClass: key.contextClass,
+      dispositionId: origin.dispositionId,
+      delta: r.delta,
+      adjustment: r.adjustment,
+      cause: { userId, messageId, signal },
+      at: new Date(now).toISOString(),
     });
-    await this.personas.announce(previous, written);
+  }
+
+  /** `admin.learning.get`: the guild's adjustments of the agent, decayed to now, with the effective weights. */
+  async get(r: LearningGetRequest): Promise<LearningGetResult> {
+    const p = this.agents.get(r.agentId) ? await this.store.active(r.agentId) : null;
+    if (!p) throw new DomainError(ErrorCodes.NOT_FOUND, `no persona for agent ${r.agentId}`);
+    const now = this.clock.now();
+    const [rows, signals] = await Promise.all([
+      this.learned.adjustments(r.guildId, r.agentId),
+      this.learned.signalCount(r.guildId, r.agentId),
+    ]);
+    return {
+      signals,
+      adjustments: rows.map((x) => {
+        const adjustment = decayed(
+          x.adjustment,
+          now - x.at.getTime(),
+          this.config.DIRIGENT_LEARNING_HALF_LIFE_MS,
+        );
+        return {
+          contextClass: x.contextClass,
+          dispositionId: x.dispositionId,
+          adjustment,
+          effective: effectiveWeight(
+            p.content.dispositionWeights[x.dispositionId] ?? 1,
+            adjustment,
+            p.content.learning.bounds,
+          ),
+        };
+      }),
+    };
+  }
+
+  /** `admin.learning.reset`: the guild's adjustments of the agent back to 0. */
+  async reset(r: LearningResetRequest): Promise<{ reset: number }> {
+    if (!this.agents.get(r.agentId))
+      throw new DomainError(ErrorCodes.NOT_FOUND, `no persona for agent ${r.agentId}`);
+    const reset = await this.learned.reset(r.guildId, r.agentId);
+    this.log.log({ guildId: r.guildId, agentId: r.agentId, reset }, 'learning reset');
+    return { reset };
   }
 }

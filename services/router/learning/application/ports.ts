@@ -1,5 +1,5 @@
-import type { PersonaCause, PersonaSignalView } from '@dirigent/contracts';
-import type { PersonaContent } from '@dirigent/router-domain';
+import type { ContextClass, PersonaCause, PersonaSignalView } from '@dirigent/contracts';
+import type { MemberSignalState, PersonaContent } from '@dirigent/router-domain';
 
 /** The persona learning loop's store (Postgres). */
 
@@ -28,6 +28,8 @@ export interface PersonaMessage {
   decisionId: string;
   guildId: string;
   channelId: string;
+  /** The room's mood its decision was made in (absent for messages from before). */
+  contextClass?: ContextClass;
   at: Date;
 }
 
@@ -71,4 +73,54 @@ export abstract class PersonaStore {
   >;
   /** Newest first. */
   abstract signals(agentId: string, limit: number): Promise<PersonaSignalView[]>;
+}
+
+/** A member's one signal on an agent's message (`learning_signals`). */
+export type MemberSignal = MemberSignalState;
+
+/** What a signal does, computed from the locked state: the member's new row and the step. */
+export type SignalDecision = {
+  row: MemberSignal;
+  /** The adjustment after the step, and the step (0: nothing moved). */
+  adjustment: number;
+  delta: number;
+} | null;
+
+/** The key of a signal: the message's origin and the member. */
+export interface SignalKey {
+  guildId: string;
+  agentId: string;
+  contextClass: ContextClass;
+  dispositionId: string;
+  messageId: string;
+  userId: string;
+}
+
+/**
+ * `learning_adjustments` and `learning_signals`. A signal runs in one transaction holding
+ * the guild's and agent's lock, so a member's row, their daily count and the adjustment
+ * move together and a redelivery finds what it already did.
+ */
+export abstract class LearningStore {
+  /** The stored adjustments of a guild's agent (not decayed), with when each last moved. */
+  abstract adjustments(
+    guildId: string,
+    agentId: string,
+    contextClass?: ContextClass,
+  ): Promise<{ contextClass: ContextClass; dispositionId: string; adjustment: number; at: Date }[]>;
+  abstract signal(
+    key: SignalKey,
+    at: Date,
+    decide: (s: {
+      current: MemberSignal | null;
+      /** The member's signals in this guild today (withdrawn ones included). */
+      today: number;
+      adjustment: number;
+      adjustedAt: Date | null;
+    }) => SignalDecision,
+  ): Promise<SignalDecision>;
+  /** The members' signals kept in the guild for the agent (withdrawn and frozen ones too). */
+  abstract signalCount(guildId: string, agentId: string): Promise<number>;
+  /** Drops the guild's adjustments of the agent; the number dropped. */
+  abstract reset(guildId: string, agentId: string): Promise<number>;
 }

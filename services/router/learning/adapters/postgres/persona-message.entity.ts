@@ -9,5 +9,7 @@ export class PersonaMessageRow {
   @Property({ length: 64 }) decisionId: string;
   @Property({ length: 20 }) guildId: string;
   @Property({ length: 20 }) channelId: string;
+  /** The room's mood its decision was made in (absent for messages from before). */
+  @Property({ length: 8, nullable: true }) contextClass?: string | null;
   @Property({ columnType: 'timestamptz' }) at: Date;
 }

@@ -1,5 +1,5 @@
 import { EntityManager } from '@mikro-orm/postgresql';
-import type { PersonaCause, PersonaSignalView } from '@dirigent/contracts';
+import type { ContextClass, PersonaCause, PersonaSignalView } from '@dirigent/contracts';
 import { personaContent } from '@dirigent/router-domain';
 import {
   PersonaStore,
@@ -132,6 +132,7 @@ export class PostgresPersonas extends PersonaStore {
           decisionId: r.decisionId,
           guildId: r.guildId,
           channelId: r.channelId,
+          ...(r.contextClass ? { contextClass: r.contextClass as ContextClass } : {}),
           at: r.at,
         }
       : null;
