@@ -10,6 +10,7 @@ import { benchCommunitySoak } from './community-soak';
 import { benchCoordinatorReplicas } from './coordinator-replicas.bench';
 import { benchDiscordIngest } from './discord-ingest.bench';
 import { benchFoundation } from './foundation.bench';
+import { benchLearning } from './learning.bench';
 import { benchLlmGateway } from './llm-gateway.bench';
 import { benchMemory, benchMemoryScale } from './memory.bench';
 import { benchOtelOverhead } from './otel-overhead.bench';
@@ -31,6 +32,7 @@ const suites: [string, () => Promise<BenchResult>][] = [
   ['memory', benchMemory],
   ['memory-scale', benchMemoryScale],
   ['community-soak', benchCommunitySoak],
+  ['learning', benchLearning],
 ];
 
 /**
