@@ -122,8 +122,6 @@ export const Subjects = {
     personaChanged: 'dirigent.router.evt.persona.changed',
     /** A learning signal moved a persona's disposition weight (`PersonaWeightsAdjustedEvent`). */
     personaWeightsAdjusted: 'dirigent.router.evt.persona.weights.adjusted',
-    /** Every guild's learning steps (`dirigent.router.evt.<g>.learning.adjusted`). */
-    learningAdjustedAll: 'dirigent.router.evt.*.learning.adjusted',
   },
   steward: {
     /** `dirigent.steward.evt.<guildId>.proposal` */
