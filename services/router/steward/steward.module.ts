@@ -17,9 +17,11 @@ import { DecideProposal } from './application/decide-proposal';
 import { ModChannels } from './application/mod-channels';
 import { ProposalActions } from './application/proposal-actions';
 import { ProposalEffects } from './application/proposal-effects';
+import { ProposalPosts } from './application/proposal-posts';
 import { ProposalService } from './application/proposals';
 import { RestructureDiscord, RestructureJournal, RestructureRun } from './application/restructure';
 import { StewardUpkeep } from './application/upkeep';
+import { UpkeepProposer } from './application/upkeep-proposer';
 import { UpkeepMemory, UpkeepSurvey } from './application/upkeep-survey';
 import { RequestProposal } from './application/request-proposal';
 import {
@@ -85,11 +87,13 @@ export const stewardEntities = [ProposalRow, RestructureStepRow];
         new NatsUpkeepMemory(m, c.DIRIGENT_ROUTER_QUERY_TIMEOUT_MS),
     },
     UpkeepSurvey,
+    UpkeepProposer,
     ProposalService,
     RequestProposal,
     ModChannels,
     ProposalActions,
     ProposalEffects,
+    ProposalPosts,
     DecideProposal,
     StewardUpkeep,
     StewardLifecycle,

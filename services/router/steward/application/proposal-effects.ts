@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import {
   ProposalExpiryDue,
   StewardEventTypes,
@@ -6,21 +6,14 @@ import {
   type ProposalView,
 } from '@dirigent/contracts';
 import { declareJob, Reactor, timer, type DeclaredJob } from '@dirigent/reactor';
-import {
-  APPROVE_EMOJI,
-  proposalText,
-  REJECT_EMOJI,
-  type ProposalEvent,
-  type ProposalNames,
-} from '@dirigent/router-domain';
-import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
+import { APPROVE_EMOJI, REJECT_EMOJI, type ProposalEvent } from '@dirigent/router-domain';
+import { Clock } from '@dirigent/service-kit';
 import { RouterOutbox } from '../../application/clients';
-import type { RouterConfig } from '../../config';
 import { ROUTER_SERVICE } from '../../application/schedule-followup';
-import { ModChannels } from './mod-channels';
+import { ProposalPosts } from './proposal-posts';
 import { ProposalActions } from './proposal-actions';
 import { ProposalService } from './proposals';
-import { StewardDiscord, StewardEvents } from './ports';
+import { StewardEvents } from './ports';
 
 /** A pending proposal's expiry (`dirigent.timer.fired.router.proposal-expiry`). */
 export const PROPOSAL_EXPIRY_DUE = timer({
@@ -50,14 +43,12 @@ export class ProposalEffects {
 
   constructor(
     private readonly proposals: ProposalService,
-    private readonly modChannels: ModChannels,
     private readonly actions: ProposalActions,
-    private readonly discord: StewardDiscord,
     private readonly events: StewardEvents,
     private readonly reactor: Reactor,
     private readonly clock: Clock,
     private readonly outbox: RouterOutbox,
-    @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
+    private readonly posts: ProposalPosts,
   ) {}
 
   /** The reactor job `proposal-expiry` (registered from the service's `reactor-jobs.ts`). */
@@ -113,51 +104,13 @@ export class ProposalEffects {
   private async post(view: ProposalView) {
     // A redelivery after the post was seen (later than the command's de-duplication window).
     if ((await this.proposals.current(view.proposalId))?.messageId) return;
-    const modChannelId = await this.modChannels.ensure(view.guildId);
-    const names = await this.names(view);
-    await this.discord.post(
-      view.guildId,
-      modChannelId,
-      proposalText(view, names),
-      `proposal-post-${view.proposalId}`,
-      names.mentionRoleIds,
-    );
+    await this.posts.request(view, `proposal-post-${view.proposalId}`);
     await this.reactor.arm(
       PROPOSAL_EXPIRY_DUE,
       expiryKey(view.proposalId),
       new Date(view.expiresAt),
       { proposalId: view.proposalId, expiresAt: view.expiresAt },
     );
-  }
-
-  /**
-   * The names the post shows (the asker's and a named member's display names, the channels')
-   * and the moderators it mentions: `DIRIGENT_MOD_ROLE_ID`, else the roles holding ManageGuild.
-   */
-  private async names(view: ProposalView): Promise<ProposalNames> {
-    const { guildId } = view;
-    const userIds = [view.requestedBy.userId, view.args.userId].filter(
-      (u): u is string => typeof u === 'string',
-    );
-    const [channels, members, roles] = await Promise.all([
-      this.discord.channels(guildId).catch(() => undefined),
-      Promise.all(userIds.map((u) => this.discord.member(guildId, u).catch(() => undefined))),
-      this.config.DIRIGENT_MOD_ROLE_ID
-        ? Promise.resolve(undefined)
-        : this.discord.roles(guildId).catch(() => undefined),
-    ]);
-    return {
-      channels: Object.fromEntries((channels ?? []).map((c) => [c.channelId, c.name])),
-      members: Object.fromEntries(
-        userIds.flatMap((u, i) => (members[i]?.displayName ? [[u, members[i].displayName]] : [])),
-      ),
-      mentionRoleIds: this.config.DIRIGENT_MOD_ROLE_ID
-        ? [this.config.DIRIGENT_MOD_ROLE_ID]
-        : (roles ?? [])
-            .filter((r) => r.position > 0 && !r.managed && r.permissions.includes('ManageGuild'))
-            .map((r) => r.roleId)
-            .slice(0, 5),
-    };
   }
 
   private async react(view: ProposalView) {
@@ -199,9 +152,8 @@ export class ProposalEffects {
     if (!said || !view.modChannelId) return;
     const by = view.decidedBy ? ` (decided by <@${view.decidedBy}>)` : '';
     const detail = view.status === 'failed' && view.error ? `: ${view.error.slice(0, 300)}` : '';
-    await this.discord.post(
-      view.guildId,
-      view.modChannelId,
+    await this.posts.say(
+      { ...view, modChannelId: view.modChannelId },
       `Proposal \`${view.proposalId}\` ${said}${by}${detail}.`,
       `proposal-settled-${commitId}`,
     );
