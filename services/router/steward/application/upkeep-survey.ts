@@ -1,11 +1,10 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   MessageCreated,
   StewardEventTypes,
   subject,
   UpkeepSurveyDue,
   type MemoryEpoch,
-  type ProposalView,
 } from '@dirigent/contracts';
 import {
   all,
@@ -30,9 +29,8 @@ import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { RouterConfig } from '../../config';
 import { ROUTER_SERVICE } from '../../application/schedule-followup';
 import { ModChannels } from './mod-channels';
-import { ProposalService } from './proposals';
-import { ProposalReadModel, StewardDiscord } from './ports';
-import { RequestProposal } from './request-proposal';
+import { StewardDiscord } from './ports';
+import { UpkeepProposer, type UpkeepProposal } from './upkeep-proposer';
 
 /** A guild's upkeep survey (`dirigent.timer.fired.router.upkeep-survey`). */
 export const UPKEEP_SURVEY_DUE = timer({
@@ -45,10 +43,6 @@ export abstract class UpkeepMemory {
   /** Newest first; of one channel when `channelId` is given. */
   abstract epochs(guildId: string, channelId?: string): Promise<MemoryEpoch[]>;
 }
-
-const DAY_MS = 86_400_000;
-/** Settled without being done: the subject may be asked again after the re-ask period. */
-const DECLINED: ProposalView['status'][] = ['rejected', 'expired', 'failed'];
 
 interface Survey {
   topics: TopicChannelCandidate[];
@@ -69,15 +63,11 @@ interface Survey {
  */
 @Injectable()
 export class UpkeepSurvey {
-  private readonly log = new Logger('router:steward');
-
   constructor(
     private readonly memory: UpkeepMemory,
     private readonly discord: StewardDiscord,
     private readonly modChannels: ModChannels,
-    private readonly proposals: ProposalService,
-    private readonly readModel: ProposalReadModel,
-    private readonly requests: RequestProposal,
+    private readonly proposer: UpkeepProposer,
     private readonly reactor: Reactor,
     private readonly clock: Clock,
     @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
@@ -175,48 +165,8 @@ export class UpkeepSurvey {
     };
   }
 
-  /**
-   * The id the subject's next proposal gets, or undefined while one is pending or done, or a
-   * declined one is younger than the re-ask period.
-   */
-  private async nextId(guildId: string, base: string): Promise<string | undefined> {
-    const mine = (await this.readModel.list(guildId)).filter(
-      (p) => p.proposalId === base || p.proposalId.startsWith(`${base}-`),
-    );
-    const reaskMs = this.config.DIRIGENT_UPKEEP_REASK_DAYS * DAY_MS;
-    const open = mine.some(
-      (p) => !DECLINED.includes(p.status) || this.clock.now() - Date.parse(p.at) < reaskMs,
-    );
-    return open ? undefined : `${base}-${mine.length}`.slice(0, 64);
-  }
-
-  private async propose(
-    guildId: string,
-    base: string,
-    what: string,
-    p: {
-      channelId: string;
-      skillId: string;
-      tool: string;
-      args: Record<string, unknown>;
-      reason: string;
-    },
-  ): Promise<boolean> {
-    const proposalId = await this.nextId(guildId, base);
-    if (!proposalId) return true;
-    const refused = await this.requests.refusal(guildId);
-    if (refused) {
-      this.log.log({ guildId, refused }, `${what} not proposed`);
-      return false;
-    }
-    await this.proposals.propose({
-      proposalId,
-      guildId,
-      ...p,
-      requestedBy: { agentId: this.config.file.agents[0].id },
-    });
-    this.log.log({ proposalId, guildId }, `${what} proposed`);
-    return true;
+  private propose(guildId: string, base: string, what: string, p: UpkeepProposal) {
+    return this.proposer.propose(guildId, base, what, p);
   }
 
   /** Where an upkeep proposal is said to come from: the mod channel (it concerns the guild). */
