@@ -155,7 +155,7 @@ export class DemoAgent {
     const decision = demoAgentDecision(this.spec.userId, messages, this.spec, this.deps.others);
     let text = NO_REPLY;
     if (decision.reply) {
-      const recall = await this.recall(guildId, decision.prompt, decision.messageId);
+      const recall = await this.recall(guildId, channelId, decision.prompt, decision.messageId);
       const from = messages.find((m) => m.id === decision.messageId)?.authorId;
       const prompt = [
         `## message from ${this.author(from)?.name ?? 'someone'}`,
@@ -177,14 +177,28 @@ export class DemoAgent {
     });
   }
 
-  /** One memory hit on the question through `Subjects.memory.search`; none when memory is away. */
-  private async recall(guildId: string, query: string, answering: string): Promise<string | null> {
+  /**
+   * One memory hit on the question through `Subjects.memory.search`, for the channel the reply
+   * is posted in (only what its audience may see); none when memory is away.
+   */
+  private async recall(
+    guildId: string,
+    channelId: string,
+    query: string,
+    answering: string,
+  ): Promise<string | null> {
     const reply: Reply<{ hits: MemoryHit[] }> = await this.deps.messaging
       .request<{
         hits: MemoryHit[];
       }>(
         Subjects.memory.search,
-        { guildId, query: query.slice(0, 2000), k: 3, layers: ['archive', 'highlights'] },
+        {
+          guildId,
+          forChannelId: channelId,
+          query: query.slice(0, 2000),
+          k: 3,
+          layers: ['archive', 'highlights'],
+        },
         2000,
       )
       .catch((e: Error) => ({ ok: false, error: { code: 'UNAVAILABLE', message: e.message } }));
