@@ -142,7 +142,7 @@ describe('orchestrator: skills as tools', () => {
         return {
           toolCalls: [
             { name: 'dice', arguments: { notation: 'lots' } },
-            { name: 'weather', arguments: {} },
+            { name: 'teleport', arguments: {} },
           ],
         };
       return {
@@ -158,7 +158,7 @@ describe('orchestrator: skills as tools', () => {
         error: expect.stringMatching(/^BAD_REQUEST args\.notation/),
       }),
       expect.objectContaining({
-        skillId: 'weather',
+        skillId: 'teleport',
         status: 'error',
         error: expect.stringMatching(/^NOT_FOUND/),
       }),
