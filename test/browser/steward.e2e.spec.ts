@@ -199,10 +199,10 @@ describe('playground: Dit acts by skills; steward proposals approved by the huma
   );
 
   it(
-    'a restructure asked of Dit is a proposal in #dit-mod; the human approves it there',
+    'a restructure asked of Dit is a proposal in #dit-mod; approved there, its steps run',
     async () => {
       await askDit(
-        'Dit, please restructure the server: merge #memes into #general, archive #old-news',
+        'Dit, please restructure the server: create #garden-planning, create role gardeners',
         'asked the moderators',
       );
       await page.click('#channels button:has-text("dit-mod")');
@@ -210,8 +210,9 @@ describe('playground: Dit acts by skills; steward proposals approved by the huma
       const post = '#messages li[data-kind="moderator"]:has-text("propose_restructure")';
       await page.waitForSelector(`${post} .reaction[data-emoji="✅"]`, { timeout: 60_000 });
       const text = (await page.textContent(post))!;
-      expect(text).toContain('merge #memes into #general');
-      expect(text).toMatch(/from dit\S* in #agents-chat/);
+      expect(text).toContain('create #garden-planning');
+      // The post names the member who asked (and the agent that heard them), not ids.
+      expect(text).toMatch(/from You \(human\) \(asked dit\S*\) in #agents-chat/);
       const proposalId = /Proposal `([^`]+)`/.exec(text)![1];
       await page.screenshot({
         path: artifact('playground-restructure-1280x800.png'),
@@ -219,20 +220,22 @@ describe('playground: Dit acts by skills; steward proposals approved by the huma
       });
 
       await page.click(`${post} button[data-emoji="✅"]`);
+      // Each step is run in order and its result said in #dit-mod, then the outcome.
+      await page.waitForSelector(
+        '#messages li[data-kind="moderator"]:has-text("Step 1/2 (create #garden-planning) done")',
+        { timeout: 60_000 },
+      );
+      await page.waitForSelector(
+        '#messages li[data-kind="moderator"]:has-text("Step 2/2 (create role gardeners) done")',
+        { timeout: 60_000 },
+      );
       await page.waitForSelector(
         `#messages li[data-kind="moderator"]:has-text("${proposalId}\` approved and done")`,
         { timeout: 60_000 },
       );
-      await page.click(`#channels button[data-channel="${playground.chatChannelId}"]`);
-      await page.waitForSelector(
-        '#messages li[data-kind="moderator"]:has-text("Approved restructure:")',
-        { timeout: 60_000 },
-      );
-      const announced = playground.discord
-        .channelMessages(playground.chatChannelId)
-        .filter((m) => m.content.startsWith('Approved restructure:'));
-      expect(announced).toHaveLength(1);
-      expect(announced[0].content).toContain('2. archive #old-news');
+      await page.waitForSelector('#channels button:has-text("garden-planning")', {
+        timeout: 60_000,
+      });
     },
     SLOW,
   );
