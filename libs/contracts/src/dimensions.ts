@@ -1,6 +1,6 @@
 /**
- * The values of the disposition matrix and the router's triggers (dit-mvp-plan.md, "The
- * disposition router"): one spelling for the wire and the deciders (`@dirigent/router-domain`
+ * The values of the disposition matrix and the router's triggers (the disposition
+ * router in docs/design.md): one spelling for the wire and the deciders (`@dirigent/router-domain`
  * reads them from here). Stored decisions and dispositions carry these spellings: changing one
  * is a wire change.
  */

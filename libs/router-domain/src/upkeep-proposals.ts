@@ -8,7 +8,7 @@ import { channelSlug } from './restructure';
  * "Steward").
  */
 
-/** One closed epoch of a channel, as `dirigent.memory.epochs.list` answers it. */
+/** One closed epoch of a channel, as memory's epochs list (`Subjects.memory.epochsList`) answers it. */
 export interface UpkeepEpoch {
   channelId: string;
   /** ISO times. */

@@ -2,7 +2,7 @@ import { DomainError, Subjects, type MemoryEpoch } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
 import { UpkeepMemory } from '../application/upkeep-survey';
 
-/** `dirigent.memory.epochs.list` over NATS (the newest 200); a refusal is thrown. */
+/** Memory's epochs list (`Subjects.memory.epochsList`) over NATS (the newest 200); a refusal is thrown. */
 export class NatsUpkeepMemory extends UpkeepMemory {
   constructor(
     private readonly messaging: Messaging,

@@ -38,7 +38,7 @@ export const UPKEEP_SURVEY_DUE = timer({
   type: StewardEventTypes.upkeepSurveyDue,
 });
 
-/** What upkeep reads of memory: the guild's closed epochs (`dirigent.memory.epochs.list`). */
+/** What upkeep reads of memory: the guild's closed epochs (`Subjects.memory.epochsList`). */
 export abstract class UpkeepMemory {
   /** Newest first; of one channel when `channelId` is given. */
   abstract epochs(guildId: string, channelId?: string): Promise<MemoryEpoch[]>;
