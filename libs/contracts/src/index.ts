@@ -6,6 +6,7 @@ export * from './envelope';
 export * from './reply';
 export * from './validation';
 export * from './payloads';
+export * from './admin-payloads';
 export * from './llm';
 export * from './memory';
 export * from './discord-guilds';
