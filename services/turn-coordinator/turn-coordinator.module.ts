@@ -19,6 +19,7 @@ import { CreateChannel } from './application/create-channel';
 import { Discussions } from './application/discussions';
 import { Identities } from './application/identities';
 import { IdentityAdmin } from './application/identity-admin';
+import { SlashCommands } from './application/slash-commands';
 import { MemberChanged } from './application/member-changed';
 import { Members } from './application/members';
 import { ModeratorSelf, ObserveMessage } from './application/observe-message';
@@ -28,6 +29,7 @@ import { RegisterAgent } from './application/register-agent';
 import { CHANNEL_SNAPSHOTS, TURN_DOMAIN_CONFIG } from './application/tokens';
 import { domainConfig, TurnCoordinatorConfig } from './config';
 import { AdminHandler } from './handlers/admin.handler';
+import { SlashHandler } from './handlers/slash.handler';
 import { ChannelCommitsHandler } from './handlers/channel-commits.handler';
 import { ChannelInputsHandler } from './handlers/channel-inputs.handler';
 import { RelayHandler } from './handlers/relay.handler';
@@ -93,13 +95,20 @@ const providers: Provider[] = [
   CreateChannel,
   Discussions,
   RegisterAgent,
+  SlashCommands,
   CacheCoherence,
   CoordinatorLifecycle,
 ];
 
 /** The channel consumers: durable `@EventPattern`s in one replica, leased partitions in several. */
 const channelConsumers: Type[] = [ChannelCommitsHandler, ChannelInputsHandler];
-const requestHandlers: Type[] = [TurnHandler, AdminHandler, ToolsHandler, RelayHandler];
+const requestHandlers: Type[] = [
+  TurnHandler,
+  AdminHandler,
+  SlashHandler,
+  ToolsHandler,
+  RelayHandler,
+];
 
 /**
  * Turn-taking for Discord channels: the event-sourced channel aggregates and identity

@@ -124,6 +124,8 @@ describe('deploy: every service is its own NATS user with allow-lists', () => {
     ['memory', Subjects.admin.stewardDecide, 'decide a proposal'],
     ['discord-ingest', Subjects.admin.stewardDecide, 'decide a proposal'],
     ['discord-ingest', Subjects.admin.personaUpsert, 'edit a persona'],
+    ['discord-ingest', Subjects.admin.channelSetMode, 'set a mode through the admin door'],
+    ['discord-ingest', Subjects.admin.identityList, 'read the identity registry'],
     ['discord-ingest', Subjects.router.skillInvoke, 'invoke a skill'],
     ['discord-ingest', Subjects.discord.cmdSendMessage, 'send on the bot’s behalf'],
     ['router', subject.discordEvent(g, c, 'reaction.added'), 'forge a moderator’s reaction'],
@@ -158,7 +160,11 @@ describe('deploy: every service is its own NATS user with allow-lists', () => {
     expect(await publishAs('turn-coordinator', Subjects.admin.stewardDecide)).toBe(true);
     expect(await publishAs('turn-coordinator', Subjects.admin.personaRollback)).toBe(true);
     expect(await publishAs('router', Subjects.admin.channelGet)).toBe(true);
-    expect(await publishAs('discord-ingest', Subjects.admin.channelSetMode)).toBe(true);
+  });
+
+  it('lets the ingest through the member doors of its slash commands only', async () => {
+    expect(await publishAs('discord-ingest', Subjects.turn.slash.setMode)).toBe(true);
+    expect(await publishAs('discord-ingest', Subjects.turn.agentNames)).toBe(true);
   });
 
   it('carries a request from its caller to its server and the reply back', async () => {
@@ -327,7 +333,7 @@ describe('deploy: every service is its own NATS user with allow-lists', () => {
         ]);
         const reply = await (
           await as('discord-ingest')
-        ).request(Subjects.admin.identityList, '{}', { timeout: 10_000 });
+        ).request(Subjects.turn.agentNames, '{}', { timeout: 10_000 });
         expect(reply.json<{ ok: boolean }>().ok).toBe(true);
         expect(violations('turn-coordinator', since)).toEqual([]);
       } finally {

@@ -129,3 +129,28 @@ export class IdentityRescanRequest {
     return createValidated(IdentityRescanRequest, input ?? {});
   }
 }
+
+/**
+ * `dirigent.turn.slash.*`: a channel command a member gave in Discord. The coordinator acts
+ * only when `canManageChannels` (read by the ingest from the interaction) allows it; reading
+ * the status needs no permission.
+ */
+export class SlashChannelRequest {
+  @Snowflake() guildId: string;
+  @Snowflake() channelId: string;
+  /** The member who typed the command. */
+  @Snowflake() userId: string;
+  @IsBoolean() canManageChannels: boolean;
+  /** `set-mode` only; an unknown mode is the domain's `INVALID_MODE`. */
+  @IsOptional() @IsString() @IsNotEmpty() mode?: string;
+  /** `set-shuffle` only: on, off, or null for the default. */
+  @IsOptional() @IsBoolean() shuffle?: boolean | null;
+  static create(input: unknown) {
+    return createValidated(SlashChannelRequest, input);
+  }
+}
+
+/** `dirigent.turn.agent-names` → `{ names: [{ agentId, agentName }] }`. */
+export interface AgentNamesResult {
+  names: { agentId: string; agentName: string | null }[];
+}

@@ -48,42 +48,42 @@ const admin = Subjects.admin;
 /** Every admin door (`dirigent.admin.*`). */
 const ADMIN_ALL = 'dirigent.admin.>';
 const discord = Subjects.discord;
+/** The ingest's request doors (RPCs that change Discord, queries that read it); the router asks them all. */
+const DISCORD_DOORS = [
+  discord.rpcCreateChannel,
+  discord.rpcCreateThread,
+  discord.rpcPinMessage,
+  discord.rpcCreateRole,
+  discord.rpcAssignRole,
+  discord.rpcSetChannelPermissions,
+  discord.rpcEditChannel,
+  discord.rpcCreatePoll,
+  discord.queryMemberPermissions,
+  discord.queryRoles,
+  discord.queryChannelMembers,
+  discord.queryGuilds,
+  discord.querySelf,
+];
 
 /**
  * What each service does on NATS, read from its handlers, publishers and clients.
  * Only the control page's service (the turn-coordinator) and the router publish
- * `dirigent.admin.*`; the ingest asks only the channel and identity reads and settings its
- * slash commands need, never the steward, persona or disposition doors, and no one but
- * the ingest writes Discord events, so a decision "from Discord" is always the ingest's.
+ * `dirigent.admin.*`; the ingest publishes no admin door at all: its slash commands go through
+ * the coordinator's member doors (`dirigent.turn.slash.*`), which check the member's own
+ * right, and no one but the ingest writes Discord events, so a decision "from Discord" is
+ * always the ingest's.
  */
 export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
   'discord-ingest': {
     publish: [
       Subjects.discord.evtAll,
       // `/dirigent mode|shuffle|status|skip|cancel` and the agents' webhook names.
-      admin.channelSetMode,
-      admin.channelSetShuffle,
-      admin.channelGet,
-      admin.channelAdvance,
-      admin.identityList,
+      Subjects.turn.slashAll,
+      Subjects.turn.agentNames,
       Subjects.router.tasksCancel,
       Subjects.deadLetter.all,
     ],
-    subscribe: [
-      discord.rpcCreateChannel,
-      discord.rpcCreateThread,
-      discord.rpcPinMessage,
-      discord.rpcCreateRole,
-      discord.rpcAssignRole,
-      discord.rpcSetChannelPermissions,
-      discord.rpcEditChannel,
-      discord.rpcCreatePoll,
-      discord.queryMemberPermissions,
-      discord.queryRoles,
-      discord.queryChannelMembers,
-      discord.queryGuilds,
-      discord.querySelf,
-    ],
+    subscribe: DISCORD_DOORS,
     streams: [Streams.discordEvents, Streams.discordCommands, Streams.deadLetter],
     buckets: [Buckets.ingestShardLeases],
   },
@@ -126,6 +126,8 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
       admin.channelSetWakeMode,
       admin.channelAdvance,
       admin.channelGet,
+      Subjects.turn.slashAll,
+      Subjects.turn.agentNames,
       'dirigent.internal.turn-coordinator.*.check',
       // The control page's live view and the replicas' cache coherence.
       Subjects.es.all,
@@ -148,19 +150,7 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
       discord.cmdSendMessage,
       discord.cmdTyping,
       discord.cmdAddReaction,
-      discord.rpcCreateChannel,
-      discord.rpcCreateThread,
-      discord.rpcPinMessage,
-      discord.rpcCreateRole,
-      discord.rpcAssignRole,
-      discord.rpcSetChannelPermissions,
-      discord.rpcEditChannel,
-      discord.rpcCreatePoll,
-      discord.querySelf,
-      discord.queryMemberPermissions,
-      discord.queryRoles,
-      discord.queryChannelMembers,
-      discord.queryGuilds,
+      ...DISCORD_DOORS,
       admin.channelGet,
       admin.identityUpsert,
       Subjects.turn.check,

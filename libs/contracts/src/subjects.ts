@@ -43,6 +43,19 @@ export const Subjects = {
     /** `dirigent.turn.granted.<channelId>` */
     grantedPrefix: 'dirigent.turn.granted',
     grantedAll: 'dirigent.turn.granted.*',
+    /**
+     * `/dirigent …` as a member typed it: only the ingest publishes these, with the member's
+     * permission in the channel as Discord reported it on the interaction.
+     */
+    slash: {
+      setMode: 'dirigent.turn.slash.set-mode',
+      setShuffle: 'dirigent.turn.slash.set-shuffle',
+      status: 'dirigent.turn.slash.status',
+      skip: 'dirigent.turn.slash.skip',
+    },
+    slashAll: 'dirigent.turn.slash.*',
+    /** Registered agents' display names (no tokens, no instances): webhook names. */
+    agentNames: 'dirigent.turn.agent-names',
   },
   admin: {
     identityUpsert: 'dirigent.admin.identity.upsert',

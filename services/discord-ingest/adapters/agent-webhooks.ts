@@ -6,7 +6,7 @@ import {
   type Message,
   type Webhook,
 } from 'discord.js';
-import { Subjects, type IdentityEntry } from '@dirigent/contracts';
+import { Subjects, type AgentNamesResult } from '@dirigent/contracts';
 import { Messaging, PermanentError } from '@dirigent/messaging';
 import { DiscordCodes } from '../domain/errors';
 import { DiscordRest } from './discord-rest';
@@ -24,7 +24,7 @@ const IDENTITY_TTL_MS = 60_000;
 @Injectable()
 export class AgentWebhooks {
   private readonly webhooks = new Map<string, Webhook>();
-  private identities: { at: number; entries: IdentityEntry[] } | null = null;
+  private identities: { at: number; entries: AgentNamesResult['names'] } | null = null;
 
   constructor(
     private readonly messaging: Messaging,
@@ -78,12 +78,12 @@ export class AgentWebhooks {
   /** The agent's registered name from the coordinator's identity registry, else its id. */
   private async agentName(agentId: string): Promise<string> {
     if (!this.identities || Date.now() - this.identities.at > IDENTITY_TTL_MS) {
-      const reply = await this.messaging.request<{ entries: IdentityEntry[] }>(
-        Subjects.admin.identityList,
+      const reply = await this.messaging.request<AgentNamesResult>(
+        Subjects.turn.agentNames,
         {},
         1500,
       );
-      if (reply.ok) this.identities = { at: Date.now(), entries: reply.data.entries ?? [] };
+      if (reply.ok) this.identities = { at: Date.now(), entries: reply.data.names ?? [] };
     }
     const entry = this.identities?.entries.find((e) => e.agentId === agentId);
     return entry?.agentName || agentId;

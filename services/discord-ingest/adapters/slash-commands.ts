@@ -31,7 +31,7 @@ const COORDINATOR_TIMEOUT_MS = 2500;
 
 /**
  * Slash commands in: registers them in each guild and answers each interaction through the
- * coordinator's admin API (`/dirigent cancel`: the router's).
+ * coordinator's member doors (`dirigent.turn.slash.*`; `/dirigent cancel`: the router's).
  */
 @Injectable()
 export class SlashCommands {
@@ -73,49 +73,47 @@ export class SlashCommands {
   }
 
   private async run(i: ChatInputCommandInteraction<'cached' | 'raw'>, a: SlashAction) {
-    const where = { guildId: i.guildId, channelId: i.channelId };
+    const slash = Subjects.turn.slash;
+    // The coordinator checks the member's right again: this door trusts no one else's word.
+    const member = {
+      guildId: i.guildId,
+      channelId: i.channelId,
+      userId: i.user.id,
+      canManageChannels: i.memberPermissions.has(PermissionFlagsBits.ManageChannels),
+    };
     switch (a.kind) {
       case 'refuse':
         return a.message;
       case 'set-mode': {
-        const r = await this.ask(Subjects.admin.channelSetMode, { ...where, mode: a.mode });
+        const r = await this.ask(slash.setMode, { ...member, mode: a.mode });
         return r.ok
           ? `This channel is now in ${a.mode} mode.`
           : describeFailure(`set the mode to ${a.mode}`, r.error);
       }
       case 'set-shuffle': {
-        const r = await this.ask(Subjects.admin.channelSetShuffle, {
-          ...where,
-          shuffle: a.shuffle,
-        });
+        const r = await this.ask(slash.setShuffle, { ...member, shuffle: a.shuffle });
         return r.ok
           ? `Turn shuffling is now ${a.shuffle ? 'on' : 'off'}.`
           : describeFailure('change turn shuffling', r.error);
       }
       case 'show-shuffle': {
-        const r = await this.ask<ChannelView>(Subjects.admin.channelGet, {
-          channelId: i.channelId,
-        });
+        const r = await this.ask<ChannelView>(slash.status, member);
         return r.ok
           ? `Turn shuffling: ${describeShuffle(r.data.shuffle)}`
           : describeFailure('read this channel', r.error);
       }
       case 'status': {
-        const r = await this.ask<ChannelView>(Subjects.admin.channelGet, {
-          channelId: i.channelId,
-        });
+        const r = await this.ask<ChannelView>(slash.status, member);
         return r.ok ? describeStatus(r.data) : describeFailure('read this channel', r.error);
       }
       case 'skip': {
-        const r = await this.ask<ChannelView>(Subjects.admin.channelAdvance, {
-          ...where,
-          requestedBy: i.user.id,
-        });
+        const r = await this.ask<ChannelView>(slash.skip, member);
         return r.ok ? describeSkip(r.data) : describeFailure('skip the current speaker', r.error);
       }
       case 'cancel': {
         const r = await this.ask<RouterTasksCancelResult>(Subjects.router.tasksCancel, {
-          ...where,
+          guildId: i.guildId,
+          channelId: i.channelId,
           requestedBy: i.user.id,
         });
         return r.ok ? describeCancel(r.data) : describeRouterFailure(r.error);

@@ -1,17 +1,14 @@
 import {
-  ChannelAdvanceRequest,
-  ChannelGetRequest,
   DomainError,
   ErrorCodes,
-  SetModeRequest,
-  SetShuffleRequest,
+  SlashChannelRequest,
   Subjects,
   type ChannelView,
 } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
 import { newChannel, startHarness, type Harness } from './harness';
 
-/** Answers the coordinator's admin subjects for the test's channels. */
+/** Answers the coordinator's slash-command doors for the test's channels. */
 class FakeCoordinator {
   readonly calls: { subject: string; data: unknown }[] = [];
   readonly views = new Map<string, ChannelView>();
@@ -24,8 +21,9 @@ class FakeCoordinator {
       if (!v) throw new DomainError(ErrorCodes.NOT_FOUND, `no channel ${channelId}`);
       return v;
     };
-    this.m.serve(Subjects.admin.channelSetMode, {
-      payload: SetModeRequest,
+    const slash = Subjects.turn.slash;
+    this.m.serve(slash.setMode, {
+      payload: SlashChannelRequest,
       handler: async (r) => {
         this.calls.push({ subject: 'set-mode', data: r });
         const v = view(r.channelId);
@@ -36,16 +34,16 @@ class FakeCoordinator {
         return { mode: r.mode };
       },
     });
-    this.m.serve(Subjects.admin.channelSetShuffle, {
-      payload: SetShuffleRequest,
+    this.m.serve(slash.setShuffle, {
+      payload: SlashChannelRequest,
       handler: async (r) => {
         this.calls.push({ subject: 'set-shuffle', data: r });
-        view(r.channelId).shuffle = r.shuffle;
+        view(r.channelId).shuffle = r.shuffle ?? null;
         return {};
       },
     });
-    this.m.serve(Subjects.admin.channelAdvance, {
-      payload: ChannelAdvanceRequest,
+    this.m.serve(slash.skip, {
+      payload: SlashChannelRequest,
       handler: async (r) => {
         this.calls.push({ subject: 'advance', data: r });
         const v = view(r.channelId);
@@ -54,8 +52,8 @@ class FakeCoordinator {
         return v;
       },
     });
-    this.m.serve(Subjects.admin.channelGet, {
-      payload: ChannelGetRequest,
+    this.m.serve(slash.status, {
+      payload: SlashChannelRequest,
       handler: async (r) => view(r.channelId),
     });
   }
@@ -125,6 +123,8 @@ describe('discord-ingest slash commands (real discord.js against the local Disco
         data: expect.objectContaining({
           guildId: h.guild.id,
           channelId: channel.id,
+          userId: h.alice.id,
+          canManageChannels: true,
           mode: 'report',
         }),
       });
@@ -200,7 +200,8 @@ describe('discord-ingest slash commands (real discord.js against the local Disco
         data: expect.objectContaining({
           guildId: h.guild.id,
           channelId: channel.id,
-          requestedBy: h.alice.id,
+          userId: h.alice.id,
+          canManageChannels: true,
         }),
       });
     });
