@@ -20,4 +20,5 @@ export * from './steward';
 export * from './discord-actions';
 export * from './persona';
 export * from './learning';
+export * from './learning-history';
 export * from './nats-permissions';

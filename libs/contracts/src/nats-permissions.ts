@@ -187,6 +187,7 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
       admin.personaHistory,
       admin.learningGet,
       admin.learningReset,
+      admin.learningHistory,
       admin.dispositionList,
       admin.dispositionUpsert,
       admin.dispositionRemove,

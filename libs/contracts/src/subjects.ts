@@ -86,6 +86,8 @@ export const Subjects = {
     learningGet: 'dirigent.admin.learning.get',
     /** Drops a guild's learned adjustments of an agent (`LearningResetRequest`). */
     learningReset: 'dirigent.admin.learning.reset',
+    /** A guild's engagement with an agent and its learned weights over time (`LearningHistoryRequest`). */
+    learningHistory: 'dirigent.admin.learning.history',
   },
   /** `dirigent.tool.<name>` */
   toolPrefix: 'dirigent.tool',

@@ -6,6 +6,12 @@ import { Personas } from './application/personas';
 import { LearningStore, PersonaStore } from './application/ports';
 import { PostgresLearning } from './adapters/postgres/learning.repository';
 import { PersonaHandler } from './handlers/persona.handler';
+import { Messaging } from '@dirigent/messaging';
+import { JetStreamLearningSteps } from './adapters/learning-steps';
+import { PostgresEngagement } from './adapters/postgres/engagement.repository';
+import { LearningHistory } from './application/learning-history';
+import { EngagementStore, LearningSteps } from './application/ports';
+import { LearningHistoryHandler } from './handlers/learning-history.handler';
 
 export { learningEntities } from './adapters/postgres/entities';
 
@@ -15,8 +21,20 @@ export { learningEntities } from './adapters/postgres/entities';
  * the reactions and replies to its messages that move its disposition weights.
  */
 @Module({
-  controllers: [PersonaHandler],
+  controllers: [PersonaHandler, LearningHistoryHandler],
   providers: [
+    // The control page's engagement view (`admin.learning.history`).
+    {
+      provide: EngagementStore,
+      inject: [EntityManager],
+      useFactory: (em: EntityManager) => new PostgresEngagement(em),
+    },
+    {
+      provide: LearningSteps,
+      inject: [Messaging],
+      useFactory: (m: Messaging) => new JetStreamLearningSteps(m),
+    },
+    LearningHistory,
     {
       provide: PersonaStore,
       inject: [EntityManager],

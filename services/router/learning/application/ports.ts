@@ -1,4 +1,10 @@
-import type { ContextClass, PersonaCause, PersonaSignalView } from '@dirigent/contracts';
+import type {
+  ContextClass,
+  LearningAdjustedEvent,
+  LearningEngagement,
+  PersonaCause,
+  PersonaSignalView,
+} from '@dirigent/contracts';
 import type { MemberSignalState, PersonaContent } from '@dirigent/router-domain';
 
 /** The persona learning loop's store (Postgres). */
@@ -123,4 +129,24 @@ export abstract class LearningStore {
   abstract signalCount(guildId: string, agentId: string): Promise<number>;
   /** Drops the guild's adjustments of the agent; the number dropped. */
   abstract reset(guildId: string, agentId: string): Promise<number>;
+}
+
+/** What the engagement view reads of an agent's turns in a guild (Postgres). */
+export abstract class EngagementStore {
+  /**
+   * Per context class and disposition since `since`: turns that posted and how many were
+   * engaged with, ignored or taken badly, and the standing signals by kind.
+   */
+  abstract engagement(guildId: string, agentId: string, since: Date): Promise<LearningEngagement[]>;
+}
+
+/** A guild's `learning.adjusted` events as the router's event stream keeps them. */
+export abstract class LearningSteps {
+  /** The agent's steps in the guild since `since`, oldest first, at most the newest `limit`. */
+  abstract since(
+    guildId: string,
+    agentId: string,
+    since: Date,
+    limit: number,
+  ): Promise<LearningAdjustedEvent[]>;
 }
