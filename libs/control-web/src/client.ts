@@ -38,6 +38,48 @@ export const CONTROL_CLIENT_JS = String.raw`'use strict';
     if (el) el.textContent = message || '';
   }
 
+  function weightsOf(changedOnly) {
+    var out = {};
+    document.querySelectorAll('#whatif-weights input[data-disposition]').forEach(function (i) {
+      if (changedOnly && i.value.trim() === i.getAttribute('data-initial')) return;
+      out[i.getAttribute('data-disposition')] = i.value.trim();
+    });
+    return out;
+  }
+
+  function whatIfErrors(r) {
+    document.querySelectorAll('#whatif .error').forEach(function (e) { e.textContent = ''; });
+    showError('whatif-error', '');
+    $('#whatif-saved').textContent = '';
+    if (!r) return;
+    var details = r.body && r.body.error && Array.isArray(r.body.error.details) ? r.body.error.details : [];
+    var rest = [];
+    details.forEach(function (d) {
+      var field = d && d.field ? String(d.field) : '';
+      var el = field.indexOf('weights.') === 0 ? document.getElementById('err-w-' + field.slice(8))
+        : field === 'last' ? document.getElementById('err-whatif-last') : null;
+      if (el) el.textContent = (d.messages || []).join(', ');
+      else rest.push((d.messages || []).join(', '));
+    });
+    if (!details.length || rest.length) showError('whatif-error', rest.length ? rest.join('; ') : describe(r.body, r.status));
+  }
+
+  function esc(s) {
+    return String(s).replace(/[&<>"']/g, function (c) { return '&#' + c.charCodeAt(0) + ';'; });
+  }
+
+  function whatIfTable(d) {
+    var rows = Object.keys(d.byDisposition).sort().map(function (id) {
+      var x = d.byDisposition[id], delta = x.after - x.before;
+      return '<tr data-disposition="' + esc(id) + '"><td><code>' + esc(id) + '</code></td><td data-field="before">' + x.before +
+        '</td><td data-field="after">' + x.after + '</td><td>' + (delta > 0 ? '+' : '') + delta + '</td></tr>';
+    }).join('');
+    return '<p id="whatif-changed" data-changed="' + d.changed + '"><strong>' + d.changed + '</strong> of ' + d.decisions +
+      ' decisions would choose another disposition.</p>' +
+      '<table><thead><tr><th scope="col">Disposition</th><th scope="col">Chosen before</th><th scope="col">After</th><th scope="col">Change</th></tr></thead><tbody>' +
+      (rows || '<tr><td colspan="4" class="muted">No decision kept its inputs.</td></tr>') + '</tbody></table>';
+  }
+
   var pendingIdentities = null;
   function swapIdentities(html) {
     var body = $('#identity-rows');
@@ -143,6 +185,30 @@ export const CONTROL_CLIENT_JS = String.raw`'use strict';
       }).then(function (r) {
         if (!r.ok) { showError('persona-error', describe(r.body, r.status)); return; }
         location.reload();
+      });
+    },
+    'whatif-run': function () {
+      var form = $('#whatif');
+      var body = { guildId: form.getAttribute('data-guild'), agentId: form.getAttribute('data-agent'), last: $('#whatif-last').value, weights: weightsOf(false) };
+      whatIfErrors(null);
+      $('#whatif-result').textContent = 'replaying…';
+      return api('POST', '/dirigent/api/learning/whatif', body).then(function (r) {
+        if (!r.ok) { $('#whatif-result').textContent = ''; whatIfErrors(r); return; }
+        $('#whatif-result').innerHTML = whatIfTable(r.body.data);
+      });
+    },
+    'whatif-save': function () {
+      var form = $('#whatif');
+      var weights = weightsOf(true);
+      whatIfErrors(null);
+      if (!Object.keys(weights).length) { $('#whatif-saved').textContent = 'No weight differs from the persona’s.'; return; }
+      return api('POST', '/dirigent/api/personas/' + encodeURIComponent(form.getAttribute('data-agent')) + '/weights', { weights: weights }).then(function (r) {
+        if (!r.ok) { whatIfErrors(r); return; }
+        document.querySelectorAll('#whatif-weights input[data-disposition]').forEach(function (i) {
+          var id = i.getAttribute('data-disposition');
+          if (weights[id] !== undefined) i.setAttribute('data-initial', i.value.trim());
+        });
+        $('#whatif-saved').textContent = 'Saved as version ' + r.body.data.version + ' of ' + r.body.data.agentId + '.';
       });
     },
     discard: function (el) {

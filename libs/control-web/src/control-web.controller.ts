@@ -7,6 +7,8 @@ import { ControlData, ReplyFailure } from './control-data';
 import { asObject, fieldError, headers, snowflake, STATUS, validIdentity } from './http';
 import { InsightData } from './insight-data';
 import { decisionsPage, memoryPage } from './insight-page';
+import { LearningData } from './learning-data';
+import { learningPage } from './learning-page';
 import { personasPage } from './persona-page';
 import { ControlLiveHub } from './live-hub';
 import { CONTROL_WEB_OPTIONS, type ControlWebOptions } from './options';
@@ -19,6 +21,7 @@ export class ControlWebController {
     private readonly data: ControlData,
     private readonly hub: ControlLiveHub,
     private readonly insight: InsightData,
+    private readonly learning: LearningData,
     @Inject(CONTROL_WEB_OPTIONS) private readonly opts: ControlWebOptions,
   ) {}
 
@@ -83,6 +86,14 @@ export class ControlWebController {
     if (tab === 'personas') {
       const agent = typeof req.query.agent === 'string' ? req.query.agent.slice(0, 64) : '';
       res.status(200).send(personasPage(await this.insight.personas(agent)));
+      return;
+    }
+    if (tab === 'learning') {
+      const { guilds } = await this.data.guilds();
+      const pick = (v: unknown) => (typeof v === 'string' ? v.slice(0, 64) : '');
+      const guild = guilds.find((g) => g.guildId === pick(req.query.guild)) ?? guilds[0];
+      const view = await this.learning.tab(guilds, guild?.guildId ?? null, pick(req.query.agent));
+      res.status(200).send(learningPage(view));
       return;
     }
     if (tab === 'memory' || tab === 'decisions') {
@@ -332,6 +343,25 @@ export class ControlWebController {
   ): Promise<void> {
     if (!this.api(req, res)) return;
     await this.run(res, () => this.insight.rollbackPersona(agentId, asObject(body).version));
+  }
+
+  /** The guild's last decisions replayed under candidate weights (`router.whatif`). */
+  @Post('api/learning/whatif')
+  async whatIf(@Req() req: Request, @Res() res: Response, @Body() body: unknown): Promise<void> {
+    if (!this.api(req, res)) return;
+    await this.run(res, () => this.learning.whatIf(body));
+  }
+
+  /** `{ weights }` as the persona's next version; nothing in the body names an actor. */
+  @Post('api/personas/:agentId/weights')
+  async saveWeights(
+    @Req() req: Request,
+    @Res() res: Response,
+    @Param('agentId') agentId: string,
+    @Body() body: unknown,
+  ): Promise<void> {
+    if (!this.api(req, res)) return;
+    await this.run(res, () => this.learning.saveWeights(agentId, body));
   }
 
   @Get('api/dead-letters')

@@ -5,6 +5,7 @@ import { Messaging } from '@dirigent/messaging';
 import { ControlData } from './control-data';
 import { ControlWebController } from './control-web.controller';
 import { InsightData } from './insight-data';
+import { LearningData } from './learning-data';
 import { ControlLiveHub } from './live-hub';
 import { CONTROL_WEB_OPTIONS, type ControlWebOptions } from './options';
 import { ChannelReadModel } from './read-model';
@@ -41,6 +42,11 @@ export class ControlWebModule {
           provide: InsightData,
           inject: [Messaging],
           useFactory: (messaging: Messaging) => new InsightData(messaging),
+        },
+        {
+          provide: LearningData,
+          inject: [Messaging],
+          useFactory: (messaging: Messaging) => new LearningData(messaging),
         },
         ControlLiveHub,
       ],

@@ -53,6 +53,8 @@ ul.items,ol.items{list-style:none;margin:0;padding:0}
 .scores li{padding:.05rem .4rem;border-radius:4px;background:#f3f4f6;font-size:.85rem}
 .scores li.chosen{background:#dbeafe;font-weight:600}
 code{overflow-wrap:anywhere}
+fieldset.weights{display:flex;flex-wrap:wrap;gap:.4rem 1rem;border:1px solid #e5e7eb;border-radius:6px}
+fieldset.weights label{display:flex;flex-direction:column;gap:.15rem;font-size:.85rem}
 @media (max-width:640px){
   .id-table thead{display:none}
   .id-table tr{display:block;border-bottom:1px solid #e5e7eb;padding:.5rem 0}
@@ -266,6 +268,7 @@ export const TABS = [
   ['memory', 'Memory', '/dirigent?tab=memory'],
   ['decisions', 'Decision log', '/dirigent?tab=decisions'],
   ['personas', 'Personas', '/dirigent?tab=personas'],
+  ['learning', 'Learning', '/dirigent?tab=learning'],
 ] as const;
 export type Tab = (typeof TABS)[number][0];
 
