@@ -76,7 +76,7 @@ export function learningPage(t: LearningTab): string {
 <label for="f-agent">Agent<select id="f-agent" name="agent">${t.agents.map((a) => opt(a.agentId, a.agentId, a.agentId === t.persona!.agentId)).join('')}</select></label>
 <button type="submit" class="primary">Show</button></form>
 <h3>Engagement by room mood</h3>
-<p class="muted">A turn that posted is engaged when a member's positive signal on it stands, ignored when the room judged it so, negative when a member's negative signal stands. Bounds ${h.bounds[0]} – ${h.bounds[1]}.</p>
+<p class="muted">A turn that posted is engaged when a member's positive signal on it stands, ignored when the room judged it so, negative when a member's negative signal stands. The learned weight is the one the last step left (before decay). Bounds ${h.bounds[0]} – ${h.bounds[1]}.</p>
 <table id="engagement"><thead><tr><th scope="col">Mood</th><th scope="col">Disposition</th><th scope="col">Posts</th><th scope="col">Engaged</th><th scope="col">Ignored</th><th scope="col">Negative</th><th scope="col">Learned weight</th><th scope="col">Signals</th></tr></thead>
 <tbody>${engagementRows(h)}</tbody></table>
 <h3>Learned weight over time</h3>${CONTEXT_CLASSES.map((c) => `<h4>${c}</h4>${learnedWeightsSvg(h, c)}`).join('\n')}
