@@ -43,14 +43,18 @@ export class ReplayDecision {
    * is chosen before and after. Decisions that kept no inputs are left out.
    */
   async whatIf(r: RouterWhatIfRequest): Promise<RouterWhatIfResult> {
-    const all = await this.decisions.list({ guildId: r.guildId, limit: r.last });
+    const all = await this.decisions.list({
+      guildId: r.guildId,
+      ...(r.agentId ? { agentId: r.agentId } : {}),
+      limit: r.last,
+    });
     const out: RouterWhatIfResult = { decisions: 0, changed: 0, byDisposition: {} };
     const count = (id: string, k: 'before' | 'after') => {
       const e = (out.byDisposition[id] ??= { before: 0, after: 0 });
       e[k]++;
     };
     for (const d of all) {
-      if (!d.inputs || (r.agentId && d.agentId !== r.agentId)) continue;
+      if (!d.inputs) continue;
       const again = await this.replay(d, r.weights).catch(() => null);
       if (!again) continue;
       out.decisions++;

@@ -34,6 +34,8 @@ export interface SubagentRun {
 export interface DecisionFilter {
   guildId: string;
   channelId?: string;
+  /** Only this agent's decisions (before the limit is applied). */
+  agentId?: string;
   dispositionId?: string;
   trigger?: RouterTrigger;
   limit: number;

@@ -107,6 +107,7 @@ export class PostgresDecisionLog extends DecisionLog {
       {
         guildId: f.guildId,
         ...(f.channelId ? { channelId: f.channelId } : {}),
+        ...(f.agentId ? { agentId: f.agentId } : {}),
         ...(f.dispositionId ? { chosen: f.dispositionId } : {}),
         ...(f.trigger ? { trigger: f.trigger } : {}),
       },

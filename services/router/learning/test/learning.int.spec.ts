@@ -158,6 +158,15 @@ describe('router: learning per community', () => {
     const w = await ok(Subjects.router.whatif, { guildId: g, last: 10, weights: { [D]: 0 } });
     expect(w).toMatchObject({ decisions: 1, changed: 1 });
     expect(w.byDisposition[D]).toEqual({ before: 1, after: 0 });
+    const mine = { guildId: g, last: 10, weights: { [D]: 0 } };
+    expect(await ok(Subjects.router.whatif, { ...mine, agentId: 'dit' })).toMatchObject({
+      decisions: 1,
+    });
+    expect(await ok(Subjects.router.whatif, { ...mine, agentId: 'someone-else' })).toEqual({
+      decisions: 0,
+      changed: 0,
+      byDisposition: {},
+    });
     const bad = await s.request(Subjects.router.whatif, {
       guildId: g,
       last: 10,
