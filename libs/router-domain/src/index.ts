@@ -24,3 +24,4 @@ export * from './upkeep-proposals';
 export * from './steward-upkeep';
 export * from './persona';
 export * from './learning';
+export * from './learning-signals';

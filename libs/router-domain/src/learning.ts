@@ -1,12 +1,24 @@
-import type { ContextClass, PersonaContent, RouterDecisionInputs } from '@dirigent/contracts';
+import type {
+  ContextClass,
+  LearningStepOf,
+  PersonaContent,
+  RouterDecisionInputs,
+  SignalKind,
+} from '@dirigent/contracts';
 import type { PersonaSignal } from './persona';
+import { SIGNAL_STEP } from './learning-signals';
 
 // Learning per community (docs/architecture.md, "Learning per community"): the persona's
 // weights are the admin's baseline; learning keeps an adjustment per (guild, context class,
 // disposition). Pure: time arrives as arguments, so the bench and the event replay run the
 // same code as the router.
 
-export { CONTEXT_CLASSES, type ContextClass } from '@dirigent/contracts';
+export {
+  CONTEXT_CLASSES,
+  SIGNAL_KINDS,
+  type ContextClass,
+  type SignalKind,
+} from '@dirigent/contracts';
 
 /**
  * The room's mood from what the router already reads: a debate or a rebuke-free fast room
@@ -83,14 +95,14 @@ export function decayed(adjustment: number, elapsedMs: number, halfLifeMs: numbe
 
 /**
  * A member's signals on one message: the strongest counts (a rebuke or an engaged reply
- * over a reaction; among equals, the latest). Kinds and their strength:
- * reaction 1, reply / quote / rebuke 2, ignored 1 (no member).
+ * over a reaction; among equals, the latest). The room's judgements (ignored, silent-ok,
+ * silent-missed) are one per turn, by the room as its own member.
  */
-export type SignalKind = 'reaction' | 'reply' | 'quote' | 'rebuke' | 'ignored' | 'silent';
 export const SIGNAL_STRENGTH: Record<SignalKind, number> = {
   reaction: 1,
   ignored: 1,
-  silent: 1,
+  'silent-ok': 1,
+  'silent-missed': 1,
   reply: 2,
   quote: 2,
   rebuke: 2,
@@ -100,16 +112,8 @@ export const SIGNAL_STRENGTH: Record<SignalKind, number> = {
 export const strongerSignal = (current: SignalKind | null, next: SignalKind) =>
   !current || SIGNAL_STRENGTH[next] >= SIGNAL_STRENGTH[current];
 
-/** One step of learning, as `learning.adjusted` carries it. */
-export interface LearningStep {
-  guildId: string;
-  agentId: string;
-  contextClass: ContextClass;
-  dispositionId: string;
-  delta: number;
-  adjustment: number;
-  at: number;
-}
+/** One step of learning, as `learning.adjusted` carries it (its time in epoch ms). */
+export type LearningStep = LearningStepOf<number>;
 
 /** The key of an adjustment within a guild and agent. */
 export const adjustmentKey = (contextClass: string, dispositionId: string) =>
@@ -169,9 +173,10 @@ export type MemberInput =
 
 /**
  * A member's input on a message against what they gave before: one signal per member per
- * message (the strongest; among equals the latest), a removed last reaction withdraws its
- * step, and a member over `dailyCap` new signals today gives nothing. Returns the member's
- * new state with the adjustment it leaves, or null when nothing is to be kept.
+ * message (the strongest; among equals the latest), each step `rate` times its kind's
+ * `SIGNAL_STEP`, a removed last reaction withdraws its step, and a member over `dailyCap`
+ * new signals today gives nothing. Returns the member's new state with the adjustment it
+ * leaves, or null when nothing is to be kept.
  *
  * @example
  * memberSignal({ current: null, input: { type: 'add', kind: 'reaction', polarity: 'positive', emoji: '👍' },
@@ -216,10 +221,8 @@ export function memberSignal(a: {
     return { row: { ...live, kind: input.kind, reactions }, adjustment: a.adjustment, delta: 0 };
   // A new signal, or one that overturns the member's earlier one: withdraw it, then step.
   const back = live ? move(a.adjustment, -live.delta) : { adjustment: a.adjustment, delta: 0 };
-  const step = move(
-    back.adjustment,
-    input.polarity === 'positive' ? learning.rate : -learning.rate,
-  );
+  const size = learning.rate * SIGNAL_STEP[input.kind];
+  const step = move(back.adjustment, input.polarity === 'positive' ? size : -size);
   return {
     row: {
       kind: input.kind,
