@@ -139,6 +139,12 @@ export class DurableTimers {
     );
   }
 
+  /** Whether the timer `key` is pending (scheduled and not yet fired or cancelled). */
+  async isPending(key: string): Promise<boolean> {
+    const e = await this.kv.get(this.storageKey(key));
+    return e?.operation === 'PUT';
+  }
+
   /** Cancels the timer `key`; cancelling a timer that does not exist is fine. */
   async cancel(key: string): Promise<void> {
     await this.remove(this.storageKey(key));

@@ -42,7 +42,11 @@ describe('DurableTimers', () => {
       expect(await firedOn(cancelled)).toBe(0);
       expect(await firedOn(moved)).toBe(0);
       expect(timers.size).toBe(1); // only "c", a minute away
+      // What the bucket says is pending: "c" only (fired "a", cancelled "b", never "d").
+      const pending = await Promise.all(['a', 'b', 'c', 'd'].map((k) => timers.isPending(k)));
+      expect(pending).toEqual([false, false, true, false]);
       await timers.cancel('c');
+      expect(await timers.isPending('c')).toBe(false);
       await waitFor(() => timers.size === 0, 2000);
     } finally {
       await timers.stop();
