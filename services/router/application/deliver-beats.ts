@@ -134,6 +134,7 @@ export class DeliverBeats {
             decisionId,
             guildId,
             channelId,
+            content: beats[i].text,
           })
           .catch((e) => this.log.warn({ err: (e as Error).message }, 'message origin not kept'));
       }

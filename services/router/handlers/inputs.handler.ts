@@ -38,7 +38,7 @@ export class InputsHandler {
     /**
      * Which area takes which Discord event, in the order they run: the core (its turns; a
      * message is acknowledged once it is in the durable inbox, its turns run after), the
-     * learning loop (a reply or reaction to an agent's message is a signal, counted once) and
+     * learning loop (a reply, quote or reaction to an agent's message is a signal, counted once) and
      * the steward (a bot's proposal message or a reaction on it; upkeep jobs whose predicates
      * read a human's talk; the mod channel of a guild joined).
      */
@@ -46,7 +46,7 @@ export class InputsHandler {
       'guild.joined': (guildId) => this.modChannels.ensure(guildId),
       'message.created': [
         (m, ctx) => this.messages.observe(m, ctx.envelope.id),
-        (m) => (m.authorIsBot ? undefined : this.learning.reply(m)),
+        (m) => (m.authorIsBot ? undefined : this.learning.message(m)),
         (m, ctx) =>
           m.authorIsBot
             ? this.proposals.onMessage(m)

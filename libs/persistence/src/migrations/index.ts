@@ -30,6 +30,7 @@ import { Migration20261206230000_memory_audience } from './Migration202612062300
 import { Migration20261206233000_router_reminders } from './Migration20261206233000_router_reminders';
 import { Migration20261207000000_steward_restructure_steps } from './Migration20261207000000_steward_restructure_steps';
 import { Migration20261207001000_learning_per_community } from './Migration20261207001000_learning_per_community';
+import { Migration20261207003500_learning_quotes } from './Migration20261207003500_learning_quotes';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -138,5 +139,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261207001000_learning_per_community',
     class: Migration20261207001000_learning_per_community,
+  },
+  {
+    name: 'Migration20261207003500_learning_quotes',
+    class: Migration20261207003500_learning_quotes,
   },
 ];

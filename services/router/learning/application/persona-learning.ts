@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   DomainError,
@@ -15,20 +16,30 @@ import {
   effectiveWeight,
   effectiveWeights,
   memberSignal,
+  quotesLine,
   reactionSignal,
+  refersBack,
   replySignal,
   type MemberInput,
+  type PersonaSignal,
 } from '@dirigent/router-domain';
 import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { RouterConfig } from '../../config';
 import { Agents } from '../../application/agents';
 import { RouterOutbox } from '../../application/clients';
-import { LearningStore, PersonaStore, type PersonaMessage } from './ports';
+import { LearningStore, PersonaStore, type PersonaMessage, type SignalKey } from './ports';
+
+/**
+ * The room as a member of its own (`learning_signals.user_id`, 20 characters): its
+ * judgements of a turn are kept once per message and agent, like a member's signal.
+ */
+export const roomMember = (agentId: string) =>
+  `room:${createHash('sha1').update(agentId).digest('hex').slice(0, 15)}`;
 
 /**
  * Learning per community (docs/architecture.md, "Learning per community"): a member's
- * reaction or reply to a built-in agent's message moves the guild's adjustment of the
- * disposition that produced it, in the room's mood the decision was made in, by the
+ * reaction, reply or quote of a built-in agent's message (and the room's judgement of a
+ * turn, `JudgeTurns`) moves the guild's adjustment of the disposition that produced it, in the room's mood the decision was made in, by the
  * persona's `learning.rate`. One signal per member per message (the strongest), a removed
  * reaction withdraws it, bots never count, a member's signals per guild are capped per
  * day; the persona's weights stay the admin's baseline. Every step is a
@@ -100,15 +111,44 @@ export class PersonaLearning {
     });
   }
 
-  async reply(m: MessageCreated): Promise<void> {
-    if (m.authorIsBot || !m.replyToMessageId) return;
-    const polarity = replySignal(m.content);
-    const kind = polarity === 'negative' ? 'rebuke' : 'reply';
-    await this.signal(m.guildId, m.replyToMessageId, m.authorId, kind, {
-      type: 'add',
-      kind,
-      polarity,
-    });
+  /** A human message: a reply to an agent's line is a signal, and so is quoting one. */
+  async message(m: MessageCreated): Promise<void> {
+    if (m.authorIsBot) return;
+    if (m.replyToMessageId) {
+      const polarity = replySignal(m.content);
+      const kind = polarity === 'negative' ? 'rebuke' : 'reply';
+      await this.signal(m.guildId, m.replyToMessageId, m.authorId, kind, {
+        type: 'add',
+        kind,
+        polarity,
+      });
+    }
+    await this.quotes(m);
+  }
+
+  /**
+   * A human message quoting an agent's recent line in the channel (a run of its words) or
+   * referring back to it ("like Dit said": the agent's latest line) is a positive `quote`
+   * signal of its author on that line.
+   */
+  private async quotes(m: MessageCreated): Promise<void> {
+    const since = new Date(this.clock.now() - this.config.DIRIGENT_LEARNING_QUOTE_WINDOW_MS);
+    const lines = await this.store.recentMessages(m.guildId, m.channelId, since, 20);
+    const referred = new Set<string>();
+    for (const line of lines) {
+      if (line.messageId === m.replyToMessageId || !line.content) continue;
+      const agent = this.agents.get(line.agentId);
+      if (!agent) continue;
+      const back = !referred.has(agent.id) && refersBack([agent.name, agent.id], m.content);
+      // A reference back is to the agent's latest line (lines are newest first).
+      referred.add(agent.id);
+      if (!back && !quotesLine(line.content, m.content)) continue;
+      await this.signal(m.guildId, line.messageId, m.authorId, 'quote', {
+        type: 'add',
+        kind: 'quote',
+        polarity: 'positive',
+      });
+    }
   }
 
   private async signal(
@@ -120,25 +160,45 @@ export class PersonaLearning {
   ): Promise<void> {
     const origin = await this.store.message(messageId);
     if (!origin || origin.guildId !== guildId || !this.agents.get(origin.agentId)) return;
-    const persona = await this.store.active(origin.agentId);
+    const { contextClass = 'casual', agentId, dispositionId } = origin;
+    await this.step({ guildId, agentId, contextClass, dispositionId, messageId, userId }, signal, {
+      input,
+      dailyCap: this.config.DIRIGENT_LEARNING_DAILY_CAP,
+    });
+  }
+
+  /**
+   * The room's judgement of a turn (`ignored`, `silent-ok`, `silent-missed`): one step on
+   * the turn's key message, by the room as its own member (no daily cap; once per message,
+   * so a redelivered timer counts once).
+   */
+  async roomSignal(
+    origin: Omit<SignalKey, 'userId'>,
+    judged: { signal: 'ignored' | 'silent-ok' | 'silent-missed'; polarity: PersonaSignal },
+  ): Promise<void> {
+    await this.step({ ...origin, userId: roomMember(origin.agentId) }, judged.signal, {
+      input: { type: 'add', kind: judged.signal, polarity: judged.polarity },
+      dailyCap: Infinity,
+      room: true,
+    });
+  }
+
+  private async step(
+    key: SignalKey,
+    signal: LearningSignal,
+    o: { input: MemberInput; dailyCap: number; room?: boolean },
+  ): Promise<void> {
+    const persona = await this.store.active(key.agentId);
     if (!persona) return;
     const { learning, dispositionWeights } = persona.content;
-    const key = {
-      guildId,
-      agentId: origin.agentId,
-      contextClass: origin.contextClass ?? 'casual',
-      dispositionId: origin.dispositionId,
-      messageId,
-      userId,
-    };
     const now = this.clock.now();
     const r = await this.learned.signal(key, new Date(now), (s) =>
       memberSignal({
         current: s.current,
-        input,
+        input: o.input,
         today: s.today,
-        dailyCap: this.config.DIRIGENT_LEARNING_DAILY_CAP,
-        baseline: dispositionWeights[origin.dispositionId] ?? 1,
+        dailyCap: o.dailyCap,
+        baseline: dispositionWeights[key.dispositionId] ?? 1,
         adjustment: s.adjustedAt
           ? decayed(
               s.adjustment,
@@ -151,14 +211,15 @@ export class PersonaLearning {
     );
     if (!r || r.delta === 0) return;
     this.log.log({ ...key, delta: r.delta, adjustment: r.adjustment, signal }, 'learning adjusted');
+    const { guildId, agentId, contextClass, dispositionId, messageId, userId } = key;
     await this.outbox.learningAdjusted({
       guildId,
-      agentId: origin.agentId,
-      contextClass: key.contextClass,
-      dispositionId: origin.dispositionId,
+      agentId,
+      contextClass,
+      dispositionId,
       delta: r.delta,
       adjustment: r.adjustment,
-      cause: { userId, messageId, signal },
+      cause: { ...(o.room ? {} : { userId }), messageId, signal },
       at: new Date(now).toISOString(),
     });
   }

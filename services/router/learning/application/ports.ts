@@ -36,6 +36,8 @@ export interface PersonaMessage {
   channelId: string;
   /** The room's mood its decision was made in (absent for messages from before). */
   contextClass?: ContextClass;
+  /** Its text (absent for messages from before): what a later message may quote. */
+  content?: string;
   at: Date;
 }
 
@@ -58,6 +60,13 @@ export abstract class PersonaStore {
   ): Promise<{ previous: PersonaRecord; written: PersonaRecord } | null>;
   abstract recordMessage(m: PersonaMessage): Promise<void>;
   abstract message(messageId: string): Promise<PersonaMessage | null>;
+  /** The agents' messages in a channel since `since` that kept their text, newest first. */
+  abstract recentMessages(
+    guildId: string,
+    channelId: string,
+    since: Date,
+    limit: number,
+  ): Promise<PersonaMessage[]>;
   /**
    * Applies a learning signal once per (message, signal): `next` computes the new version
    * from the locked active one. `applied: false` when this signal was already counted.

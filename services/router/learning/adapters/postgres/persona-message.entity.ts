@@ -11,5 +11,7 @@ export class PersonaMessageRow {
   @Property({ length: 20 }) channelId: string;
   /** The room's mood its decision was made in (absent for messages from before). */
   @Property({ length: 8, nullable: true }) contextClass?: string | null;
+  /** Its text (absent for messages from before): what a later message may quote. */
+  @Property({ type: 'text', nullable: true }) content?: string | null;
   @Property({ columnType: 'timestamptz' }) at: Date;
 }

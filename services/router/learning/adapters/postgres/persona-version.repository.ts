@@ -124,18 +124,18 @@ export class PostgresPersonas extends PersonaStore {
 
   async message(messageId: string): Promise<PersonaMessage | null> {
     const r = await this.em.fork().findOne(PersonaMessageRow, { messageId });
-    return r
-      ? {
-          messageId: r.messageId,
-          agentId: r.agentId,
-          dispositionId: r.dispositionId,
-          decisionId: r.decisionId,
-          guildId: r.guildId,
-          channelId: r.channelId,
-          ...(r.contextClass ? { contextClass: r.contextClass as ContextClass } : {}),
-          at: r.at,
-        }
-      : null;
+    return r ? messageOf(r) : null;
+  }
+
+  async recentMessages(guildId: string, channelId: string, since: Date, limit: number) {
+    const rows = await this.em
+      .fork()
+      .find(
+        PersonaMessageRow,
+        { guildId, channelId, at: { $gte: since }, content: { $ne: null } },
+        { orderBy: { at: 'desc' }, limit },
+      );
+    return rows.map(messageOf);
   }
 
   learn(
@@ -186,4 +186,18 @@ export class PostgresPersonas extends PersonaStore {
       at: r.at.toISOString(),
     }));
   }
+}
+
+function messageOf(r: PersonaMessageRow): PersonaMessage {
+  return {
+    messageId: r.messageId,
+    agentId: r.agentId,
+    dispositionId: r.dispositionId,
+    decisionId: r.decisionId,
+    guildId: r.guildId,
+    channelId: r.channelId,
+    ...(r.contextClass ? { contextClass: r.contextClass as ContextClass } : {}),
+    ...(r.content ? { content: r.content } : {}),
+    at: r.at,
+  };
 }
