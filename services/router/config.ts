@@ -162,6 +162,15 @@ export class RouterConfig extends BaseConfig implements DerivedConfig {
   @EnvInt({ min: 0 }) DIRIGENT_LEARNING_HALF_LIFE_MS = 14 * 86_400_000;
   /** How many learning signals one member may give in a guild per UTC day. */
   @EnvInt({ min: 1 }) DIRIGENT_LEARNING_DAILY_CAP = 5;
+  /**
+   * How long after a turn the room is judged: a line nobody engaged with while humans kept
+   * talking is `ignored`; a silent or react-only turn is `silent-ok` or `silent-missed`.
+   */
+  @EnvInt({ min: 1000 }) DIRIGENT_LEARNING_JUDGE_WINDOW_MS = 600_000;
+  /** How many human messages in the window count as the room going on. */
+  @EnvInt({ min: 1 }) DIRIGENT_LEARNING_JUDGE_MIN_MESSAGES = 3;
+  /** How far back a human message quoting or referring back to an agent's line reaches. */
+  @EnvInt({ min: 1000 }) DIRIGENT_LEARNING_QUOTE_WINDOW_MS = 21_600_000;
   /** The steward's mod channel, created once per guild (visible to the bot and ManageGuild members). */
   @IsOptional()
   @Matches(/^[a-z0-9_-]{1,100}$/, { message: '$property must be 1-100 of a-z, 0-9, _ or -' })

@@ -1,5 +1,6 @@
 import { reactorJobs } from '@dirigent/service-kit';
 import { FireFollowup } from './application/fire-followup';
+import { JudgeTurns } from './learning/application/judge-turns';
 import { SpeculativeTurns } from './application/speculative';
 import { Tasks } from './orchestrator/application/tasks';
 import { ProposalEffects } from './steward/application/proposal-effects';
@@ -20,6 +21,7 @@ export const ROUTER_JOBS = [
   Tasks, // task-deadline (its timer)
   SpeculativeTurns, // speculative-turn (its timer, then the room's predicates)
   FireFollowup, // self-followup (its timer)
+  JudgeTurns, // learning-judge (its timer, a turn's window after it)
 ] as const;
 
 /** Registers `ROUTER_JOBS` on the router's reactor at start. */

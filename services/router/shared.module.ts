@@ -2,7 +2,7 @@ import { Global, Logger, Module } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { KeyedQueue, Messaging } from '@dirigent/messaging';
 import { Reactor } from '@dirigent/reactor';
-import { SERVICE_CONFIG } from '@dirigent/service-kit';
+import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import { DurableTimers } from '@dirigent/timers';
 import { JetStreamChannelHistory } from './adapters/channel-history';
 import { NatsTurnCoordination } from './adapters/coordinator.client';
@@ -41,12 +41,19 @@ const nats = (factory: (m: Messaging, c: RouterConfig) => unknown) => ({
   providers: [
     { provide: KeyedQueue, useValue: new KeyedQueue() },
     {
+      // On the service's clock: a test that moves it and calls `rearm` fires what came due.
+      provide: DurableTimers,
+      inject: [Messaging, Clock],
+      useFactory: (m: Messaging, clock: Clock) =>
+        DurableTimers.open(m, ROUTER_SERVICE, { now: () => clock.now() }),
+    },
+    {
       provide: Reactor,
-      inject: [Messaging, KeyedQueue],
-      useFactory: async (m: Messaging, lanes: KeyedQueue) => {
+      inject: [DurableTimers, KeyedQueue],
+      useFactory: (timers: DurableTimers, lanes: KeyedQueue) => {
         const log = new Logger('router:reactor');
         return new Reactor({
-          timers: await DurableTimers.open(m, ROUTER_SERVICE),
+          timers,
           lanes,
           log: (o) => log.debug?.(o, o.fired ? 'job fired' : 'job not due'),
         });
@@ -80,6 +87,7 @@ const nats = (factory: (m: Messaging, c: RouterConfig) => unknown) => ({
   ],
   exports: [
     KeyedQueue,
+    DurableTimers,
     Reactor,
     Agents,
     ChannelActivity,

@@ -7,7 +7,7 @@ import { ChannelHistory, type ChannelEvents, type HistoryMessage } from '../appl
 /** More than any plan window holds; a busier channel is read up to here (the oldest first). */
 const MAX_EVENTS = 20_000;
 
-const READ = new Set(['message.created', 'message.deleted', 'typing.started']);
+const READ = new Set(['message.created', 'message.deleted', 'typing.started', 'reaction.added']);
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
@@ -25,14 +25,15 @@ export class JetStreamChannelHistory extends ChannelHistory {
   async since(guildId: string, channelId: string, from: number): Promise<ChannelEvents> {
     const prefix = `${Subjects.discord.evtPrefix}.${guildId}.${channelId}.`;
     const messages = new Map<string, HistoryMessage>();
-    const typing: ChannelEvents['typing'] = [];
+    const seen: Omit<ChannelEvents, 'messages'> = { typing: [], reactions: [] };
     await this.read(Streams.discordEvents, `${prefix}>`, from, (s, data) => {
       const kind = s.slice(prefix.length);
-      if (READ.has(kind)) apply(kind, data, messages, typing);
+      if (READ.has(kind)) apply(kind, data, messages, seen);
     });
     return {
       messages: [...messages.values()].filter((m) => m.at >= from),
-      typing: typing.filter((t) => t.at >= from),
+      typing: seen.typing.filter((t) => t.at >= from),
+      reactions: seen.reactions,
     };
   }
 
@@ -103,7 +104,7 @@ function apply(
   kind: string,
   d: Record<string, unknown>,
   messages: Map<string, HistoryMessage>,
-  typing: ChannelEvents['typing'],
+  seen: Omit<ChannelEvents, 'messages'>,
 ): void {
   const messageId = str(d.messageId);
   const authorId = str(d.authorId);
@@ -124,6 +125,9 @@ function apply(
   } else if (kind === 'message.deleted' && messageId) {
     messages.delete(messageId);
   } else if (kind === 'typing.started' && str(d.userId) && Number.isFinite(at)) {
-    typing.push({ userId: str(d.userId)!, at });
+    seen.typing.push({ userId: str(d.userId)!, at });
+  } else if (kind === 'reaction.added' && messageId && str(d.userId)) {
+    // A reaction has no time of its own: read from `from`, it came after.
+    seen.reactions.push({ messageId, userId: str(d.userId)!, userIsBot: d.userIsBot === true });
   }
 }

@@ -124,6 +124,8 @@ export interface HistoryMessage {
 export interface ChannelEvents {
   messages: HistoryMessage[];
   typing: { userId: string; at: number }[];
+  /** Reactions added since (removed ones too: someone reacted). */
+  reactions: { messageId: string; userId: string; userIsBot: boolean }[];
 }
 
 /**

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { RouterDecision } from '@dirigent/contracts';
 import { Clock } from '@dirigent/service-kit';
 import type { Disposition } from '@dirigent/router-domain';
+import { JudgeTurns } from '../learning/application/judge-turns';
 import { ChannelActivity } from './channel-activity';
 import { DeliverBeats, type Dispatched } from './deliver-beats';
 import { RouterOutbox } from './clients';
@@ -11,7 +12,8 @@ import type { Planned, TurnRequest } from './turn-record';
 /**
  * Sends what a decision planned — the reaction, the beats (a burst paced by its own
  * deliveries), the completion of a granted turn with what was sent — and afterwards closes
- * the burst's durable plan and settles the human message that interrupted it.
+ * the burst's durable plan, settles the human message that interrupted it and arms the
+ * room's judgement of the turn (learning).
  */
 @Injectable()
 export class SendReply {
@@ -22,6 +24,7 @@ export class SendReply {
     private readonly bursts: BurstStore,
     private readonly inbox: InboundStore,
     private readonly clock: Clock,
+    private readonly judge: JudgeTurns,
   ) {}
 
   async send(
@@ -68,5 +71,6 @@ export class SendReply {
       const done = sent.atBeat >= decision.beats.length && !decision.undelivered;
       await this.bursts.end(decision.decisionId, done ? 'done' : 'stopped', at());
     }
+    await this.judge.arm(decision, sent.sentIds);
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { PostgresPersonas } from './adapters/postgres/persona-version.repository';
+import { JudgeTurns } from './application/judge-turns';
 import { PersonaLearning } from './application/persona-learning';
 import { Personas } from './application/personas';
 import { LearningStore, PersonaStore } from './application/ports';
@@ -18,7 +19,8 @@ export { learningEntities } from './adapters/postgres/entities';
 /**
  * The persona learning loop (docs/architecture.md, "Persona"): each built-in agent's
  * versioned persona (seeded once, the active version for each turn, the admin subjects) and
- * the reactions and replies to its messages that move its disposition weights.
+ * the reactions, replies and quotes of its messages and the room's judgement of its turns
+ * (`JudgeTurns`, on durable timers) that move the guild's learned adjustments.
  */
 @Module({
   controllers: [PersonaHandler, LearningHistoryHandler],
@@ -47,7 +49,8 @@ export { learningEntities } from './adapters/postgres/entities';
     },
     Personas,
     PersonaLearning,
+    JudgeTurns,
   ],
-  exports: [Personas, PersonaLearning],
+  exports: [Personas, PersonaLearning, JudgeTurns],
 })
 export class LearningModule {}

@@ -1,17 +1,7 @@
-import { Subjects, subject, type RouterDecision } from '@dirigent/contracts';
+import { Durables, Streams, Subjects } from '@dirigent/contracts';
 import { snowflake, waitFor } from '@dirigent/testing';
 import { startRouterStack, type RouterStack } from '../../test/harness';
-
-// Only `factual-recall` (deadpan, single-line) may answer a mention: every turn speaks.
-const yaml = `
-agents:
-  - id: dit
-    name: Dit
-    voices: [deadpan]
-    learning: { rate: 0.1, bounds: [0.5, 2] }
-speculative: { enabled: false }
-followups: { enabled: false }
-`;
+import { DIT_YAML, learningKit } from './kit';
 
 /**
  * Learning per community through NATS and Postgres: a member's signals on a message are
@@ -23,54 +13,28 @@ describe('router: learning per community', () => {
   let s: RouterStack;
   const D = 'factual-recall';
 
-  const ok = async (subj: string, data: unknown) => {
-    const r = await s.request(subj, data);
-    if (!r.ok) throw new Error(`${subj}: ${JSON.stringify(r.error)}`);
-    return r.data;
-  };
-  const steps = (guildId: string) =>
-    s.events.filter((e) => e.subject === subject.learningAdjusted(guildId)).map((e) => e.data);
-
-  /** A mention answered in a fresh channel: the decision and the agent's delivered message. */
-  const turn = async (guildId: string) => {
-    const channel = snowflake();
-    await s.discord.human(guildId, channel, 'dit, what is the answer?');
-    const d: RouterDecision = await waitFor(() => s.decisions(channel)[0], 30_000);
-    const echo = await waitFor(() => s.discord.echoes.find((e) => e.channelId === channel), 30_000);
-    return { d, channel, messageId: echo.messageId as string };
-  };
-  const react = (
-    guildId: string,
-    channel: string,
-    messageId: string,
-    userId: string,
-    emoji: string,
-    kind: 'reaction.added' | 'reaction.removed' = 'reaction.added',
-    extra: Record<string, unknown> = {},
-  ) =>
-    s.messaging.publishEvent(subject.discordEvent(guildId, channel, kind), kind, {
-      guildId,
-      channelId: channel,
-      messageId,
-      userId,
-      emoji,
-      ...extra,
-    });
+  const { ok, steps, turn, react, idle } = learningKit(() => s);
   const signals = async (guildId: string) =>
     (await ok(Subjects.admin.learningGet, { guildId, agentId: 'dit' })).signals as number;
   const adjustment = async (guildId: string, cls: string) => {
     const r = await ok(Subjects.admin.learningGet, { guildId, agentId: 'dit' });
     return r.adjustments.find((a: any) => a.contextClass === cls && a.dispositionId === D);
   };
-  /** Reacts until the first signal on the message is counted (the origin may lag). */
-  const firstStep = async (g: string, t: { channel: string; messageId: string }, user: string) =>
-    waitFor(async () => {
+  /**
+   * Reacts until the first signal on the message is counted (the origin may lag), then waits
+   * until the router handled every reaction sent meanwhile (a late one would land after the
+   * test's next event).
+   */
+  const firstStep = async (g: string, t: { channel: string; messageId: string }, user: string) => {
+    await waitFor(async () => {
       await react(g, t.channel, t.messageId, user, '👍');
       return steps(g).some((e) => e.cause.messageId === t.messageId && e.cause.userId === user);
     }, 30_000);
+    await waitFor(() => idle(Streams.discordEvents, Durables.routerDiscordEvents), 30_000);
+  };
 
   beforeAll(async () => {
-    s = await startRouterStack(yaml, { DIRIGENT_LEARNING_DAILY_CAP: '3' });
+    s = await startRouterStack(DIT_YAML, { DIRIGENT_LEARNING_DAILY_CAP: '3' });
     s.upstream.behave = () => ({ kind: 'ok', text: 'forty-two' });
   });
   afterAll(async () => {
