@@ -1,9 +1,11 @@
 /**
  * `npm run bench -- learning`: a simulated community teaching Dit through the pure learning
  * core of `@dirigent/router-domain` (the code the router runs: one signal per member per
- * message, the daily cap, bounds, decay). 20 members with fixed tastes by the room's mood —
- * jokes liked in a lull, disliked in heated talk; deep answers liked in heated (serious) talk
- * — three of them noisy (coin-flip reactions). After 1,000 of Dit's turns the learned
+ * message, the daily cap, bounds, decay, the room's judgements). 20 members with fixed
+ * tastes by the room's mood — jokes liked in a lull, disliked in heated talk; deep answers
+ * liked in heated (serious) talk; staying quiet liked in a busy room — three of them noisy
+ * (coin-flip reactions). A line the room did not engage with is `ignored`; a silent turn is
+ * judged `silent-ok` or `silent-missed` by the room. After 1,000 of Dit's turns the learned
  * weights should rank the dispositions as the members' tastes do in every context class
  * (Spearman ≥ 0.8); a brigading member's 200 reactions in one day should move no weight by
  * more than 5 steps.
@@ -16,18 +18,19 @@ import {
   seededRandom,
   type ContextClass,
   type MemberSignalState,
+  type SignalKind,
 } from '@dirigent/router-domain';
 import type { BenchResult } from './stats';
 
-const DISPOSITIONS = ['joke', 'pun', 'deep', 'factual', 'brief', 'hype'] as const;
+const DISPOSITIONS = ['joke', 'pun', 'deep', 'factual', 'brief', 'hype', 'quiet'] as const;
 type D = (typeof DISPOSITIONS)[number];
 
 /** The community's taste: how much a disposition's line pleases the room in each mood (−1..1). */
 const TASTE: Record<ContextClass, Record<D, number>> = {
-  lull: { joke: 0.8, pun: 0.5, hype: 0.2, brief: -0.1, factual: -0.3, deep: -0.6 },
-  casual: { joke: 0.5, pun: 0.2, factual: 0.1, brief: -0.1, hype: -0.3, deep: -0.5 },
-  busy: { brief: 0.6, factual: 0.3, joke: 0, hype: -0.2, pun: -0.4, deep: -0.7 },
-  heated: { deep: 0.8, factual: 0.5, brief: 0.1, hype: -0.4, pun: -0.6, joke: -0.8 },
+  lull: { joke: 0.8, pun: 0.5, hype: 0.2, brief: -0.1, quiet: -0.2, factual: -0.3, deep: -0.6 },
+  casual: { joke: 0.5, pun: 0.2, factual: 0.1, brief: -0.1, quiet: -0.2, hype: -0.3, deep: -0.5 },
+  busy: { quiet: 0.7, brief: 0.6, factual: 0.3, joke: 0, hype: -0.2, pun: -0.4, deep: -0.7 },
+  heated: { deep: 0.8, factual: 0.5, quiet: 0.3, brief: 0.1, hype: -0.4, pun: -0.6, joke: -0.8 },
 };
 const LEARNING = { enabled: true, rate: 0.05, bounds: [0.2, 3] as [number, number] };
 const DAILY_CAP = 5;
@@ -37,6 +40,8 @@ const TURNS_PER_DAY = 50;
 const MEMBERS = 20;
 const NOISY = 3;
 const REACT_P = 0.25;
+/** How often the room ignores a line it does not like at all (scaled by its taste). */
+const IGNORED_P = 0.6;
 
 /** Spearman's rank correlation (average ranks for ties). */
 export function spearman(a: number[], b: number[]): number {
@@ -85,17 +90,19 @@ export function simulate(seed: string, brigadeDay?: number) {
     c: ContextClass,
     d: D,
     polarity: 'positive' | 'negative',
-    emoji: string,
+    emoji: string | undefined,
     at: number,
+    kind: SignalKind = 'reaction',
   ) => {
+    const room = member === 'room';
     const k = key(c, d);
     const cur = adj.get(k);
     const day = `${member}/${Math.floor(at / 86_400_000)}`;
     const r = memberSignal({
       current: rows.get(`${messageId}/${member}`) ?? null,
-      input: { type: 'add', kind: 'reaction', polarity, emoji },
+      input: { type: 'add', kind, polarity, ...(emoji ? { emoji } : {}) },
       today: today.get(day) ?? 0,
-      dailyCap: DAILY_CAP,
+      dailyCap: room ? Infinity : DAILY_CAP,
       baseline: 1,
       adjustment: cur ? decayed(cur.adjustment, at - cur.at, HALF_LIFE_MS) : 0,
       learning: LEARNING,
@@ -122,18 +129,31 @@ export function simulate(seed: string, brigadeDay?: number) {
     const d = pick(weightsAt(c, at));
     const id = `m${t}`;
     sent.push({ id, c, d, at });
-    for (let m = 0; m < MEMBERS; m++) {
-      if (rnd() >= REACT_P) continue;
-      const liked = m < NOISY ? 0.5 : (1 + TASTE[c][d]) / 2;
-      const positive = rnd() < liked;
-      // Some members pile several emojis on a line they like: still one signal.
-      const emojis = positive ? ['👍', '😂', '🔥'].slice(0, 1 + Math.floor(rnd() * 3)) : ['👎'];
-      for (const e of emojis)
-        signal(`u${m}`, id, c, d, positive ? 'positive' : 'negative', e, at + 60_000);
+    // The room's judgement after the window: a quiet turn was missed or fine; a line
+    // nobody picked up (more likely the less the room likes it) was ignored.
+    const liking = (1 + TASTE[c][d]) / 2;
+    if (d === 'quiet') {
+      const ok = rnd() < liking;
+      const kind = ok ? 'silent-ok' : 'silent-missed';
+      signal('room', id, c, d, ok ? 'positive' : 'negative', undefined, at + 600_000, kind);
+    } else {
+      if (rnd() < IGNORED_P * (1 - liking))
+        signal('room', id, c, d, 'negative', undefined, at + 600_000, 'ignored');
+      for (let m = 0; m < MEMBERS; m++) {
+        if (rnd() >= REACT_P) continue;
+        const liked = m < NOISY ? 0.5 : liking;
+        const positive = rnd() < liked;
+        // Some members pile several emojis on a line they like: still one signal.
+        const emojis = positive ? ['👍', '😂', '🔥'].slice(0, 1 + Math.floor(rnd() * 3)) : ['👎'];
+        for (const e of emojis)
+          signal(`u${m}`, id, c, d, positive ? 'positive' : 'negative', e, at + 60_000);
+      }
     }
     if (brigadeDay !== undefined && Math.floor(at / 86_400_000) === brigadeDay) {
       // 200 👎-like reactions on the day's jokes (several emojis each): one target weight.
-      const day = sent.filter((x) => Math.floor(x.at / 86_400_000) === brigadeDay);
+      const day = sent.filter(
+        (x) => Math.floor(x.at / 86_400_000) === brigadeDay && x.d !== 'quiet',
+      );
       const jokes = day.filter((x) => x.d === 'joke');
       const todays = jokes.length ? jokes : day;
       if (t % TURNS_PER_DAY === TURNS_PER_DAY - 1)
