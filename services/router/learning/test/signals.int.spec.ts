@@ -1,8 +1,9 @@
+import type { INestApplication } from '@nestjs/common';
 import { Durables, Streams, Subjects, type RouterDecision } from '@dirigent/contracts';
 import { Clock } from '@dirigent/service-kit';
 import { snowflake, waitFor } from '@dirigent/testing';
 import { DurableTimers } from '@dirigent/timers';
-import { startRouterStack, type RouterStack } from '../../test/harness';
+import { startRouterApp, startRouterStack, type RouterStack } from '../../test/harness';
 import { DIT_YAML, learningKit } from './kit';
 
 const WINDOW = 3_600_000;
@@ -12,8 +13,8 @@ const LINE = 'the answer is forty-two, as the towel foretold';
 /**
  * The room's signals through NATS, Postgres and the router's durable timers: a line the
  * room ignored, a quiet turn judged both ways, a quote or reference back, decay with the
- * half-life, and frozen learning. The test moves the router's clock instead of sleeping and
- * has its timers look again at what came due.
+ * half-life, frozen learning, and a judgement armed before a restart. The test moves the
+ * router's clock instead of sleeping and has its timers look again at what came due.
  */
 describe('router: learning signals from the room', () => {
   let s: RouterStack;
@@ -62,26 +63,36 @@ describe('router: learning signals from the room', () => {
     return { d, channel };
   };
 
-  beforeAll(async () => {
-    s = await startRouterStack(DIT_YAML, {
-      DIRIGENT_LEARNING_JUDGE_WINDOW_MS: String(WINDOW),
-      DIRIGENT_LEARNING_JUDGE_MIN_MESSAGES: '2',
-      DIRIGENT_LEARNING_HALF_LIFE_MS: String(HALF_LIFE),
-      // The guild's upkeep survey (memory is not running here) never comes due.
-      DIRIGENT_UPKEEP_SURVEY_MS: '1000000000000',
-    });
-    s.upstream.behave = () => ({ kind: 'ok', text: LINE });
-    const clock = s.router.get(Clock);
+  const env = {
+    DIRIGENT_ROUTER_QUERY_TIMEOUT_MS: '500',
+    DIRIGENT_LEARNING_JUDGE_WINDOW_MS: String(WINDOW),
+    DIRIGENT_LEARNING_JUDGE_MIN_MESSAGES: '2',
+    DIRIGENT_LEARNING_HALF_LIFE_MS: String(HALF_LIFE),
+    // The guild's upkeep survey (memory is not running here) never comes due.
+    DIRIGENT_UPKEEP_SURVEY_MS: '1000000000000',
+  };
+  /** The router app's clock runs `offset` ahead of the wall clock; its timers are ours to rearm. */
+  const hold = (router: INestApplication) => {
+    const clock = router.get(Clock);
     const real = clock.now.bind(clock);
     clock.now = () => real() + offset;
-    timers = s.router.get(DurableTimers);
+    timers = router.get(DurableTimers);
+  };
+
+  beforeAll(async () => {
+    s = await startRouterStack(DIT_YAML, env);
+    s.upstream.behave = () => ({ kind: 'ok', text: LINE });
+    hold(s.router);
   });
   // The clock moves on only to fire timers and read decay: the channels' history is kept at
   // the wall clock's time.
   afterEach(() => {
     offset = 0;
   });
+  let restarted: INestApplication | undefined;
   afterAll(async () => {
+    // The stack closes the router it started (closed already when the test restarted it).
+    await restarted?.close();
     await s?.close();
   });
 
@@ -172,5 +183,20 @@ describe('router: learning signals from the room', () => {
     } finally {
       await ok(Subjects.admin.personaUpsert, { agentId: 'dit', learning: { enabled: true } });
     }
+  });
+
+  it('judges a line whose timer was armed before the router restarted', async () => {
+    const g = snowflake();
+    const t = await turn(g);
+    await talk(g, t.channel, 'anyway, lunch?', 'tacos again');
+    await waitFor(() => idle(Streams.discordEvents, Durables.routerDiscordEvents), 30_000);
+    await s.router.close();
+    restarted = await startRouterApp(DIT_YAML, env);
+    hold(restarted);
+    later(WINDOW + 1000);
+    await settled(`learning-judge:${t.messageId}`);
+    expect(steps(g).map((e) => [e.cause, e.delta])).toEqual([
+      [{ messageId: t.messageId, signal: 'ignored' }, -0.1],
+    ]);
   });
 });
