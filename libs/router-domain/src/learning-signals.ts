@@ -13,9 +13,9 @@ export const QUOTE_NGRAM = 5;
 export const QUOTE_MIN_WORDS = 3;
 
 /**
- * How far a signal kind steps the adjustment, as a multiple of `learning.rate`: a silent
- * turn the room was fine with is a half step (silence is the common case; a full step each
- * time would pull toward never speaking), everything else a full one.
+ * How far a signal kind steps the adjustment, as a multiple of `learning.rate`: one step each
+ * (the contract's "each step is `rate`"). Silence cannot outvote speaking by its number: a
+ * channel holds at most one pending quiet-turn judgement per agent (`JudgeTurns`).
  */
 export const SIGNAL_STEP: Record<SignalKind, number> = {
   reaction: 1,
@@ -23,7 +23,7 @@ export const SIGNAL_STEP: Record<SignalKind, number> = {
   quote: 1,
   rebuke: 1,
   ignored: 1,
-  'silent-ok': 0.5,
+  'silent-ok': 1,
   'silent-missed': 1,
 };
 

@@ -69,7 +69,7 @@ describe('judgeTurn', () => {
     expect(judge({ sent: [], messages: [] })).toBeNull();
   });
 
-  it('steps a silent-ok by half the rate, the others by the rate', () => {
+  it('steps every judgement by the rate', () => {
     const learning = { enabled: true, rate: 0.1, bounds: [0.5, 2] as [number, number] };
     const step = (kind: 'silent-ok' | 'silent-missed' | 'ignored', positive: boolean) =>
       memberSignal({
@@ -82,7 +82,7 @@ describe('judgeTurn', () => {
         learning,
       })!.delta;
     expect([step('silent-ok', true), step('silent-missed', false), step('ignored', false)]).toEqual(
-      [0.05, -0.1, -0.1],
+      [0.1, -0.1, -0.1],
     );
   });
 });

@@ -125,7 +125,7 @@ describe('router: learning signals from the room', () => {
     await settled(`learning-judge:quiet:${missed.channel}:dit`);
     const by = (signal: string) => steps(g).filter((e) => e.cause.signal === signal);
     expect(by('silent-ok').map((e) => [e.cause.messageId, e.dispositionId, e.delta])).toEqual([
-      [fine.d.inboundMessageId, fine.d.chosen, 0.05],
+      [fine.d.inboundMessageId, fine.d.chosen, 0.1],
     ]);
     expect(by('silent-missed').map((e) => [e.cause.messageId, e.dispositionId, e.delta])).toEqual([
       [missed.d.inboundMessageId, missed.d.chosen, -0.1],
