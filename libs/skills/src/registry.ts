@@ -117,6 +117,8 @@ export class SkillRunner {
     const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false });
     for (const skill of bundle) {
       if (this.skills.has(skill.id)) throw new Error(`skill ${skill.id} is listed twice`);
+      if (!skill.invoke && skill.costClass === 'direct')
+        throw new Error(`skill ${skill.id} runs at once but has no invoke`);
       this.skills.set(skill.id, skill);
       for (const tool of skill.tools) {
         if (this.byTool.has(tool.name)) throw new Error(`tool ${tool.name} is defined twice`);
@@ -212,6 +214,8 @@ export class SkillRunner {
   }
 
   private run(skill: Skill, call: SkillCall, args: Record<string, unknown>): Promise<unknown> {
+    if (!skill.invoke)
+      throw new SkillError('NOT_FOUND', `skill ${skill.id} is carried out by the steward`);
     return skill.invoke(
       this.context(
         call,

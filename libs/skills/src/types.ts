@@ -5,6 +5,9 @@ import type {
   MemoryHit,
   MemorySearchLayer,
   PermissionFlagName,
+  ProposalView,
+  ReminderView,
+  SkillActor,
   SkillCostClass,
   SkillPermission,
 } from '@dirigent/contracts';
@@ -25,11 +28,9 @@ export interface ToolDescriptor {
 /**
  * On whose behalf a call runs: the agent whose turn called the tool and the member who asked
  * (the author of the message the turn answers). With a `userId`, the member's rights decide.
+ * The wire's shape (`SkillInvokeRequest.actor`).
  */
-export interface SkillActor {
-  agentId?: string;
-  userId?: string;
-}
+export type { SkillActor };
 
 /** A refusal or failure with the contract's code (`BAD_REQUEST`, `NOT_FOUND`, `FORBIDDEN`, …). */
 export class SkillError extends Error {
@@ -110,17 +111,14 @@ export interface SkillMemory {
   ): Promise<MemoryContextResult>;
 }
 
-/** What a `confirm`-class call becomes: the steward's proposal (`dirigent.es.proposal.<id>`). */
-export interface ProposalRequest {
-  guildId: string;
-  /** The channel the call came from. */
-  channelId: string;
-  skillId: string;
-  tool: string;
-  args: Record<string, unknown>;
-  reason: string;
-  requestedBy: SkillActor;
-}
+/**
+ * What a `confirm`-class call becomes: the steward's proposal (`dirigent.es.proposal.<id>`),
+ * the fields of its view that the call gives.
+ */
+export type ProposalRequest = Pick<
+  ProposalView,
+  'guildId' | 'channelId' | 'skillId' | 'tool' | 'args' | 'reason' | 'requestedBy'
+>;
 
 /**
  * The steward's side of a `confirm` call: records the proposal, posts it in the mod channel
@@ -134,19 +132,8 @@ export interface ProposalService {
   request(p: ProposalRequest): Promise<{ proposalId: string } | { refused: string }>;
 }
 
-/** A reminder to keep: stored durably and posted in its channel when due. */
-export interface ReminderRequest {
-  reminderId: string;
-  guildId: string;
-  channelId: string;
-  /** The member who asked (mentioned when due for `target: 'me'`). */
-  userId?: string;
-  target: 'me' | 'channel';
-  text: string;
-  /** ISO 8601. */
-  dueAt: string;
-  createdAt: string;
-}
+/** A reminder to keep (stored durably and posted in its channel when due): its view, unstarted. */
+export type ReminderRequest = Omit<ReminderView, 'status'>;
 
 /** The reminders' durable side (the router: Postgres and a durable timer). */
 export interface ReminderBook {
@@ -215,6 +202,10 @@ export interface Skill {
    * or run; undefined when it may.
    */
   refusal?(ctx: SkillContext): Promise<string | undefined>;
-  /** Runs the call (for a `confirm` skill: once its proposal is approved). */
-  invoke(ctx: SkillContext): Promise<unknown>;
+  /**
+   * Runs the call (for a `confirm` skill: once its proposal is approved). Absent on a
+   * `confirm` skill whose approved call the steward carries out itself (`propose_restructure`:
+   * its steps, journalled one by one).
+   */
+  invoke?(ctx: SkillContext): Promise<unknown>;
 }

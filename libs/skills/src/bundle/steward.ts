@@ -215,14 +215,5 @@ export const proposeRestructure: Skill = {
       },
     },
   ],
-  /** Approved: the plan is announced where it was asked for; its steps are each their own call. */
-  async invoke(ctx) {
-    const { summary, steps } = ctx.args as { summary: string; steps: string[] };
-    const text = [
-      `Approved restructure: ${summary}`,
-      ...steps.map((s, i) => `${i + 1}. ${s}`),
-    ].join('\n');
-    await ctx.ports.discord.post(ctx.guildId, ctx.channelId, text, `${ctx.callId}-plan`);
-    return { announced: true, steps: steps.length };
-  },
+  // No invoke: approved, the steward runs the steps itself, each journalled (exactly once).
 };
