@@ -30,6 +30,13 @@ const nats = (factory: (m: Messaging, c: RouterConfig) => unknown) => ({
   useFactory: factory,
 });
 
+/** Due by the service's clock, as its use cases arm them; a jump of the clock re-arms them. */
+async function routerTimers(m: Messaging, clock: Clock): Promise<DurableTimers> {
+  const timers = await DurableTimers.open(m, ROUTER_SERVICE, { now: () => clock.now() });
+  clock.onJump(() => timers.rearm());
+  return timers;
+}
+
 /**
  * What every area of the router shares, global: the reactor over the router's durable
  * timers and the channel lanes, the built-in agents, what the router has seen of each
@@ -40,13 +47,7 @@ const nats = (factory: (m: Messaging, c: RouterConfig) => unknown) => ({
 @Module({
   providers: [
     { provide: KeyedQueue, useValue: new KeyedQueue() },
-    {
-      // On the service's clock: a test that moves it and calls `rearm` fires what came due.
-      provide: DurableTimers,
-      inject: [Messaging, Clock],
-      useFactory: (m: Messaging, clock: Clock) =>
-        DurableTimers.open(m, ROUTER_SERVICE, { now: () => clock.now() }),
-    },
+    { provide: DurableTimers, inject: [Messaging, Clock], useFactory: routerTimers },
     {
       provide: Reactor,
       inject: [DurableTimers, KeyedQueue],

@@ -12,6 +12,7 @@ import { ConfigModule } from '@nestjs/config';
 import type { StreamSpec } from '@dirigent/contracts';
 import { metricsRegistry, startTracing, type DurableEventOptions } from '@dirigent/messaging';
 import type { Options } from '@mikro-orm/postgresql';
+import type { Clock } from './clock';
 import { ConfigError, loadConfig, type BaseConfig } from './config';
 import { CoreModule } from './core.module';
 import { connectJetStream } from './microservice';
@@ -45,6 +46,8 @@ export interface CreateOptions {
    * stops the databases they use.
    */
   shutdownHooks?: boolean;
+  /** The service's time; a test passes a `SettableClock` to move it (default: the system's). */
+  clock?: Clock;
 }
 
 export async function createServiceApp<C extends BaseConfig>(
@@ -88,6 +91,7 @@ export async function createServiceApp<C extends BaseConfig>(
         logName: env.DIRIGENT_LOG_NAME || undefined,
         streams: def.streams,
         entities: def.entities,
+        clock: opts.clock,
       }),
       def.module(config),
     ],

@@ -5,7 +5,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { StreamSpec } from '@dirigent/contracts';
 import { MessagingModule } from '@dirigent/messaging';
 import { serviceOrmConfig } from '@dirigent/persistence';
-import { ClockModule } from './clock';
+import { Clock, ClockModule } from './clock';
 import { HealthController } from './health.controller';
 import { logDestination, redactPaths } from './logging';
 
@@ -20,6 +20,8 @@ export interface CoreOptions {
   logName?: string;
   streams: StreamSpec[];
   entities?: Options['entities'];
+  /** The service's time (default: the system's). */
+  clock?: Clock;
 }
 
 /**
@@ -32,7 +34,7 @@ export class CoreModule {
     return {
       module: CoreModule,
       imports: [
-        ClockModule,
+        ClockModule.forRoot(opts.clock),
         LoggerModule.forRoot({
           pinoHttp: [
             {
