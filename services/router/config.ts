@@ -185,8 +185,10 @@ export class RouterConfig extends BaseConfig implements DerivedConfig {
   @EnvInt({ min: 1 }) DIRIGENT_UPKEEP_ARCHIVE_IDLE_DAYS = 30;
   /** …that held this many messages gets its archiving proposed. */
   @EnvInt({ min: 1 }) DIRIGENT_UPKEEP_ARCHIVE_MIN_MESSAGES = 200;
-  /** Upkeep: this many members meeting around a topic for 3 weeks get a role proposed. */
+  /** Upkeep: this many members meeting around a topic… */
   @EnvInt({ min: 1 }) DIRIGENT_UPKEEP_ROLE_MEMBERS = 5;
+  /** …each for this many days (first to last meeting) get a role proposed. */
+  @EnvInt({ min: 1 }) DIRIGENT_UPKEEP_ROLE_DAYS = 21;
   /** How long a rejected (or expired) upkeep proposal is not asked again, in days. */
   @EnvInt({ min: 1 }) DIRIGENT_UPKEEP_REASK_DAYS = 30;
   /** At most one upkeep survey of a guild per this period, armed by its members' messages. */

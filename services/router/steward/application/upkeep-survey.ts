@@ -126,7 +126,7 @@ export class UpkeepSurvey {
       archiveIdleDays: c.DIRIGENT_UPKEEP_ARCHIVE_IDLE_DAYS,
       archiveMinMessages: c.DIRIGENT_UPKEEP_ARCHIVE_MIN_MESSAGES,
       roleMembers: c.DIRIGENT_UPKEEP_ROLE_MEMBERS,
-      roleDays: 21,
+      roleDays: c.DIRIGENT_UPKEEP_ROLE_DAYS,
     };
   }
 
