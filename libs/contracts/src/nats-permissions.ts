@@ -158,6 +158,9 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
       Subjects.memory.search,
       Subjects.memory.context,
       Subjects.memory.dossierGet,
+      // The steward's upkeep reads the epochs; an archive keeps the channel's highlights.
+      Subjects.memory.epochsList,
+      Subjects.memory.highlightAdd,
       Subjects.llm.chat,
       Subjects.llm.budgetGet,
       Subjects.router.evtAll,

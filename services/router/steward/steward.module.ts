@@ -11,6 +11,8 @@ import { PostgresRestructureJournal } from './adapters/postgres/restructure-jour
 import { RestructureStepRow } from './adapters/postgres/restructure-step.entity';
 import { NatsRestructureDiscord } from './adapters/restructure-discord';
 import { NatsUpkeepMemory } from './adapters/upkeep-memory';
+import { NatsArchiveMemory } from './adapters/archive-memory';
+import { ArchiveHighlights } from './application/archive-highlights';
 import { JetStreamStewardEvents } from './adapters/steward-events';
 import { NatsHeldDecisions } from './adapters/held-decisions';
 import { DecideProposal } from './application/decide-proposal';
@@ -73,6 +75,12 @@ export const stewardEntities = [ProposalRow, RestructureStepRow];
       inject: [Messaging, SERVICE_CONFIG],
       useFactory: (m: Messaging, c: RouterConfig) =>
         new NatsRestructureDiscord(m, c.DIRIGENT_ROUTER_QUERY_TIMEOUT_MS),
+    },
+    {
+      provide: ArchiveHighlights,
+      inject: [Messaging, SERVICE_CONFIG],
+      useFactory: (m: Messaging, c: RouterConfig) =>
+        new ArchiveHighlights(new NatsArchiveMemory(m, c.DIRIGENT_ROUTER_QUERY_TIMEOUT_MS)),
     },
     {
       provide: RestructureJournal,

@@ -13,6 +13,7 @@ import {
   type RestructureStep,
 } from '@dirigent/router-domain';
 import { roleRefusal } from '@dirigent/skills';
+import { ArchiveHighlights, highlightLines } from './archive-highlights';
 
 /** How far one step of a restructure ran. */
 export interface JournalledStep {
@@ -67,6 +68,7 @@ export class RestructureRun {
   constructor(
     private readonly journal: RestructureJournal,
     private readonly discord: RestructureDiscord,
+    private readonly highlights: ArchiveHighlights,
   ) {}
 
   async execute(p: ProposalView): Promise<{ steps: number; results: unknown[] }> {
@@ -141,18 +143,20 @@ export class RestructureRun {
         const target = named(s.name) ?? (resumed ? named(archivedName(s.name)) : undefined);
         if (!target) throw fail(`there is no #${s.name}`);
         // Said in the channel before it closes: why, and what memory keeps of it.
-        const why = typeof p.args.summary === 'string' ? p.args.summary.slice(0, 1500) : '';
+        const why = typeof p.args.summary === 'string' ? p.args.summary.slice(0, 1000) : '';
+        const kept = await this.highlights.keep(guildId, target.channelId, why || s.name);
+        const said = [`This channel is archived by the moderators.${why ? ` ${why}` : ''}`];
         await this.discord.post(
           guildId,
           target.channelId,
-          `This channel is archived by the moderators.${why ? ` ${why}` : ''}`,
+          [...said, ...highlightLines(kept)].join('\n').slice(0, 2000),
           `restructure-${p.proposalId}-${i}-summary`,
         );
         await this.discord.readOnly(guildId, target.channelId);
         const name = archivedName(s.name);
         if (target.name !== name)
           await this.discord.editChannel(guildId, target.channelId, { name });
-        return { channelId: target.channelId, name };
+        return { channelId: target.channelId, name, highlights: kept.length };
       }
       case 'move_channel': {
         const target = named(s.name);
