@@ -38,6 +38,25 @@ export function serveFakeGuilds(messaging: Messaging, discord: FakeDiscord): voi
   });
 }
 
+/**
+ * A message's text as Discord shows it: `<#id>` as the channel's (or thread's) name, `<@id>`
+ * (`<@!id>`) as @ and the member's display name, `<@&id>` as @ and the role's name.
+ */
+export function shownContent(discord: FakeDiscord, m: FakeMessage): string {
+  const roles = discord.guilds.get(m.guildId)?.roles;
+  return m.content
+    .replace(/<#(\d{1,20})>/g, (all, id: string) =>
+      discord.channels.get(id) ? `#${discord.channels.get(id)!.name}` : all,
+    )
+    .replace(/<@!?(\d{1,20})>/g, (all, id: string) => {
+      const u = discord.users.get(id);
+      return u ? `@${u.globalName ?? u.username}` : all;
+    })
+    .replace(/<@&(\d{1,20})>/g, (all, id: string) =>
+      roles?.get(id) ? `@${roles.get(id)!.name}` : all,
+    );
+}
+
 /** A message of the local Discord as the playground page shows it. */
 export function messageJson(discord: FakeDiscord, m: FakeMessage) {
   const author = discord.users.get(m.authorId);
@@ -49,10 +68,7 @@ export function messageJson(discord: FakeDiscord, m: FakeMessage) {
     author: m.webhookUsername ?? author?.globalName ?? author?.username ?? m.authorId,
     // Dit and Molt speak through webhooks the moderator bot made.
     kind: m.webhookId ? 'agent' : isModerator ? 'moderator' : author?.bot ? 'agent' : 'human',
-    // `<#id>` as Discord shows it: the channel's (or thread's) name.
-    content: m.content.replace(/<#(\d{1,20})>/g, (all, id: string) =>
-      discord.channels.get(id) ? `#${discord.channels.get(id)!.name}` : all,
-    ),
+    content: shownContent(discord, m),
     at: m.createdAt,
     pinned: m.pinned ?? false,
     ...(m.poll ? { poll: { question: m.poll.question, answers: [...m.poll.answers] } } : {}),

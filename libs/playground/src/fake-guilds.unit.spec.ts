@@ -1,5 +1,5 @@
 import { FakeDiscord } from '@dirigent/discord-fake';
-import { fakeGuilds } from './fake-guilds';
+import { fakeGuilds, shownContent } from './fake-guilds';
 
 describe('fakeGuilds', () => {
   it('lists the text channels of each guild and marks the ones hidden from @everyone', () => {
@@ -25,5 +25,25 @@ describe('fakeGuilds', () => {
       ],
     });
     expect(fakeGuilds(discord).guilds.map((x) => x.guildId)).toEqual([g.id, other.id]);
+  });
+});
+
+describe('shownContent', () => {
+  it('shows mentions as Discord does: @ and the display name, the role, the channel', () => {
+    const discord = new FakeDiscord();
+    const g = discord.createGuild({ name: 'g' });
+    const ch = discord.createChannel(g.id, { name: 'garden' });
+    const you = discord.createUser({ username: 'you', globalName: 'You (human)' });
+    const ada = discord.createUser({ username: 'Ada', bot: true });
+    discord.addMember(g.id, you.id);
+    const role = discord.admin.createRole(g.id, { name: 'gardeners', permissions: 0n });
+    const m = discord.postMessage({
+      channelId: ch.id,
+      authorId: ada.id,
+      content: `<@${you.id}> reminder: water the beds, <@!${ada.id}> and <@&${role.id}> in <#${ch.id}>; <@123456789>`,
+    });
+    expect(shownContent(discord, m)).toBe(
+      '@You (human) reminder: water the beds, @Ada and @gardeners in #garden; <@123456789>',
+    );
   });
 });
