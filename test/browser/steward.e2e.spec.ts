@@ -1,20 +1,10 @@
 /// <reference lib="dom" />
 import type { INestApplication } from '@nestjs/common';
 import type { Browser, Page } from 'playwright-core';
-import { startServiceApp } from '@dirigent/service-kit';
-import { testDatabaseUrl, testNatsUrl, waitFor } from '@dirigent/testing';
-import { Playground, startPlayground } from '../../libs/playground/src';
-import { LlmGatewayService } from '../../services/llm-gateway/llm-gateway.module';
-import { RouterService } from '../../services/router/router.module';
+import { waitFor } from '@dirigent/testing';
+import type { Playground } from '../../libs/playground/src';
 import { ProposalService } from '../../services/router/steward/application/proposals';
-import {
-  artifact,
-  baseEnv,
-  launchChromium,
-  startCoordinator,
-  startIngest,
-  stopAll,
-} from './support';
+import { artifact, launchChromium, startPlaygroundStack, stopAll } from './support';
 
 /**
  * The skills and the steward in the playground, in Chromium, with the offline model: Dit,
@@ -31,33 +21,7 @@ describe('playground: Dit acts by skills; steward proposals approved by the huma
   let page: Page;
 
   beforeAll(async () => {
-    playground = await startPlayground({
-      natsUrl: testNatsUrl(),
-      databaseUrl: testDatabaseUrl(),
-      port: 0,
-      unique: true,
-      replyDelayMs: 0,
-      baseEnv: {},
-      log: () => undefined,
-    });
-    const env = { ...playground.env };
-    const gateway = await startServiceApp(LlmGatewayService, {
-      ...baseEnv(),
-      ...env,
-      LLM_GATEWAY_PORT: '0',
-    });
-    apps.push(gateway.app);
-    apps.push((await startCoordinator(env)).app);
-    apps.push(await startIngest(playground.discord, env));
-    ({ app: router } = await startServiceApp(RouterService, {
-      ...baseEnv(),
-      ...env,
-      ROUTER_PORT: '0',
-      // No memory service here: its queries give up quickly.
-      DIRIGENT_ROUTER_QUERY_TIMEOUT_MS: '500',
-    }));
-    apps.push(router);
-    await playground.startAgents();
+    ({ playground, apps, router } = await startPlaygroundStack());
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   });

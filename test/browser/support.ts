@@ -3,9 +3,12 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { chromium, type Browser } from 'playwright-core';
 import { FakeDiscord } from '@dirigent/discord-fake';
-import { startServiceApp } from '@dirigent/service-kit';
+import { startServiceApp, type Clock } from '@dirigent/service-kit';
 import { testDatabaseUrl, testNatsUrl, uid } from '@dirigent/testing';
 import { withControlPage } from '../../libs/control-web/src';
+import { startPlayground, type Playground } from '../../libs/playground/src';
+import { LlmGatewayService } from '../../services/llm-gateway/llm-gateway.module';
+import { RouterService } from '../../services/router/router.module';
 import {
   DiscordIngestRunner,
   DiscordIngestService,
@@ -74,3 +77,46 @@ export const agentId = (prefix: string) =>
   uid(prefix)
     .replace(/[^A-Za-z0-9_-]/g, '_')
     .slice(0, 40);
+
+/**
+ * The playground with the gateway, the coordinator, the ingest and the router in-process
+ * (no memory service: the router's queries of it give up quickly), its agents started.
+ * `routerEnv` and `clock` go to the router.
+ */
+export async function startPlaygroundStack(
+  opts: { routerEnv?: Record<string, string>; clock?: Clock } = {},
+): Promise<{ playground: Playground; apps: INestApplication[]; router: INestApplication }> {
+  const playground = await startPlayground({
+    natsUrl: testNatsUrl(),
+    databaseUrl: testDatabaseUrl(),
+    port: 0,
+    unique: true,
+    replyDelayMs: 0,
+    baseEnv: {},
+    log: () => undefined,
+  });
+  const env = { ...playground.env };
+  const apps: INestApplication[] = [];
+  const gateway = await startServiceApp(LlmGatewayService, {
+    ...baseEnv(),
+    ...env,
+    LLM_GATEWAY_PORT: '0',
+  });
+  apps.push(gateway.app);
+  apps.push((await startCoordinator(env)).app);
+  apps.push(await startIngest(playground.discord, env));
+  const { app: router } = await startServiceApp(
+    RouterService,
+    {
+      ...baseEnv(),
+      ...env,
+      ROUTER_PORT: '0',
+      DIRIGENT_ROUTER_QUERY_TIMEOUT_MS: '500',
+      ...opts.routerEnv,
+    },
+    { clock: opts.clock },
+  );
+  apps.push(router);
+  await playground.startAgents();
+  return { playground, apps, router };
+}
