@@ -117,11 +117,13 @@ export class PostgresLedger {
     await em
       .getRepository(GuildSpend)
       .ensure([...days.values()].sort((a, b) => (a.guildId + a.day < b.guildId + b.day ? -1 : 1)));
-    const connection = em.getConnection();
-    const [res] = (await connection.execute(APPLY, [JSON.stringify(rows)], 'all')) as {
-      inserted: number;
-    }[];
-    await connection.execute(DURABLE, [], 'all');
-    return Number(res?.inserted ?? 0);
+    // The batch goes to Postgres as a bound parameter: the ORM's `execute` would first
+    // inline it into the statement's text, escaping it a character at a time in JS.
+    const knex = em.getConnection().getKnex();
+    const res = (await knex.raw(APPLY, [JSON.stringify(rows)])) as {
+      rows: { inserted: number }[];
+    };
+    await knex.raw(DURABLE);
+    return Number(res.rows[0]?.inserted ?? 0);
   }
 }
