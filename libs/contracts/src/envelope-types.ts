@@ -14,6 +14,7 @@ export const EnvelopeTypes = {
   channelTimerFired: 'channel.timer-fired',
   deadLetter: 'dead-letter',
   llmUsage: 'llm.usage',
+  llmUsageBatch: 'llm.usage.batch',
 } as const;
 
 /** The event-sourced aggregates: one subject each, `dirigent.es.<aggregate>.<id>`. */

@@ -1,3 +1,4 @@
+import { Type } from 'class-transformer';
 import {
   IsArray,
   IsBoolean,
@@ -9,6 +10,7 @@ import {
   IsString,
   Matches,
   MaxLength,
+  ValidateNested,
 } from 'class-validator';
 import { createValidated } from './validation';
 
@@ -99,3 +101,16 @@ export class LlmUsageRecorded {
 }
 
 export const LLM_USAGE_EVENT = 'llm.usage';
+
+/**
+ * `dirigent.llm.usage`, envelope type `llm.usage.batch`: the ledger rows of the calls one
+ * gateway answered close together, in one message (one JetStream write and ack for all).
+ */
+export class LlmUsageBatch {
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => LlmUsageRecorded)
+  records: LlmUsageRecorded[];
+}
+
+export const LLM_USAGE_BATCH_EVENT = 'llm.usage.batch';

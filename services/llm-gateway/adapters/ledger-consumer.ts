@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createInbox, type NatsConnection } from '@nats-io/nats-core';
-import { Durables, Streams, Subjects } from '@dirigent/contracts';
+import { Durables, LLM_USAGE_BATCH_EVENT, Streams, Subjects } from '@dirigent/contracts';
 import { ensureDurable, type NatsClient } from '@dirigent/messaging';
 import type { UsageRecord } from '@dirigent/llm';
 import type { LedgerEntry } from './postgres-ledger';
@@ -45,6 +45,35 @@ export function ledgerEntry(body: unknown, instanceId: string | undefined): Ledg
     instanceId: instanceId && UUID.test(instanceId) ? instanceId : undefined,
   };
 }
+
+/**
+ * The usage records of one message: an `llm.usage.batch` envelope's records (each checked
+ * as {@link ledgerEntry} checks one; what is no usage record is named in `refused`), or an
+ * `llm.usage` envelope's one record.
+ */
+export function ledgerEntries(
+  body: unknown,
+  instanceId: string | undefined,
+): { entries: LedgerEntry[]; refused: string[] } {
+  const env = body as { type?: unknown; data?: { records?: unknown } } | null;
+  if (env?.type !== LLM_USAGE_BATCH_EVENT) {
+    const e = ledgerEntry(body, instanceId);
+    return typeof e === 'string' ? { entries: [], refused: [e] } : { entries: [e], refused: [] };
+  }
+  const records = env.data?.records;
+  if (!Array.isArray(records)) return { entries: [], refused: ['records: not an array'] };
+  const entries: LedgerEntry[] = [];
+  const refused: string[] = [];
+  records.forEach((data: unknown, i) => {
+    const e = ledgerEntry({ data }, instanceId);
+    if (typeof e === 'string') refused.push(`records[${i}]: ${e}`);
+    else entries.push(e);
+  });
+  return { entries, refused };
+}
+
+/** Postgres refusing a record as data (SQLSTATE class 22 or 23): retrying cannot help. */
+const refusedAsData = (e: unknown) => /^2[23]/.test(String((e as { code?: unknown }).code ?? ''));
 
 /** One delivered message of a pull, as the ledger consumer settles it. */
 export interface Delivery {
@@ -121,11 +150,12 @@ export function noWaitPull(
 /**
  * Writes the usage ledger behind the request path, from JetStream: every gateway replica
  * pulls from one durable consumer, every `flushMs` (at once again after a full batch),
- * what is waiting, applies it in one statement, then acks. Nothing is acked before
- * Postgres has it durably; a redelivery (a replica killed mid-batch, Postgres away) is
- * skipped by record id, so each call is booked exactly once. A batch that fails is applied
- * record by record, so one unstorable record cannot hold the rest back; Postgres refusing
- * it as data drops it (terminated, logged), anything else (Postgres away) retries it.
+ * what is waiting, applies the records of all those messages in one statement, then acks.
+ * Nothing is acked before Postgres has it durably; a redelivery (a replica killed
+ * mid-batch, Postgres away) is skipped by record id, so each call is booked exactly once.
+ * A batch that fails is applied message by message, and a message that fails record by
+ * record, so one unstorable record cannot hold the rest back; Postgres refusing it as data
+ * drops it (logged), anything else (Postgres away) retries its message.
  */
 export class LedgerConsumer {
   private readonly log = new Logger('llm-gateway:ledger');
@@ -198,43 +228,57 @@ export class LedgerConsumer {
 
   private async flush(msgs: Delivery[]): Promise<void> {
     if (!msgs.length) return;
-    const good: { m: Delivery; e: LedgerEntry }[] = [];
+    const good: { m: Delivery; entries: LedgerEntry[] }[] = [];
     for (const m of msgs) {
-      let e: LedgerEntry | string;
+      let read: { entries: LedgerEntry[]; refused: string[] };
       try {
-        e = ledgerEntry(m.json(), m.header(INSTANCE_HEADER));
+        read = ledgerEntries(m.json(), m.header(INSTANCE_HEADER));
       } catch {
-        e = 'unreadable JSON';
+        read = { entries: [], refused: ['unreadable JSON'] };
       }
-      if (typeof e === 'string') {
-        this.log.error(`usage message ${m.seq} dropped: ${e}`);
-        m.term();
-      } else good.push({ m, e });
+      for (const why of read.refused) this.log.error(`usage message ${m.seq} dropped: ${why}`);
+      if (read.entries.length) good.push({ m, entries: read.entries });
+      else m.term();
     }
     if (!good.length) return;
     try {
-      await this.ledger.apply(good.map((g) => g.e));
+      await this.ledger.apply(good.flatMap((g) => g.entries));
       for (const g of good) g.m.ack();
       return;
     } catch (e) {
-      if (good.length === 1) return this.failed(good[0].m, e as Error);
+      if (good.length === 1 && good[0].entries.length === 1)
+        return this.failed(good[0].m, e as Error);
       this.log.warn(
-        `ledger batch of ${good.length} failed, applying one by one: ${(e as Error).message}`,
+        `ledger batch of ${good.length} messages failed, applying one by one: ${(e as Error).message}`,
       );
     }
-    for (const g of good) {
+    for (const g of good) await this.applyOne(g.m, g.entries);
+  }
+
+  /** One message's records, then record by record if they fail together. */
+  private async applyOne(m: Delivery, entries: LedgerEntry[]): Promise<void> {
+    try {
+      await this.ledger.apply(entries);
+      return m.ack();
+    } catch (e) {
+      if (entries.length === 1) return this.failed(m, e as Error);
+    }
+    for (const entry of entries) {
       try {
-        await this.ledger.apply([g.e]);
-        g.m.ack();
+        await this.ledger.apply([entry]);
       } catch (e) {
-        this.failed(g.m, e as Error);
+        if (!refusedAsData(e)) return m.nak(1_000);
+        this.log.error(
+          `usage ${entry.record.id} of message ${m.seq} dropped, Postgres refuses it: ${(e as Error).message}`,
+        );
       }
     }
+    m.ack();
   }
 
   /** A record Postgres refuses as data (SQLSTATE class 22 or 23) is dropped; else retried. */
-  private failed(m: Delivery, e: Error & { code?: unknown }): void {
-    if (/^2[23]/.test(String(e.code ?? ''))) {
+  private failed(m: Delivery, e: Error): void {
+    if (refusedAsData(e)) {
       this.log.error(`usage message ${m.seq} dropped, Postgres refuses it: ${e.message}`);
       m.term();
     } else m.nak(1_000);

@@ -1,5 +1,11 @@
 import { waitFor } from '@dirigent/testing';
-import { ledgerEntry, LedgerConsumer, type Delivery, type LedgerStore } from './ledger-consumer';
+import {
+  ledgerEntries,
+  ledgerEntry,
+  LedgerConsumer,
+  type Delivery,
+  type LedgerStore,
+} from './ledger-consumer';
 import type { LedgerEntry } from './postgres-ledger';
 import { INSTANCE_HEADER } from './usage-publisher';
 import { usageRecord } from '../test/usage-record';
@@ -30,6 +36,11 @@ const envelope = (data: unknown) => ({
   at: '',
   source: 's',
   data,
+});
+
+const batch = (records: unknown[]) => ({
+  ...envelope({ records }),
+  type: 'llm.usage.batch',
 });
 
 /** A store that fails a batch holding a record with `error: 'poison'` as Postgres would refuse data. */
@@ -77,7 +88,64 @@ describe('ledgerEntry', () => {
   });
 });
 
+describe('ledgerEntries', () => {
+  it("takes a batch's records, naming those that are no usage record", () => {
+    const [a, b] = [record(), record()];
+    expect(ledgerEntries(batch([a, { ...record(), id: 'x' }, b]), INSTANCE)).toEqual({
+      entries: [
+        { record: a, instanceId: INSTANCE },
+        { record: b, instanceId: INSTANCE },
+      ],
+      refused: [expect.stringMatching(/^records\[1\]: id/)],
+    });
+    expect(ledgerEntries(batch('x' as never), INSTANCE)).toEqual({
+      entries: [],
+      refused: ['records: not an array'],
+    });
+  });
+
+  it('takes the one record of an llm.usage envelope', () => {
+    const r = record();
+    expect(ledgerEntries(envelope(r), INSTANCE)).toEqual({
+      entries: [{ record: r, instanceId: INSTANCE }],
+      refused: [],
+    });
+  });
+});
+
 describe('LedgerConsumer', () => {
+  it('applies the records of batches and single records together, then acks each message', async () => {
+    const store = new Store();
+    const many = delivery(batch([record(), record(), { ...record(), costUsd: 'x' }]));
+    const one = delivery(envelope(record()));
+    await run(store, [[many, one]]);
+    expect(store.batches.map((b) => b.length)).toEqual([3]);
+    expect(many.ack).toHaveBeenCalledTimes(1);
+    expect(one.ack).toHaveBeenCalledTimes(1);
+  });
+
+  it('drops only the record of a batch Postgres refuses as data; keeps the rest', async () => {
+    const store = new Store();
+    const ok = record();
+    const mixed = delivery(batch([ok, record({ error: 'poison' })]));
+    const other = delivery(envelope(record()));
+    await run(store, [[mixed, other]]);
+    expect(store.batches.flat().map((e) => e.record.id)).toContain(ok.id);
+    expect(store.batches.flat()).toHaveLength(2);
+    expect(mixed.ack).toHaveBeenCalledTimes(1);
+    expect(mixed.nak).not.toHaveBeenCalled();
+    expect(other.ack).toHaveBeenCalledTimes(1);
+  });
+
+  it('naks a batch while Postgres is away', async () => {
+    const store = new Store();
+    store.down = true;
+    const d = delivery(batch([record(), record()]));
+    await run(store, [[d]]);
+    expect(d.nak).toHaveBeenCalledWith(1_000);
+    expect(d.ack).not.toHaveBeenCalled();
+  });
+
   it('applies what a pull brings in one batch, then acks each; drops what is no usage record', async () => {
     const store = new Store();
     const good = [delivery(envelope(record())), delivery(envelope(record()))];

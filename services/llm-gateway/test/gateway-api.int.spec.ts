@@ -483,7 +483,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
       ]);
     });
 
-    it('publishes a usage event per call on dirigent.llm.usage', async () => {
+    it('publishes the usage of each call on dirigent.llm.usage', async () => {
       const guild = snowflake();
       await clientFor(t.gw, guild).chat.completions.create({
         model: 'echo',
@@ -495,7 +495,7 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
         for (let seq = info.state.last_seq; seq > Math.max(0, info.state.last_seq - 500); seq--) {
           const m = await jsm.streams.getMessage('DIRIGENT_LLM_USAGE', { seq }).catch(() => null);
           const env = m?.json<any>();
-          if (env?.data.guildId === guild) return env;
+          if (env?.data.records?.some((r: any) => r.guildId === guild)) return env;
         }
         return undefined;
       });
@@ -503,11 +503,10 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
       expect(metrics).toMatch(
         /dirigent_llm_requests_total\{kind="chat",model="echo",outcome="ok"\} \d+/,
       );
-      expect(event).toMatchObject({
-        type: 'llm.usage',
-        source: 'llm-gateway',
-        data: { model: 'echo', outcome: 'ok', kind: 'chat' },
-      });
+      expect(event).toMatchObject({ type: 'llm.usage.batch', source: 'llm-gateway' });
+      expect(event.data.records.filter((r: any) => r.guildId === guild)).toEqual([
+        expect.objectContaining({ model: 'echo', outcome: 'ok', kind: 'chat' }),
+      ]);
     });
   });
 

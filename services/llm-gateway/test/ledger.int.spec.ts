@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { LLM_USAGE_EVENT, Subjects } from '@dirigent/contracts';
+import { LLM_USAGE_BATCH_EVENT, LLM_USAGE_EVENT, Subjects } from '@dirigent/contracts';
 import { budgetDay, type UsageRecord } from '@dirigent/llm';
 import type { Messaging } from '@dirigent/messaging';
 import { closeMessaging, snowflake, testMessaging, waitFor } from '@dirigent/testing';
@@ -95,6 +95,39 @@ describe('llm-gateway usage ledger (from JetStream, exactly once)', () => {
     );
     expect(ids.sort()).toEqual([call.id, next.id].sort());
     await sql(`delete from llm_gateway_instance where instance_id = ?`, [killed]);
+  });
+
+  it('books the records of a batch once each, also when the batch comes again', async () => {
+    const guild = snowflake();
+    const calls = [usage(guild, 0, 0.0001), usage(guild, 0, 0.0002), usage(guild, 0, 0.0003)];
+    const publishBatch = (msgId: string) =>
+      messaging.publishEvent(
+        Subjects.llm.usage,
+        LLM_USAGE_BATCH_EVENT,
+        { records: calls },
+        {
+          id: msgId,
+        },
+      );
+    await publishBatch(`llm-usage-batch:${calls[0].id}`);
+    await waitFor(async () => {
+      const [r] = await sql(`select * from llm_guild_spend where guild_id = ?`, [guild]);
+      return r && Number(r.spent_micros) === 600;
+    });
+    // a redelivery past the stream's duplicate window, then one more call
+    await publishBatch(`llm-usage-batch:${calls[0].id}:redelivered`);
+    const next = usage(guild, 0, 0.0004);
+    await publish(next, `llm-usage:${next.id}`);
+    await waitFor(async () => {
+      const rows = await sql(`select id from llm_usage where guild_id = ?`, [guild]);
+      return rows.length === 4;
+    });
+    const [after] = await sql(`select * from llm_guild_spend where guild_id = ?`, [guild]);
+    expect(Number(after.spent_micros)).toBe(1000);
+    const ids = (await sql(`select id from llm_usage where guild_id = ?`, [guild])).map(
+      (r) => r.id,
+    );
+    expect(ids.sort()).toEqual([...calls, next].map((c) => c.id).sort());
   });
 
   it('releases nothing twice: a call settled after its instance was reaped books its cost only', async () => {
