@@ -83,6 +83,19 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
+/** Resolves once `res` can take more (or is closed). */
+export function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 /**
  * `POST /v1/chat/completions` once the caller is authorized and the body read: validate,
  * complete (whole or as SSE) and answer. Errors are thrown for the caller to answer.
@@ -112,7 +125,9 @@ export async function serveChat(
   try {
     for await (const chunk of stream.chunks) {
       if (res.writableEnded || meta.signal.aborted) break;
-      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      // Back-pressure: a caller that reads slower than the upstream writes holds the
+      // upstream back (its socket's window) instead of filling this process's memory.
+      if (!res.write(`data: ${JSON.stringify(chunk)}\n\n`)) await drained(res);
     }
     if (!res.writableEnded) res.end('data: [DONE]\n\n');
   } finally {
