@@ -42,6 +42,11 @@ export interface Summary extends Round {
   load: { start: number[]; end: number[] };
   addedP50: { dirigent: number; portkey?: number; baseline?: number };
   ratios: {
+    /** Dirigent's requests/s at 50 clients over the upstream's direct ones (goal ≥ 0.5). */
+    shareOfDirect50: number;
+    /** Dirigent's p99 at 50 clients minus the direct p99, ms (goal ≤ 10). */
+    addedP99at50: number;
+    baselineShareOfDirect50?: number;
     throughput50?: number;
     addedP50at1?: number;
     baselineThroughput50?: number;
@@ -93,6 +98,9 @@ export function summarize(
       baseline: added('baseline1'),
     },
     ratios: {
+      shareOfDirect50: ratio((r) => r.dirigent50.rps / r.direct50.rps)!,
+      addedP99at50: ratio((r) => r.dirigent50.p99 - r.direct50.p99)!,
+      baselineShareOfDirect50: ratio((r) => r.baseline50 && r.baseline50.rps / r.direct50.rps),
       throughput50: ratio((r) => r.portkey50 && r.dirigent50.rps / r.portkey50.rps),
       addedP50at1: ratio((r) => r.portkey1 && addedRatio(r, r.dirigent1, r.portkey1)),
       baselineThroughput50: ratio(
@@ -115,12 +123,17 @@ export function resultTable(summary: Summary, note?: string): BenchResult {
   result['direct p50/p99 ms @1'] = ms(summary.direct1);
   result['Dirigent p50/p99 ms @1'] = ms(summary.dirigent1);
   if (summary.portkey1) result['Portkey p50/p99 ms @1'] = ms(summary.portkey1);
-  result['Dirigent added p50 ms @1'] = round(summary.addedP50.dirigent);
+  result['Dirigent added p50 ms @1 (target ≤ 0.25)'] = round(summary.addedP50.dirigent);
   if (summary.addedP50.portkey !== undefined)
     result['Portkey added p50 ms @1'] = round(summary.addedP50.portkey);
   result['direct requests/s @50'] = Math.round(summary.direct50.rps);
   result['Dirigent requests/s @50 (one guild)'] = Math.round(summary.dirigent50.rps);
   result['Dirigent p50/p99 ms @50'] = ms(summary.dirigent50);
+  result['Dirigent requests/s @50 / direct (median ratio, target ≥ 0.5)'] = round(
+    summary.ratios.shareOfDirect50,
+    2,
+  );
+  result['Dirigent added p99 ms @50 (median, target ≤ 10)'] = round(summary.ratios.addedP99at50);
   if (summary.dirigent50.cpuUs !== undefined)
     result['Dirigent gateway CPU µs/request @50'] = Math.round(summary.dirigent50.cpuUs);
   if (summary.portkey50) {
@@ -140,6 +153,8 @@ export function resultTable(summary: Summary, note?: string): BenchResult {
   if (summary.baseline1 && summary.baseline50) {
     result['baseline added p50 ms @1'] = round(summary.addedP50.baseline!);
     result['baseline requests/s @50'] = Math.round(summary.baseline50.rps);
+    if (summary.ratios.baselineShareOfDirect50 !== undefined)
+      result['baseline requests/s @50 / direct'] = round(summary.ratios.baselineShareOfDirect50, 2);
     if (summary.baseline50.cpuUs !== undefined)
       result['baseline gateway CPU µs/request @50'] = Math.round(summary.baseline50.cpuUs);
     if (summary.ratios.baselineAddedP50at1 !== undefined) {
