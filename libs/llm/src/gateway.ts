@@ -54,6 +54,12 @@ export class LlmGateway {
   private readonly now: () => number;
   private readonly accounting: Accounting;
   private readonly failover: Failover;
+  /**
+   * Routes resolved under the current policy object, by purpose header or model: resolving
+   * one builds its chain afresh, and the policy changes a few times a minute at most (a
+   * refreshed policy is a new object, which starts a new cache).
+   */
+  private routes: { purposes?: object; plans: Map<string, RoutePlan> } = { plans: new Map() };
 
   constructor(private readonly deps: GatewayDeps) {
     const r = deps.config.reliability;
@@ -109,7 +115,12 @@ export class LlmGateway {
   }
 
   private plan(model: string, meta: RequestMeta): RoutePlan {
-    const route = resolveRoute(this.deps.config, this.deps.policy.purposes(), {
+    const purposes = this.deps.policy.purposes();
+    if (this.routes.purposes !== purposes) this.routes = { purposes, plans: new Map() };
+    const key = meta.purposeHeader === undefined ? `m:${model}` : `h:${meta.purposeHeader}`;
+    const known = this.routes.plans.get(key);
+    if (known) return known;
+    const route = resolveRoute(this.deps.config, purposes, {
       model,
       purposeHeader: meta.purposeHeader,
     });
@@ -121,6 +132,8 @@ export class LlmGateway {
         route.message,
         route.param,
       );
+    // only routes that resolved: as many as the configuration has models and purposes
+    this.routes.plans.set(key, route.plan);
     return route.plan;
   }
 

@@ -122,6 +122,8 @@ export function contextAwareChain(
   chain: ModelConfig[],
   promptTokensEstimate: number,
 ): ModelConfig[] {
+  // the common case: every model of the chain takes the prompt (the chain has no repeats)
+  if (chain.every((m) => fitsContext(m, promptTokensEstimate))) return chain;
   const out: ModelConfig[] = [];
   const used = new Set<string>();
   for (const m of chain) {

@@ -282,6 +282,16 @@ describe('llm-gateway budgets (reserve before, settle after, across replicas)', 
       messages: MESSAGES,
     });
     expect(res.model).toBe('echo');
+    // changed again: the next call takes the new route (no route outlives its policy)
+    expect((await admin(t.gw, 'PUT', `/purposes/${purpose}`, { model: 'no-reply' })).status).toBe(
+      200,
+    );
+    const changed = await clientFor(t.gw, snowflake()).chat.completions.create({
+      model: `purpose:${purpose}`,
+      messages: MESSAGES,
+    });
+    expect(changed.model).toBe('no-reply');
+    await admin(t.gw, 'PUT', `/purposes/${purpose}`, { model: 'echo', fallbacks: ['no-reply'] });
     const policy = (await (await admin(t.gw, 'GET', '/policy')).json()) as any;
     expect(policy.purposes[purpose]).toEqual({ model: 'echo', fallbacks: ['no-reply'] });
     expect(policy.purposes.agent).toEqual({ model: 'gpt-primary', fallbacks: ['gpt-backup'] });
