@@ -11,8 +11,16 @@ import type {
   UsageSink,
 } from './ports';
 
-/** The UTC day a budget period belongs to. */
-export const budgetDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const DAY_MS = 86_400_000;
+let dayCache = { start: 0, day: '1970-01-01' };
+
+/** The UTC day a budget period belongs to (the last one is kept: every call asks). */
+export function budgetDay(ms: number): string {
+  const start = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
+  if (start !== dayCache.start)
+    dayCache = { start, day: new Date(start).toISOString().slice(0, 10) };
+  return dayCache.day;
+}
 
 /** What a ledger row says about the call besides the operation. */
 interface Result {
@@ -107,8 +115,11 @@ export class Accounting {
     costMicrosActual: Micros,
     r: Result,
   ): void {
-    if (held.micros > 0 || costMicrosActual > 0) {
-      this.track(this.deps.budgets.settle(held.guildId, held.day, held.micros, costMicrosActual));
+    const settle = this.deps.budgets.settle;
+    if (settle && (held.micros > 0 || costMicrosActual > 0)) {
+      this.track(
+        settle.call(this.deps.budgets, held.guildId, held.day, held.micros, costMicrosActual),
+      );
     }
     const record: UsageRecord = {
       id: randomUUID(),

@@ -25,8 +25,16 @@ export interface BudgetStore {
     micros: Micros,
     configured: { guildMicros?: Micros; defaultMicros: Micros },
   ): Promise<ReserveResult>;
-  /** Releases `reservedMicros` and books `actualMicros` as spent. */
-  settle(guildId: string, day: string, reservedMicros: Micros, actualMicros: Micros): Promise<void>;
+  /**
+   * Releases `reservedMicros` and books `actualMicros` as spent. Absent in a store whose
+   * settlement travels with the usage record (the gateway's ledger): nothing runs for it.
+   */
+  settle?(
+    guildId: string,
+    day: string,
+    reservedMicros: Micros,
+    actualMicros: Micros,
+  ): Promise<void>;
 }
 
 /** The effective purpose → model policy (the configuration with run-time overrides). */

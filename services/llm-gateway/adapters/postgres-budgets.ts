@@ -13,8 +13,9 @@ import type { BatchedReservations } from './postgres/reservation-batch';
 
 /**
  * Budgets in Postgres, one row per guild and UTC day, reserved atomically across every
- * replica in group-committed batches (see {@link BatchedReservations}). Settlements are
- * carried by the usage records and written with the ledger (see `LedgerConsumer`).
+ * replica in group-committed batches (see {@link BatchedReservations}). No `settle`: a
+ * call's usage record carries its reservation and cost, and the ledger consumer settles
+ * both with the ledger row, exactly once (see `LedgerConsumer`).
  */
 export class PostgresBudgets implements BudgetStore, SpendReports {
   constructor(
@@ -44,14 +45,6 @@ export class PostgresBudgets implements BudgetStore, SpendReports {
       reservedMicros: row?.reservedMicros ?? 0,
       limitMicros: await em.getRepository(GuildBudget).limitMicros(guildId, configured),
     };
-  }
-
-  /**
-   * Nothing to do here: a call's usage record carries its reservation and cost, and the
-   * ledger consumer settles both with the ledger row, exactly once.
-   */
-  settle(): Promise<void> {
-    return Promise.resolve();
   }
 
   async spend(guildId: string, days: number, configured: ConfiguredLimits): Promise<DaySpend[]> {
