@@ -36,11 +36,21 @@ export interface Provider {
 /** The gateway owns retries and timeouts (through the signal), so the SDKs do neither. */
 const SDK_TIMEOUT_MS = 24 * 3600 * 1000;
 
-/** Fields the gateway reads and the upstream must not see as the caller sent them. */
-function upstreamChatBody(req: ChatRequest, ctx: CallContext): Record<string, unknown> {
-  const { stream: _s, stream_options: _so, ...rest } = req;
-  const body: Record<string, unknown> = { ...rest, model: ctx.model.upstream };
+/**
+ * The request as the upstream gets it: the upstream's model id, the output cap when the
+ * caller set none, and `stream` as this call makes it (the caller's `stream` and
+ * `stream_options` are the gateway's to read). One copy of the caller's fields.
+ */
+function upstreamChatBody(
+  req: ChatRequest,
+  ctx: CallContext,
+  stream: boolean,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const k in req) if (k !== 'stream' && k !== 'stream_options') body[k] = req[k];
+  body.model = ctx.model.upstream;
   if (req.max_completion_tokens == null && req.max_tokens == null) body.max_tokens = ctx.maxTokens;
+  body.stream = stream;
   return body;
 }
 
@@ -64,20 +74,17 @@ export class OpenAiProvider implements Provider {
   }
 
   async chat(req: ChatRequest, ctx: CallContext): Promise<ChatCompletion> {
-    const body = { ...upstreamChatBody(req, ctx), stream: false };
+    const body = upstreamChatBody(req, ctx, false);
     const res = (await this.http.postJson('/chat/completions', body, ctx.signal)) as ChatCompletion;
-    return { ...res, model: ctx.model.id };
+    res.model = ctx.model.id; // parsed for this call alone
+    return res;
   }
 
   async chatStream(
     req: ChatRequest,
     ctx: CallContext,
   ): Promise<AsyncIterator<ChatCompletionChunk>> {
-    const body = {
-      ...upstreamChatBody(req, ctx),
-      stream: true,
-      stream_options: { include_usage: true },
-    };
+    const body = { ...upstreamChatBody(req, ctx, true), stream_options: { include_usage: true } };
     const stream = await this.client.chat.completions.create(
       body as unknown as OpenAI.ChatCompletionCreateParamsStreaming,
       { signal: ctx.signal },
