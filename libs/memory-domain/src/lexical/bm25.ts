@@ -1,7 +1,9 @@
 import { compareSnowflakes } from '@dirigent/contracts';
 import { Postings } from '../postings';
 import { terms } from './analyze';
+import { withinEdits } from './edits';
 import { mentionsTime, toldWindow } from './time-expressions';
+import { TopK, type LexicalHit } from './top-k';
 
 /** One message as the lexical index keeps it. */
 export interface LexicalDoc {
@@ -23,11 +25,6 @@ export interface LexicalFilter {
   authorId?: string;
   since?: number;
   until?: number;
-}
-
-export interface LexicalHit {
-  slot: number;
-  score: number;
 }
 
 /** Okapi BM25 parameters (Robertson & Zaragoza 2009); b lower than 0.75: chat lines are short. */
@@ -373,27 +370,6 @@ function queryWeights(q: readonly string[] | ReadonlyMap<string, number>): Map<s
   return weights;
 }
 
-/** Whether two words are at most `max` insertions, deletions or substitutions apart. */
-export function withinEdits(a: string, b: string, max: number): boolean {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      const v = Math.min(
-        prev[j] + 1,
-        row[j - 1] + 1,
-        prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-      row.push(v);
-      if (v < best) best = v;
-    }
-    if (best > max) return false;
-    prev = row;
-  }
-  return prev[b.length] <= max;
-}
-
 const DIGITS = /^\d+$/;
 
 /** Ids in the order they were made: snowflakes by number, others as text. */
@@ -422,42 +398,4 @@ function lowerBound(line: number[], ats: number[], at: number): number {
     else hi = mid;
   }
   return lo;
-}
-
-/** The `k` best (slot, score) pairs seen, by a min-heap. */
-export class TopK {
-  private readonly heap: LexicalHit[] = [];
-
-  constructor(private readonly k: number) {}
-
-  offer(slot: number, score: number): void {
-    const h = this.heap;
-    if (h.length < this.k) {
-      h.push({ slot, score });
-      let i = h.length - 1;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (h[p].score <= h[i].score) break;
-        [h[p], h[i]] = [h[i], h[p]];
-        i = p;
-      }
-    } else if (this.k > 0 && score > h[0].score) {
-      h[0] = { slot, score };
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && h[l].score < h[m].score) m = l;
-        if (r < h.length && h[r].score < h[m].score) m = r;
-        if (m === i) break;
-        [h[m], h[i]] = [h[i], h[m]];
-        i = m;
-      }
-    }
-  }
-
-  sorted(): LexicalHit[] {
-    return [...this.heap].sort((a, b) => b.score - a.score || a.slot - b.slot);
-  }
 }

@@ -1,5 +1,6 @@
 import { terms, words } from './analyze';
-import { LexicalIndex, withinEdits } from './bm25';
+import { LexicalIndex } from './bm25';
+import { withinEdits } from './edits';
 import { namedPeople } from './names';
 import { rankMessages, readQuestion } from './rank';
 import { porterStem } from './stemmer';
