@@ -2,6 +2,7 @@ import { compareSnowflakes } from '@dirigent/contracts';
 import { Postings } from '../postings';
 import { terms } from './analyze';
 import { withinEdits } from './edits';
+import { properNames } from './names';
 import { mentionsTime, toldWindow } from './time-expressions';
 import { TopK, type LexicalHit } from './top-k';
 
@@ -27,6 +28,8 @@ export interface LexicalFilter {
   until?: number;
 }
 
+const DAY = 86_400_000;
+
 /** Okapi BM25 parameters (Robertson & Zaragoza 2009); b lower than 0.75: chat lines are short. */
 export const BM25 = { k1: 1.2, b: 0.5 };
 
@@ -51,6 +54,8 @@ interface TermPostings {
  */
 export class LexicalIndex {
   private readonly termIds = new Map<string, number>();
+  /** Terms by id. */
+  private readonly termList: string[] = [];
   private readonly postings: TermPostings[] = [];
   private readonly df: number[] = [];
   private readonly slotOf = new Map<string, number>();
@@ -62,6 +67,8 @@ export class LexicalIndex {
   private readonly chans: number[] = [];
   private readonly authors: number[] = [];
   private readonly docTerms: (Uint32Array | null)[] = [];
+  /** The terms of the proper names a message says ("Biscuit", "Lisbon"); null for none. */
+  private readonly docNames: (Uint32Array | null)[] = [];
   /** Whether a message speaks of a time ("yesterday", "last week", "in May", a date). */
   private readonly timed: boolean[] = [];
   /**
@@ -70,6 +77,11 @@ export class LexicalIndex {
    */
   private readonly toldSince: number[] = [];
   private readonly toldUntil: number[] = [];
+  /**
+   * Whether a message tells an event of an earlier day as a statement ("we adopted a
+   * dog yesterday"; not "tired today", not "did you watch it last night?").
+   */
+  private readonly narrated: boolean[] = [];
   private readonly channelIds: string[] = [];
   private readonly channelNo = new Map<string, number>();
   private readonly authorIds: string[] = [];
@@ -100,7 +112,7 @@ export class LexicalIndex {
     const ts = terms(d.authorName ? `${d.authorName} ${d.text}` : d.text);
     const tf = new Map<number, number>();
     for (const t of ts) {
-      const id = intern(t, null, this.termIds);
+      const id = intern(t, this.termList, this.termIds);
       if (id === this.postings.length) {
         this.postings.push({ list: new Postings(4), dead: 0 });
         this.df.push(0);
@@ -118,6 +130,9 @@ export class LexicalIndex {
     this.chans.push(ch);
     this.authors.push(au);
     this.docTerms.push(Uint32Array.from(tf.keys()));
+    const named = properNames(d.text).flatMap((n) => terms(n));
+    const nameIds = named.flatMap((t) => this.termIds.get(t) ?? []);
+    this.docNames.push(nameIds.length ? Uint32Array.from(new Set(nameIds)) : null);
     if (slot >= this.alive.length) {
       const alive = new Uint8Array(this.alive.length * 2);
       alive.set(this.alive);
@@ -128,6 +143,8 @@ export class LexicalIndex {
     this.timed.push(told !== null || mentionsTime(d.text));
     this.toldSince.push(told?.since ?? NaN);
     this.toldUntil.push(told?.until ?? NaN);
+    const dayStart = d.at - (((d.at % DAY) + DAY) % DAY);
+    this.narrated.push(told !== null && told.until <= dayStart && !d.text.includes('?'));
     this.live++;
     this.totalLen += ts.length;
     this.place(ch, slot, d.at);
@@ -144,6 +161,7 @@ export class LexicalIndex {
       if (++p.dead > 32 && p.dead * 2 > p.list.length) this.sweep(p);
     }
     this.docTerms[slot] = null;
+    this.docNames[slot] = null;
     this.alive[slot] = 0;
     this.live--;
     this.totalLen -= this.lens[slot];
@@ -177,6 +195,8 @@ export class LexicalIndex {
       told: Number.isNaN(this.toldSince[slot])
         ? null
         : { since: this.toldSince[slot], until: this.toldUntil[slot] },
+      /** It tells an event of an earlier day, as a statement. */
+      narrated: this.narrated[slot],
     };
   }
 
@@ -186,6 +206,17 @@ export class LexicalIndex {
    */
   signature(slot: number): string {
     return this.docTerms[slot]?.join(',') ?? '';
+  }
+
+  /** Whether a message holds an analysed term (its speaker's name counts). */
+  says(slot: number, term: string): boolean {
+    const t = this.termIds.get(term);
+    return t !== undefined && !!this.docTerms[slot]?.includes(t);
+  }
+
+  /** The analysed terms of the proper names a message says. */
+  properTerms(slot: number): string[] {
+    return Array.from(this.docNames[slot] ?? [], (t) => this.termList[t]);
   }
 
   slot(id: string): number | undefined {

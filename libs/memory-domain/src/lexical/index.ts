@@ -4,6 +4,7 @@ export * from './bm25';
 export * from './edits';
 export * from './top-k';
 export * from './names';
+export * from './hop';
 export * from './time-expressions';
 export * from './rank';
 export * from './related';

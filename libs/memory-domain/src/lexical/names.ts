@@ -50,3 +50,26 @@ function nameParts(name: string): string[] {
   }
   return parts;
 }
+
+/** "I", "OK": capitalised words that name nothing. */
+const NOT_NAMES = new Set(['i', 'im', 'ive', 'id', 'ill', 'ok', 'okay', 'omg', 'lol']);
+
+/**
+ * The proper names a text says: capitalised words that do not open a sentence ("we
+ * adopted a terrier called Biscuit" → Biscuit; "Mount Tallow"), as written.
+ *
+ * @example
+ * properNames('We went to Lisbon with Ana. Great trip'); // ['Lisbon', 'Ana']
+ */
+export function properNames(text: string): string[] {
+  const out: string[] = [];
+  for (const sentence of text.split(/[.!?;:\n]+|\s[-–—]\s/)) {
+    const ws = sentence.split(/[^\p{L}\p{N}'’]+/u).filter(Boolean);
+    ws.forEach((w, i) => {
+      const bare = w.replace(/['’]s$/, '');
+      if (i === 0 || !/^\p{Lu}\p{Ll}/u.test(bare)) return;
+      if (!NOT_NAMES.has(bare.toLowerCase())) out.push(bare);
+    });
+  }
+  return out;
+}

@@ -1,5 +1,6 @@
 import { terms } from './analyze';
 import type { LexicalFilter, LexicalIndex } from './bm25';
+import { HOP, hitEntities, type HopEntities } from './hop';
 import { namedPeople } from './names';
 import { relatedTerms } from './related';
 import { asksWhen, timeWindow } from './time-expressions';
@@ -36,6 +37,12 @@ export const RANKING = {
   contentTerms: 6,
   /** Messages that speak of a time, for a question asking when. */
   timedForWhen: 0.3,
+  /**
+   * Messages in which the person a question names tells a dated event ("I ran my first
+   * half marathon yesterday"), as a factor, for a question asking what they did or are
+   * like rather than when: what someone has been through is told as such events.
+   */
+  toldEvent: 1.5,
 };
 
 export interface RankOptions {
@@ -95,10 +102,41 @@ export function rankMessages(
   o: RankOptions,
 ): { id: string; score: number }[] {
   const r = readQuestion(index, question, o.now);
+  let out = scoreRound(index, r, o);
+  // A question that names its person asks about them: nothing to find through a first
+  // hit. One that names no one may ask through one ("the person who adopted the dog").
+  // Only a first round found by the question's words has hits that say what it asks.
+  const worded = r.terms.some((t) => index.idf(t) > 0);
+  if (HOP.weight > 0 && worded && !r.named.length && out.length) {
+    const e = hitEntities(
+      index,
+      out.slice(0, HOP.from).map((h) => h.slot),
+      r,
+    );
+    if (e.people.length || e.terms.length || e.dates.length) {
+      out = withHop(out, scoreRound(index, r, o, e));
+    }
+  }
+  out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return withoutRepeats(index, out, o.limit).map(({ id, score }) => ({ id, score }));
+}
+
+/**
+ * One round of the ranking, scores as a fraction of its best lexical score, unsorted.
+ * With `hop`, the second round: the question's words and the entities its first hits
+ * named, whose people and dates lift as the question's own do.
+ */
+function scoreRound(
+  index: LexicalIndex,
+  r: QueryReading,
+  o: RankOptions,
+  hop?: HopEntities,
+): Ranked[] {
   const pass = index.filter(o.filter ?? {});
   const weights = new Map<string, number>();
   if (RANKING.related > 0) for (const t of r.related) weights.set(t, RANKING.related);
   for (const t of r.terms) weights.set(t, (weights.get(t) ?? 0) + 1);
+  for (const t of hop?.terms ?? []) weights.set(t, (weights.get(t) ?? 0) + HOP.term);
   const hits = index.search(weights, RANKING.candidates, o.filter);
   const top = hits[0]?.score ?? 1;
   const own = new Map<number, number>();
@@ -118,24 +156,45 @@ export function rankMessages(
     if (slot !== undefined && pass(slot)) vectors.set(slot, sim);
   }
   const named = new Set(r.named);
+  const followed = new Set(hop?.people ?? []);
   const candidates = new Set([
     ...own.keys(),
     ...(RANKING.contextAlone ? context.keys() : []),
     ...vectors.keys(),
   ]);
+  // A dated event the person asked about tells, for a question that asks what they did,
+  // not when. With a time window, only an event in it, unless nothing at all falls in it
+  // ("this year" of a conversation years old): a window that holds nothing tells nothing.
+  const windowHolds =
+    !!r.window && [...candidates].some((slot) => inWindow(index.doc(slot), r.window!) > 0);
+  const events = r.named.length > 0 && !r.asksWhen;
   const out: Ranked[] = [];
   for (const slot of candidates) {
     const d = index.doc(slot);
     let s = (own.get(slot) ?? 0) + (context.get(slot) ?? 0);
     s += RANKING.vector * top * (vectors.get(slot) ?? 0);
-    if (named.has(d.authorId)) s *= 1 + RANKING.namedAuthor;
+    if (named.has(d.authorId) || followed.has(d.authorId)) s *= 1 + RANKING.namedAuthor;
     if (r.window) s *= 1 + RANKING.inWindow * inWindow(d, r.window);
+    for (const w of hop?.dates ?? []) s *= 1 + RANKING.inWindow * inWindow(d, w);
     s *= 1 + RANKING.content * Math.min(1, d.terms / RANKING.contentTerms);
     if (r.asksWhen && d.timed) s *= 1 + RANKING.timedForWhen;
+    if (events && d.narrated && named.has(d.authorId)) {
+      if (!windowHolds || inWindow(d, r.window!) > 0) s *= 1 + RANKING.toldEvent;
+    }
     if (s > 0) out.push({ id: d.id, score: s / top, slot });
   }
-  out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return withoutRepeats(index, out, o.limit).map(({ id, score }) => ({ id, score }));
+  return out;
+}
+
+/** The first round's scores with the second's added at `HOP.weight`. */
+function withHop(first: Ranked[], second: Ranked[]): Ranked[] {
+  const merged = new Map(first.map((h) => [h.slot, { ...h }]));
+  for (const h of second) {
+    const m = merged.get(h.slot);
+    if (m) m.score += HOP.weight * h.score;
+    else merged.set(h.slot, { ...h, score: HOP.weight * h.score });
+  }
+  return [...merged.values()];
 }
 
 interface Ranked {

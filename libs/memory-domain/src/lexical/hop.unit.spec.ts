@@ -1,0 +1,112 @@
+import { LexicalIndex } from './bm25';
+import { HOP, hitEntities } from './hop';
+import { properNames } from './names';
+import { RANKING, rankMessages, readQuestion } from './rank';
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 10, 27, 12);
+
+/** A guild of three where the answer shares no word with the question. */
+function guild(): LexicalIndex {
+  const index = new LexicalIndex();
+  let t = NOW - 30 * DAY;
+  const names: Record<string, string> = { p: 'Priya', m: 'Marco', l: 'Lena' };
+  const say = (id: string, author: string, text: string) =>
+    index.add({
+      id,
+      text,
+      at: (t += 3_600_000),
+      channelId: 'c',
+      authorId: author,
+      authorName: names[author],
+    });
+  say('dog', 'p', 'We adopted a rescue dog last week, a scruffy terrier called Biscuit');
+  say('wow', 'l', 'Biscuit is the best name for a terrier');
+  say('berlin', 'm', 'My sister lives in Berlin, what a city');
+  say('porto', 'p', 'I live in Porto now, right by the river');
+  say('canal', 'l', 'I live near the canal, it floods every spring');
+  say('bakery', 'm', 'We live above a bakery, the smell is unreal');
+  say('cafe', 'l', 'The cafe on the corner closed down');
+  say('park', 'm', 'Biscuit was at the park again today, so muddy');
+  say('walks', 'l', 'I walk to work along the canal every morning');
+  say('trains', 'm', 'The trains were late again');
+  return index;
+}
+
+describe('the second round (hop)', () => {
+  it('reads proper names, not sentence openings or "I"', () => {
+    expect(properNames('We went to Lisbon with Ana. Great trip, I loved it')).toEqual([
+      'Lisbon',
+      'Ana',
+    ]);
+    expect(properNames('I hiked up Mount Tallow yesterday')).toEqual(['Mount', 'Tallow']);
+    expect(properNames('nothing named here')).toEqual([]);
+  });
+
+  it('takes the entities of the first hits: speakers, names, dates they tell', () => {
+    const index = guild();
+    const q = 'What city does the person who adopted the dog live in?';
+    const r = readQuestion(index, q, NOW);
+    const dog = index.slot('dog')!;
+    const e = hitEntities(index, [dog], r);
+    expect(e.people).toEqual(['p']);
+    // Priya followed by her name, Biscuit by its own; both indexed words.
+    expect(e.terms).toEqual(['priya', 'biscuit']);
+    // "last week", read against the message's own time.
+    expect(e.dates).toHaveLength(1);
+    expect(e.dates[0].until).toBeLessThanOrEqual(index.doc(dog).at);
+  });
+
+  it('follows no speaker when the question names its person', () => {
+    const index = guild();
+    const r = readQuestion(index, 'What did Marco say about the dog?', NOW);
+    const e = hitEntities(index, [index.slot('dog')!, index.slot('park')!], r);
+    expect(e.people).toEqual([]);
+    expect(e.terms).toContain('biscuit');
+    expect(e.terms).not.toContain('marco');
+  });
+
+  it('answers through the first hit: the city of the person who adopted the dog', () => {
+    const index = guild();
+    const q = 'What city does the person who adopted the dog live in?';
+    const withHop = rankMessages(index, q, { now: NOW, limit: 3 }).map((h) => h.id);
+    const weight = HOP.weight;
+    HOP.weight = 0;
+    try {
+      const firstRound = rankMessages(index, q, { now: NOW, limit: 3 }).map((h) => h.id);
+      // One round finds the dog and the other city; the answer says only what every
+      // other "I live …" says, and is not among them.
+      expect(firstRound).toContain('dog');
+      expect(firstRound).not.toContain('porto');
+    } finally {
+      HOP.weight = weight;
+    }
+    expect(withHop).toContain('dog');
+    expect(withHop).toContain('porto');
+  });
+
+  it("lifts the named person's told events for a question on what they did", () => {
+    const index = new LexicalIndex();
+    const at = Date.UTC(2023, 4, 8, 13);
+    const add = (id: string, text: string, when: number) =>
+      index.add({ id, text, at: when, channelId: 'c', authorId: 'j', authorName: 'Joelle' });
+    add('event', 'I went to a yoga retreat yesterday, three days without phones', at);
+    add('today', 'Yoga makes me sleepy today', at + DAY);
+    add('asks', 'did you go to yoga last night?', at + 2 * DAY);
+    const d = (id: string) => index.doc(index.slot(id)!);
+    expect(d('event').narrated).toBe(true);
+    expect(d('today').narrated).toBe(false);
+    expect(d('asks').narrated).toBe(false);
+    const q = 'What has Joelle done for fitness?';
+    const ids = rankMessages(index, q, { now: at + 9 * DAY, limit: 3 }).map((h) => h.id);
+    expect(ids[0]).toBe('event');
+    const factor = RANKING.toldEvent;
+    RANKING.toldEvent = 0;
+    try {
+      const plain = rankMessages(index, q, { now: at + 9 * DAY, limit: 3 }).map((h) => h.id);
+      expect(plain[0]).not.toBe('event');
+    } finally {
+      RANKING.toldEvent = factor;
+    }
+  });
+});
