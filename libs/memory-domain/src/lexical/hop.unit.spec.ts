@@ -100,6 +100,11 @@ describe('the second round (hop)', () => {
     const q = 'What has Joelle done for fitness?';
     const ids = rankMessages(index, q, { now: at + 9 * DAY, limit: 3 }).map((h) => h.id);
     expect(ids[0]).toBe('event');
+    // In the simple past it asks after one event, which its words find: no lift.
+    const past = 'What did Joelle do for fitness?';
+    expect(readQuestion(index, past, at).asksPast).toBe(true);
+    expect(readQuestion(index, q, at).asksPast).toBe(false);
+    expect(rankMessages(index, past, { now: at + 9 * DAY, limit: 3 })[0].id).not.toBe('event');
     const factor = RANKING.toldEvent;
     RANKING.toldEvent = 0;
     try {

@@ -39,8 +39,9 @@ export const RANKING = {
   timedForWhen: 0.3,
   /**
    * Messages in which the person a question names tells a dated event ("I ran my first
-   * half marathon yesterday"), as a factor, for a question asking what they did or are
-   * like rather than when: what someone has been through is told as such events.
+   * half marathon yesterday"), as a factor, for a question on what they have done or
+   * are like (not when, not in the simple past): what someone has been through is told
+   * as such events.
    */
   toldEvent: 1.5,
 };
@@ -59,6 +60,11 @@ export interface QueryReading {
   /** Words related to the question's, searched with a lower weight. */
   related: string[];
   asksWhen: boolean;
+  /**
+   * Asked in the simple past ("what did Ana adopt?"): after one event, which its words
+   * find, not after what someone has been through or is like ("what has Ana done?").
+   */
+  asksPast: boolean;
   named: string[];
   window: { since: number; until: number } | null;
 }
@@ -78,6 +84,7 @@ export function readQuestion(index: LexicalIndex, question: string, now: number)
     terms: own,
     related: relatedTerms(own).filter((t) => index.idf(t) > 0),
     asksWhen: asksWhen(question),
+    asksPast: /\b(did|was|were)\b/i.test(question),
     named: namedPeople(question, index.people()),
     window: window && { since: window.since, until: window.until },
   };
@@ -162,12 +169,12 @@ function scoreRound(
     ...(RANKING.contextAlone ? context.keys() : []),
     ...vectors.keys(),
   ]);
-  // A dated event the person asked about tells, for a question that asks what they did,
-  // not when. With a time window, only an event in it, unless nothing at all falls in it
+  // A dated event the person asked about tells, for a question on what they have done or
+  // are like: not when, nor what one event was (the simple past). With a time window, only an event in it, unless nothing at all falls in it
   // ("this year" of a conversation years old): a window that holds nothing tells nothing.
   const windowHolds =
     !!r.window && [...candidates].some((slot) => inWindow(index.doc(slot), r.window!) > 0);
-  const events = r.named.length > 0 && !r.asksWhen;
+  const events = r.named.length > 0 && !r.asksWhen && !r.asksPast;
   const out: Ranked[] = [];
   for (const slot of candidates) {
     const d = index.doc(slot);
