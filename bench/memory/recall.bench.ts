@@ -18,7 +18,7 @@ import { OkapiBm25, recallAt } from './okapi';
 import { archiveFallbackCount } from '../../services/memory/adapters/metrics';
 import { heldoutCorpora } from './heldout-corpus';
 import { recallCorpus, SHAPES, type RecallCorpus } from './recall-corpus';
-import { sessionCorpora } from './session-corpus';
+import { SESSION_DEV_SEEDS, sessionCorpora } from './session-corpus';
 
 /**
  * Corpora asked in one run, so that no one draw or shape decides: three guilds of a dozen
@@ -66,16 +66,25 @@ export async function benchRecall(messaging: Messaging): Promise<BenchResult> {
     const sessions = process.env.DIRIGENT_BENCH_RECALL_ONE_CHANNEL
       ? [{ shape: 'one-channel', corpus: oneChannel(sessionCorpora()) }]
       : sessionCorpora().map((corpus) => ({ shape: 'pair', corpus }));
-    // DIRIGENT_BENCH_RECALL=generated,heldout,sessions (any of them) asks those only.
+    // DIRIGENT_BENCH_RECALL=generated,heldout,sessions (any of them) asks those only;
+    // sessions-dev asks the sessions' development split (never by default).
     const only = (process.env.DIRIGENT_BENCH_RECALL || 'generated,heldout,sessions').split(',');
     return {
       ...(only.includes('generated') ? await recallOn(app, messaging, 'recall', generated) : {}),
       ...(only.includes('heldout') ? await recallOn(app, messaging, 'heldout', heldout) : {}),
       ...(only.includes('sessions') ? await recallOn(app, messaging, 'sessions', sessions) : {}),
+      ...(only.includes('sessions-dev')
+        ? await recallOn(app, messaging, 'sessions_dev', devSessions())
+        : {}),
     };
   } finally {
     await app.close();
   }
+}
+
+/** The sessions' development split, one guild per conversation. */
+function devSessions(): { shape: string; corpus: Corpus }[] {
+  return sessionCorpora(SESSION_DEV_SEEDS).map((corpus) => ({ shape: 'pair', corpus }));
 }
 
 /** Recall of Dirigent and BM25 over corpora, each in its own guild; keys start with `prefix`. */

@@ -191,7 +191,17 @@ function questionsOf(
   return out;
 }
 
+/** Seeds of the conversations the bench asks. */
+export const SESSION_SEEDS = [1, 2, 3, 4, 5, 6];
+/**
+ * Seeds of a development split: conversations the bench does not ask by default, on which
+ * the ranking's parameters are chosen (`DIRIGENT_BENCH_RECALL=sessions-dev` asks them).
+ * The same event templates, other draws: it keeps choices off the asked questions, not off
+ * the corpus's shape.
+ */
+export const SESSION_DEV_SEEDS = [7, 8, 9, 10, 11, 12];
+
 /** The session corpus's conversations, one guild each. */
-export function sessionCorpora(): SessionCorpus[] {
-  return [1, 2, 3, 4, 5, 6].map(sessionCorpus);
+export function sessionCorpora(seeds: readonly number[] = SESSION_SEEDS): SessionCorpus[] {
+  return seeds.map(sessionCorpus);
 }
