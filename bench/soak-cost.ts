@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import { Streams } from '@dirigent/contracts';
-import { partitionOf } from '../services/turn-coordinator/partitions/partition-of';
+import { partitionOf } from '@dirigent/messaging';
 
 /** Clock ticks of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const TICK_MS = 10;

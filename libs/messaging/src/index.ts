@@ -17,4 +17,5 @@ export * from './nest/reply-envelope.filter';
 export * from './nest/connect';
 export * from './tracing';
 export * from './partition-leases';
+export * from './partition-of';
 export * from './stored';

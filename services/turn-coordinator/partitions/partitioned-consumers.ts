@@ -17,6 +17,7 @@ import {
   Messaging,
   runDurableConsumer,
   type DurableEventOptions,
+  partitionOf,
   type PartitionOwner,
   type RunningConsumer,
 } from '@dirigent/messaging';
@@ -28,7 +29,6 @@ import { channelSubject } from '../application/channels';
 import type { TurnCoordinatorConfig } from '../config';
 import { ChannelCommitsHandler } from '../handlers/channel-commits.handler';
 import { ChannelInputsHandler } from '../handlers/channel-inputs.handler';
-import { partitionOf } from './partition-of';
 
 /** Which partitions this replica serves; every channel when the coordinator is not partitioned. */
 @Injectable()

@@ -2,8 +2,7 @@ import { Buckets, subject, type Envelope, type TurnGranted } from '@dirigent/con
 import { EventStore } from '@dirigent/event-store';
 import type { ChannelEvent } from '@dirigent/turn-domain';
 import { spawnService, snowflake, uid, waitFor, type Spawned } from '@dirigent/testing';
-import { leaseHolders } from '@dirigent/messaging';
-import { partitionOf } from '../partitions/partition-of';
+import { leaseHolders, partitionOf } from '@dirigent/messaging';
 import { coordinatorEnv, Harness, makeAgents, type Agent } from './harness';
 
 const MAIN = 'dist/services/turn-coordinator/main.js';
