@@ -1,3 +1,4 @@
+import { HEAP } from './heap-bytes';
 import { cutoff, Postings } from './postings';
 
 export interface FeatureIndexOptions {
@@ -41,6 +42,13 @@ export class FeatureIndex {
     }
     if (slot >= this.acc.length)
       this.acc = new Float32Array(Math.max(slot + 1, this.acc.length * 2));
+  }
+
+  /** An estimate of the heap it holds: one postings list per feature seen. */
+  bytes(): number {
+    let b = HEAP.typedArray + this.acc.byteLength;
+    for (const list of this.lists.values()) b += HEAP.mapEntry + list.bytes;
+    return b;
   }
 
   /**

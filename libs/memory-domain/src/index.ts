@@ -23,3 +23,4 @@ export * from './lenses';
 export * from './lexical';
 export * from './rerank';
 export * from './forgotten';
+export * from './heap-bytes';

@@ -1,3 +1,5 @@
+import { HEAP } from './heap-bytes';
+
 /** A growable list of (slot, value) pairs: one per dimension or feature of an inverted index. */
 export class Postings {
   ids: Int32Array;
@@ -7,6 +9,11 @@ export class Postings {
   constructor(capacity = 16) {
     this.ids = new Int32Array(capacity);
     this.values = new Float32Array(capacity);
+  }
+
+  /** The heap it holds (its two arrays with their capacity). */
+  get bytes(): number {
+    return HEAP.object + 2 * HEAP.typedArray + this.ids.byteLength + this.values.byteLength;
   }
 
   push(id: number, value: number): void {

@@ -1,3 +1,4 @@
+import { HEAP } from './heap-bytes';
 import { cutoff, Postings } from './postings';
 
 export interface VectorIndexOptions {
@@ -99,6 +100,14 @@ export class VectorIndex {
       for (const d of strongest(vector, this.perVector)) this.postings[d].push(slot, vector[d]);
     }
     return slot;
+  }
+
+  /** An estimate of the heap it holds: its vector blocks, postings and marks. */
+  bytes(): number {
+    let b = (this.blocks.length + 2) * HEAP.typedArray + this.dead.byteLength + this.acc.byteLength;
+    for (const block of this.blocks) b += block.byteLength;
+    for (const p of this.postings) b += p.bytes;
+    return b;
   }
 
   remove(slot: number): void {

@@ -1,4 +1,5 @@
 import { compareSnowflakes } from '@dirigent/contracts';
+import { HEAP, stringBytes } from '../heap-bytes';
 import { Postings } from '../postings';
 import { terms } from './analyze';
 import { withinEdits } from './edits';
@@ -378,6 +379,23 @@ export class LexicalIndex {
       else hi = mid;
     }
     line.splice(lo, 0, slot);
+  }
+
+  /**
+   * An estimate of the heap this index holds, from V8's object sizes (`HEAP`): its terms
+   * and their postings, its ids and per-message columns. Linear in its terms and messages.
+   */
+  bytes(): number {
+    let b = 2 * HEAP.typedArray + this.alive.byteLength + this.scores.byteLength;
+    for (const t of this.termIds.keys()) b += stringBytes(t) + HEAP.mapEntry + HEAP.slot;
+    for (const p of this.postings) b += HEAP.object + p.list.bytes;
+    for (const id of this.ids) b += stringBytes(id);
+    b += this.slotOf.size * HEAP.mapEntry;
+    // ids, ats, lens, chans, authors, docTerms, timed, toldSince, toldUntil: one slot each.
+    b += this.ids.length * 9 * HEAP.slot;
+    for (const d of this.docTerms) if (d) b += HEAP.typedArray + d.byteLength;
+    for (const line of this.timelines) b += line.length * HEAP.slot;
+    return b;
   }
 
   private sweep(p: TermPostings): void {
