@@ -41,4 +41,10 @@ export class MemoryConfig extends BaseConfig {
   @EnvInt({ min: 50 }) DIRIGENT_MEMORY_RERANK_TIMEOUT_MS = 2_000;
   /** New messages in a channel that make its moment batch due (also run when its epoch closes). */
   @EnvInt({ min: 1, max: 10_000 }) DIRIGENT_MEMORY_MOMENT_BATCH = 50;
+  /**
+   * Megabytes the guilds' archive indexes of one replica may hold together (estimated from
+   * their structures); over it, the least recently searched guild is evicted and answered
+   * from Postgres full text until its next search has reloaded it. 0 = no limit.
+   */
+  @EnvInt({ min: 0 }) DIRIGENT_MEMORY_INDEX_BUDGET_MB = 0;
 }

@@ -24,3 +24,4 @@ export * from './lexical';
 export * from './rerank';
 export * from './forgotten';
 export * from './heap-bytes';
+export * from './index-budget';

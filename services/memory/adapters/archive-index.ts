@@ -1,13 +1,16 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import {
   FeatureIndex,
   LexicalIndex,
+  overBudget,
   VectorIndex,
   type LexicalDoc,
   type LexicalFilter,
 } from '@dirigent/memory-domain';
+import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { EMBEDDER, type Embedder } from '../application/ports';
+import type { MemoryConfig } from '../config';
 import { TimeSlice } from '../application/time-slice';
 import { ms, sql, type Row } from './postgres/sql';
 
@@ -54,6 +57,22 @@ interface GuildIndex {
   lastSeq: number;
   caughtUpAt: number;
   catchingUp?: Promise<void>;
+  /** When it was last searched (a counter: the least recently used is evicted first). */
+  usedAt: number;
+  /** The heap it holds, as last measured, and its message count then. */
+  bytes: number;
+  measuredAt: number;
+  /** Dropped (over the budget, or its partition went to another replica): its load stops. */
+  evicted: boolean;
+}
+
+/** What a guild's index holds in this process (`ArchiveIndex.report`). */
+export interface GuildIndexReport {
+  guildId: string;
+  ready: boolean;
+  messages: number;
+  /** Estimated heap of its words, vectors and features. */
+  bytes: number;
 }
 
 export const lexicalDoc = (r: Row): LexicalDoc => ({
@@ -75,6 +94,12 @@ export const lexicalDoc = (r: Row): LexicalDoc => ({
  * by one is filtered when hits are read back from the table. With an embedder whose
  * vectors are a function of the text (the offline one), each guild's archive vectors are
  * computed here as messages are indexed, instead of being stored and loaded.
+ *
+ * Memory is bounded per replica: with `DIRIGENT_MEMORY_INDEX_BUDGET_MB`, the guilds held
+ * stay within that many megabytes (each guild's heap estimated from its structures,
+ * `report()`), the least recently searched evicted first; an evicted guild's searches use
+ * full text again while its next search reloads it. With guild partitions, only the guilds
+ * of the partitions this replica leases are held (`owns`).
  */
 @Injectable()
 export class ArchiveIndex implements OnApplicationBootstrap {
@@ -83,11 +108,19 @@ export class ArchiveIndex implements OnApplicationBootstrap {
 
   /** Rows read per query while loading a guild (smaller in tests, to load in pages). */
   pageSize = PAGE;
+  /** Heap the guilds held may take together (0: no limit). */
+  budgetBytes: number;
+  /** Whether this replica holds a guild's index (its partition's lease); all by default. */
+  owns: (guildId: string) => boolean = () => true;
+  private uses = 0;
 
   constructor(
     private readonly em: EntityManager,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
-  ) {}
+    @Optional() @Inject(SERVICE_CONFIG) config?: MemoryConfig,
+  ) {
+    this.budgetBytes = (config?.DIRIGENT_MEMORY_INDEX_BUDGET_MB ?? 0) * 1024 * 1024;
+  }
 
   private preloadDone!: () => void;
   /**
@@ -97,7 +130,7 @@ export class ArchiveIndex implements OnApplicationBootstrap {
   readonly preloaded = new Promise<void>((resolve) => (this.preloadDone = resolve));
 
   onApplicationBootstrap(): void {
-    void this.loadAll()
+    void this.preload()
       .catch((e: Error) => this.log.warn(`archive index not preloaded: ${e.message}`))
       .finally(() => this.preloadDone());
   }
@@ -111,7 +144,10 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     waitMs: number,
     finishingWaitMs = waitMs,
   ): Promise<LexicalIndex | null> {
+    if (!this.owns(guildId)) return null;
     const g = this.guild(guildId);
+    g.usedAt = ++this.uses;
+    this.enforceBudget(guildId);
     if (!g.ready) {
       let timer: NodeJS.Timeout | undefined;
       const wait = g.finishing ? finishingWaitMs : waitMs;
@@ -138,6 +174,8 @@ export class ArchiveIndex implements OnApplicationBootstrap {
    * search finds the index ready.
    */
   async add(guildId: string, rows: Row[]): Promise<void> {
+    // Another replica's guild, or (with a budget) one not held: its next search loads it.
+    if (!this.owns(guildId) || (this.budgetBytes > 0 && !this.guilds.has(guildId))) return;
     const g = this.guild(guildId);
     for (const r of rows) {
       if (r.seq !== undefined) g.lastSeq = Math.max(g.lastSeq, Number(r.seq));
@@ -155,6 +193,48 @@ export class ArchiveIndex implements OnApplicationBootstrap {
       }
     } finally {
       if (--g.adding === 0) g.gone.clear();
+    }
+    if (g.index.size > g.measuredAt * 1.25 + 1_000) this.measure(g);
+    this.enforceBudget(guildId);
+  }
+
+  /** Each guild held, with its estimated heap (for the metrics and the benchmark). */
+  report(): GuildIndexReport[] {
+    return [...this.guilds].map(([guildId, g]) => ({
+      guildId,
+      ready: g.ready,
+      messages: g.index.size,
+      bytes: g.bytes,
+    }));
+  }
+
+  /** `absent`: not held (never searched, or evicted); `loading`; `ready`. */
+  state(guildId: string): 'absent' | 'loading' | 'ready' {
+    const g = this.guilds.get(guildId);
+    return !g ? 'absent' : g.ready ? 'ready' : 'loading';
+  }
+
+  /** Drops the guilds `which` names (their partition moved to another replica). */
+  evict(which: (guildId: string) => boolean): void {
+    for (const [guildId, g] of this.guilds) if (which(guildId)) this.drop(guildId, g, 'released');
+  }
+
+  private drop(guildId: string, g: GuildIndex, why: string): void {
+    g.evicted = true;
+    this.guilds.delete(guildId);
+    this.log.log(`archive index of ${guildId} evicted (${why}, ${mb(g.bytes)} MB)`);
+  }
+
+  private measure(g: GuildIndex): void {
+    g.bytes = g.index.bytes() + (g.vectors?.bytes() ?? 0) + (g.features?.bytes() ?? 0);
+    g.measuredAt = g.index.size;
+  }
+
+  /** Over the budget: the least recently searched guilds go (`overBudget`), never `keep`. */
+  private enforceBudget(keep: string): void {
+    const held = [...this.guilds].map(([id, g]) => ({ id, bytes: g.bytes, usedAt: g.usedAt }));
+    for (const id of overBudget(held, this.budgetBytes, keep)) {
+      this.drop(id, this.guilds.get(id)!, 'over the memory budget');
     }
   }
 
@@ -243,10 +323,14 @@ export class ArchiveIndex implements OnApplicationBootstrap {
         gone: new Set(),
         lastSeq: 0,
         caughtUpAt: Date.now(),
+        usedAt: 0,
+        bytes: 0,
+        measuredAt: 0,
+        evicted: false,
       };
       fresh.loaded = this.load(guildId, fresh).catch((e: Error) => {
         this.log.warn(`archive index of ${guildId} not loaded: ${e.message}`);
-        this.guilds.delete(guildId);
+        if (this.guilds.get(guildId) === fresh) this.guilds.delete(guildId);
       });
       this.guilds.set(guildId, fresh);
       g = fresh;
@@ -254,12 +338,22 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     return g;
   }
 
-  private async loadAll(): Promise<void> {
+  /**
+   * Loads the guilds `which` names (all this replica owns), the most active first, as many
+   * as the budget holds: the others load on their first search.
+   */
+  async preload(which: (guildId: string) => boolean = () => true): Promise<void> {
     const rows = await sql(
       this.em.fork(),
       `select guild_id from memory_dossier group by guild_id order by max(last_seen_at) desc`,
     );
-    for (const r of rows) await this.guild(r.guild_id as string).loaded;
+    for (const r of rows) {
+      const guildId = r.guild_id as string;
+      if (!this.owns(guildId) || !which(guildId)) continue;
+      const held = [...this.guilds.values()].reduce((sum, g) => sum + g.bytes, 0);
+      if (this.budgetBytes > 0 && held >= this.budgetBytes) break;
+      await this.guild(guildId).loaded;
+    }
   }
 
   private async load(guildId: string, g: GuildIndex): Promise<void> {
@@ -273,8 +367,15 @@ export class ArchiveIndex implements OnApplicationBootstrap {
       const slice = new TimeSlice();
       for (const r of rows) {
         if (slice.spent) await slice.next();
+        if (g.evicted) return;
         if (!g.removed.has(r.message_id)) this.index(g, lexicalDoc(r));
         cursor = Math.max(cursor, Number(r.seq));
+      }
+      if (g.evicted) return;
+      // Measured as it doubles: a loading guild counts against the budget too.
+      if (g.index.size >= g.measuredAt * 2) {
+        this.measure(g);
+        this.enforceBudget(guildId);
       }
       if (rows.length < this.pageSize) break;
     }
@@ -285,7 +386,11 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     g.removed.clear();
     g.ready = true;
     g.caughtUpAt = Date.now();
-    this.log.log(`archive index of ${guildId}: ${g.index.size} messages in ${Date.now() - t0} ms`);
+    this.measure(g);
+    this.log.log(
+      `archive index of ${guildId}: ${g.index.size} messages, ${mb(g.bytes)} MB in ${Date.now() - t0} ms`,
+    );
+    this.enforceBudget(guildId);
   }
 
   /** Rows committed by others since the last look: their ids first, then those it lacks. */
@@ -318,6 +423,8 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     );
   }
 }
+
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 const found = (g: GuildIndex, hits: { slot: number; score: number }[]) =>
   hits.map((h) => ({ id: g.index.doc(h.slot).id, score: h.score }));
