@@ -1,5 +1,5 @@
 import { Transform } from 'class-transformer';
-import { IsIn, IsNumber, Max, Min } from 'class-validator';
+import { IsIn, IsNumber, IsOptional, Matches, Max, Min } from 'class-validator';
 import { BaseConfig, EnvBool, EnvInt, EnvPort } from '@dirigent/service-kit';
 
 export class MemoryConfig extends BaseConfig {
@@ -47,4 +47,25 @@ export class MemoryConfig extends BaseConfig {
    * from Postgres full text until its next search has reloaded it. 0 = no limit.
    */
   @EnvInt({ min: 0 }) DIRIGENT_MEMORY_INDEX_BUDGET_MB = 0;
+  /**
+   * Partitions the guilds are divided into among memory replicas, each leased by one replica
+   * at a time (the same number on every replica): a replica holds the archive indexes of its
+   * partitions' guilds and answers their searches; 0 = not partitioned (every replica holds
+   * every guild it is asked about).
+   */
+  @EnvInt({ min: 0, max: 256 }) DIRIGENT_MEMORY_PARTITIONS = 0;
+  /**
+   * Guilds pinned to a partition, `guildId=k,guildId=k` (the same on every replica): no other
+   * guild hashes to a pinned partition, so a big guild can have a replica to itself.
+   */
+  @Matches(/^(\s*\d+\s*=\s*\d+\s*(,\s*\d+\s*=\s*\d+\s*)*)?$/, {
+    message: '$property must be guildId=partition pairs separated by commas',
+  })
+  DIRIGENT_MEMORY_PINNED_GUILDS = '';
+  /** This replica's name in the guild partition leases; unset = a new random id per process. */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: '$property must match [A-Za-z0-9_-]{1,64}' })
+  DIRIGENT_MEMORY_REPLICA_ID?: string;
+  /** A guild partition lease not renewed this long expires and another replica takes it. */
+  @EnvInt({ min: 600, max: 60000 }) DIRIGENT_MEMORY_LEASE_MS = 2000;
 }

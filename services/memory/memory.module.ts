@@ -61,6 +61,9 @@ import { EpochTimerHandlers } from './handlers/epoch-timer.handler';
 import { MemoryQueryHandlers } from './handlers/queries.handler';
 import { MomentHandlers } from './handlers/moments.handler';
 import { RedactionHandlers } from './handlers/redaction.handler';
+import { ForwardedSearch } from './partitions/forwarded-search';
+import { GuildPartitions } from './partitions/guild-partitions';
+import { MemoryLeases } from './partitions/memory-leases';
 import { MemoryJobs } from './reactor-jobs';
 
 export { MemoryConfig } from './config';
@@ -183,6 +186,9 @@ const repository = (
     AddHighlight,
     ForgetUser,
     MemoryJobs,
+    GuildPartitions,
+    ForwardedSearch,
+    MemoryLeases,
   ],
 })
 export class MemoryModule {}

@@ -216,6 +216,8 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
       Subjects.llm.embed,
       ownTimers('memory'),
       Subjects.deadLetter.all,
+      // A search forwarded to the replica that holds the guild's partition.
+      'dirigent.internal.memory.*.search',
     ],
     subscribe: [
       Subjects.memory.search,
@@ -224,6 +226,7 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
       Subjects.memory.epochsList,
       Subjects.memory.highlightAdd,
       Subjects.memory.forget,
+      'dirigent.internal.memory.*.search',
     ],
     streams: [
       Streams.discordEvents,
@@ -232,7 +235,7 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
       Streams.routerEvents,
       Streams.deadLetter,
     ],
-    buckets: [Buckets.timers],
+    buckets: [Buckets.timers, Buckets.memoryLeases],
   },
   'llm-gateway': {
     publish: [

@@ -221,6 +221,8 @@ export const Buckets = {
   timers: 'dirigent_timers',
   /** Partition leases and membership of the coordinator replicas. */
   coordinatorLeases: 'dirigent_coordinator_leases',
+  /** Guild partition leases and membership of the memory replicas. */
+  memoryLeases: 'dirigent_memory_leases',
   /** Gateway shard leases and membership of the ingest replicas. */
   ingestShardLeases: 'dirigent_ingest_shard_leases',
   /** The coordinator's channel snapshots: one key per channel (a cache of the event store). */

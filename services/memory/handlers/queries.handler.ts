@@ -13,13 +13,13 @@ import { AddHighlight } from '../application/add-highlight';
 import { AssembleContext } from '../application/assemble-context';
 import { ForgetUser } from '../application/forget-user';
 import { GetDossier, ListEpochs } from '../application/memory-queries';
-import { SearchMemory } from '../application/search-memory';
+import { ForwardedSearch } from '../partitions/forwarded-search';
 
 /** `dirigent.memory.*` requests; the contract classes validate (BAD_REQUEST with field errors). */
 @Controller()
 export class MemoryQueryHandlers {
   constructor(
-    private readonly searchMemory: SearchMemory,
+    private readonly searchMemory: ForwardedSearch,
     private readonly assembleContext: AssembleContext,
     private readonly getDossier: GetDossier,
     private readonly listEpochs: ListEpochs,
