@@ -1,28 +1,35 @@
 import { HEAP } from './heap-bytes';
 
-/** A growable list of (slot, value) pairs: one per dimension or feature of an inverted index. */
+/**
+ * A growable list of (slot, value) pairs: one per dimension or feature of an inverted index.
+ * Both arrays are views of one buffer: an index holds hundreds of thousands of short lists,
+ * and a second buffer per list cost about a quarter of a short list's heap.
+ */
 export class Postings {
   ids: Int32Array;
   values: Float32Array;
   length = 0;
 
   constructor(capacity = 16) {
-    this.ids = new Int32Array(capacity);
-    this.values = new Float32Array(capacity);
+    const buffer = new ArrayBuffer(capacity * 8);
+    this.ids = new Int32Array(buffer, 0, capacity);
+    this.values = new Float32Array(buffer, capacity * 4, capacity);
   }
 
-  /** The heap it holds (its two arrays with their capacity). */
+  /** The heap it holds (its buffer with its capacity, and the two views). */
   get bytes(): number {
-    return HEAP.object + 2 * HEAP.typedArray + this.ids.byteLength + this.values.byteLength;
+    return HEAP.object + 1.5 * HEAP.typedArray + this.ids.buffer.byteLength;
   }
 
   push(id: number, value: number): void {
     if (this.length === this.ids.length) {
-      const ids = new Int32Array(this.ids.length * 2);
+      const capacity = this.ids.length * 2;
+      const buffer = new ArrayBuffer(capacity * 8);
+      const ids = new Int32Array(buffer, 0, capacity);
+      const values = new Float32Array(buffer, capacity * 4, capacity);
       ids.set(this.ids);
-      this.ids = ids;
-      const values = new Float32Array(this.values.length * 2);
       values.set(this.values);
+      this.ids = ids;
       this.values = values;
     }
     this.ids[this.length] = id;
