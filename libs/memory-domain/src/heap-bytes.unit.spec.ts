@@ -13,7 +13,7 @@ const gc = runInNewContext('gc') as () => void;
 function guildIndex(messages: number, dimensions: number) {
   const rand = prng(7);
   const words = new LexicalIndex();
-  const vectors = new VectorIndex(dimensions, { perVector: 0 });
+  const vectors = new VectorIndex(dimensions, { perVector: 0, fixed16: true });
   const features = new FeatureIndex();
   const base = 1_180_000_000_000_000_000n;
   // Chat's long tail: a rare word (a name, a typo, a link's slug) in most lines.

@@ -312,7 +312,9 @@ export class ArchiveIndex implements OnApplicationBootstrap {
       const derived = this.embedder.derived;
       const fresh: GuildIndex = {
         index: new LexicalIndex(),
-        vectors: derived ? new VectorIndex(derived.vector('').length, { perVector: 0 }) : null,
+        vectors: derived
+          ? new VectorIndex(derived.vector('').length, { perVector: 0, fixed16: true })
+          : null,
         features: derived ? new FeatureIndex() : null,
         ready: false,
         finishing: false,
