@@ -25,7 +25,13 @@ export interface FeatureIndexOptions {
  * vectors.rescore(q.vector, features.candidates(q.keys, q.weights, 400), 10);
  */
 export class FeatureIndex {
+  /** Features filed under two slots or more. */
   private readonly lists = new Map<number, Postings>();
+  /**
+   * Features filed under one slot only (most of a guild's 5-grams): its slot and weight in
+   * one number (`pack`), a tenth of the heap of a list.
+   */
+  private readonly single = new Map<number, number>();
   private readonly budget: number;
   private acc = new Float32Array(1024);
 
@@ -36,8 +42,20 @@ export class FeatureIndex {
   /** Files a slot under its features (removal is the caller's: `accept` in a search). */
   add(slot: number, keys: Uint32Array, weights: Float32Array): void {
     for (let i = 0; i < keys.length; i++) {
-      let list = this.lists.get(keys[i]);
-      if (!list) this.lists.set(keys[i], (list = new Postings(4)));
+      const key = keys[i];
+      let list = this.lists.get(key);
+      if (!list) {
+        const one = this.single.get(key);
+        if (one === undefined && slot < PACKED_SLOTS) {
+          this.single.set(key, pack(slot, weights[i]));
+          continue;
+        }
+        this.lists.set(key, (list = new Postings(4)));
+        if (one !== undefined) {
+          this.single.delete(key);
+          list.push(Math.floor(one / WEIGHT_BITS), unpackWeight(one));
+        }
+      }
       list.push(slot, weights[i]);
     }
     if (slot >= this.acc.length)
@@ -48,7 +66,8 @@ export class FeatureIndex {
   bytes(): number {
     let b = HEAP.typedArray + this.acc.byteLength;
     for (const list of this.lists.values()) b += HEAP.mapEntry + list.bytes;
-    return b;
+    // A packed number is a heap number beside its entry.
+    return b + this.single.size * (HEAP.mapEntry + 16);
   }
 
   /**
@@ -62,14 +81,27 @@ export class FeatureIndex {
     accept?: (slot: number) => boolean,
   ): number[] {
     const lists: [Postings, number][] = [];
-    for (let i = 0; i < keys.length; i++) {
-      const list = this.lists.get(keys[i]);
-      if (list) lists.push([list, weights[i]]);
-    }
-    lists.sort((a, b) => a[0].length - b[0].length);
     const acc = this.acc;
     const touched: number[] = [];
     let left = this.budget;
+    // A feature of one slot first, as the shortest of lists (in the query's order).
+    for (let i = 0; i < keys.length; i++) {
+      const list = this.lists.get(keys[i]);
+      if (list) {
+        lists.push([list, weights[i]]);
+        continue;
+      }
+      const one = this.single.get(keys[i]);
+      if (one === undefined || left < 1) continue;
+      left--;
+      const slot = Math.floor(one / WEIGHT_BITS);
+      if (acc[slot] === 0) {
+        if (accept && !accept(slot)) continue;
+        touched.push(slot);
+      }
+      acc[slot] += weights[i] * unpackWeight(one);
+    }
+    lists.sort((a, b) => a[0].length - b[0].length);
     for (const [{ ids, values, length }, w] of lists) {
       if (length > left) break;
       left -= length;
@@ -90,4 +122,21 @@ export class FeatureIndex {
     }
     return out;
   }
+}
+
+/** Slots a packed number holds exactly with a 32-bit weight (2^53 / 2^32). */
+const PACKED_SLOTS = 2 ** 21;
+const WEIGHT_BITS = 2 ** 32;
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/** A slot and its weight (as a 32-bit float, as a list keeps it) in one number. */
+function pack(slot: number, weight: number): number {
+  f32[0] = weight;
+  return slot * WEIGHT_BITS + u32[0];
+}
+
+function unpackWeight(packed: number): number {
+  u32[0] = packed % WEIGHT_BITS;
+  return f32[0];
 }

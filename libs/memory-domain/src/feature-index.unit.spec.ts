@@ -80,6 +80,24 @@ describe('FeatureIndex', () => {
     expect(recallAgainstExact(index, queries)).toBeGreaterThanOrEqual(0.95);
   });
 
+  it('finds every slot sharing a feature, those of one slot (kept packed) among them', () => {
+    const texts = sentences(words, prng(11), 2_000);
+    const { features } = build(texts, 1_000_000);
+    for (const text of sentences(words, prng(12), 20)) {
+      const q = hashedIndexFeatures(text);
+      const keys = new Set(q.keys);
+      const sharing = texts
+        .map((t, slot) => (hashedIndexFeatures(t).keys.some((k) => keys.has(k)) ? slot : -1))
+        .filter((slot) => slot >= 0);
+      const all = features.candidates(q.keys, q.weights, texts.length);
+      expect(all.sort((a, b) => a - b)).toEqual(sharing);
+    }
+    // A word only the last text has: its features are single, and they rank it first.
+    const { features: f } = build([...texts.slice(0, 50), 'zyxwvutsrq'], 1_000_000);
+    const q = hashedIndexFeatures('zyxwvutsrq');
+    expect(f.candidates(q.keys, q.weights, 1)).toEqual([50]);
+  });
+
   it('reads no list longer than its budget, rarest first', () => {
     const { vectors, features } = build(['kayak kayak', 'kayak river', 'river', 'glacier'], 4);
     const q = hashedIndexFeatures('kayak glacier river');
