@@ -12,6 +12,7 @@ import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { EMBEDDER, type Embedder } from '../application/ports';
 import type { MemoryConfig } from '../config';
 import { TimeSlice } from '../application/time-slice';
+import { observeEviction, reportIndexBytes } from './metrics';
 import { ms, sql, type Row } from './postgres/sql';
 
 /** Rows read per query while loading a guild. */
@@ -120,6 +121,7 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     @Optional() @Inject(SERVICE_CONFIG) config?: MemoryConfig,
   ) {
     this.budgetBytes = (config?.DIRIGENT_MEMORY_INDEX_BUDGET_MB ?? 0) * 1024 * 1024;
+    reportIndexBytes(() => this.heldBytes());
   }
 
   private preloadDone!: () => void;
@@ -219,9 +221,14 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     for (const [guildId, g] of this.guilds) if (which(guildId)) this.drop(guildId, g, 'released');
   }
 
-  private drop(guildId: string, g: GuildIndex, why: string): void {
+  private heldBytes(): number {
+    return [...this.guilds.values()].reduce((sum, g) => sum + g.bytes, 0);
+  }
+
+  private drop(guildId: string, g: GuildIndex, why: 'budget' | 'released'): void {
     g.evicted = true;
     this.guilds.delete(guildId);
+    observeEviction(why);
     this.log.log(`archive index of ${guildId} evicted (${why}, ${mb(g.bytes)} MB)`);
   }
 
@@ -234,7 +241,7 @@ export class ArchiveIndex implements OnApplicationBootstrap {
   private enforceBudget(keep: string): void {
     const held = [...this.guilds].map(([id, g]) => ({ id, bytes: g.bytes, usedAt: g.usedAt }));
     for (const id of overBudget(held, this.budgetBytes, keep)) {
-      this.drop(id, this.guilds.get(id)!, 'over the memory budget');
+      this.drop(id, this.guilds.get(id)!, 'budget');
     }
   }
 
@@ -352,8 +359,7 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     for (const r of rows) {
       const guildId = r.guild_id as string;
       if (!this.owns(guildId) || !which(guildId)) continue;
-      const held = [...this.guilds.values()].reduce((sum, g) => sum + g.bytes, 0);
-      if (this.budgetBytes > 0 && held >= this.budgetBytes) break;
+      if (this.budgetBytes > 0 && this.heldBytes() >= this.budgetBytes) break;
       await this.guild(guildId).loaded;
     }
   }

@@ -28,3 +28,31 @@ export function observeArchiveFallback(): void {
 export async function archiveFallbackCount(): Promise<number> {
   return (await archiveFallbacks.get()).values[0]?.value ?? 0;
 }
+
+let heldBytes: (() => number) | undefined;
+
+new Gauge({
+  name: 'dirigent_memory_archive_index_bytes',
+  help: 'Estimated heap of the guild archive indexes this replica holds (kept within DIRIGENT_MEMORY_INDEX_BUDGET_MB when set)',
+  registers: [metricsRegistry],
+  collect() {
+    this.set(heldBytes?.() ?? 0);
+  },
+});
+
+/** What `dirigent_memory_archive_index_bytes` reports when scraped. */
+export function reportIndexBytes(bytes: () => number): void {
+  heldBytes = bytes;
+}
+
+const evictions = new Counter({
+  name: 'dirigent_memory_archive_evictions_total',
+  help: 'Guild archive indexes dropped by this replica, by why: over the memory budget, or their partition released',
+  labelNames: ['why'],
+  registers: [metricsRegistry],
+});
+
+/** Counts a guild's index dropped (`budget` or `released`). */
+export function observeEviction(why: 'budget' | 'released'): void {
+  evictions.inc({ why });
+}
