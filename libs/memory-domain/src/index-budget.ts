@@ -18,6 +18,7 @@ export interface HeldIndex {
 export function overBudget(held: readonly HeldIndex[], budget: number, keep: string): string[] {
   if (budget <= 0) return [];
   let total = held.reduce((sum, h) => sum + h.bytes, 0);
+  if (total <= budget) return [];
   const out: string[] = [];
   for (const h of [...held].sort((a, b) => a.usedAt - b.usedAt)) {
     if (total <= budget) break;
