@@ -4,20 +4,31 @@ import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { ArchiveIndex } from '../adapters/archive-index';
 import type { MemoryConfig } from '../config';
 
-/** `guildId=k,guildId=k` into a map, each k a partition below `partitions`. */
-export function pinnedGuilds(setting: string, partitions: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const pair of setting.split(',')) {
+/**
+ * A guild's partition among `partitions`: the one `pinned` (`guildId=k,guildId=k`) names,
+ * or else FNV-1a of its id over the partitions no guild is pinned to. Throws on a pin
+ * outside the partitions, or pins that leave no partition for the other guilds.
+ *
+ * @example
+ * guildPartitioner(3, '42=0')('42'); // 0; every other guild 1 or 2
+ */
+export function guildPartitioner(partitions: number, pinned: string): (guildId: string) => number {
+  const pins = new Map<string, number>();
+  for (const pair of pinned.split(',')) {
     if (!pair.trim()) continue;
     const [guildId, k] = pair.split('=').map((s) => s.trim());
-    if (Number(k) >= partitions) {
+    if (!(Number(k) < partitions)) {
       throw new Error(
         `DIRIGENT_MEMORY_PINNED_GUILDS pins ${guildId} to partition ${k} of ${partitions}`,
       );
     }
-    out.set(guildId, Number(k));
+    pins.set(guildId, Number(k));
   }
-  return out;
+  const taken = new Set(pins.values());
+  const shared = [...Array(partitions).keys()].filter((k) => !taken.has(k));
+  if (!shared.length)
+    throw new Error('DIRIGENT_MEMORY_PINNED_GUILDS pins a guild to every partition');
+  return (guildId) => pins.get(guildId) ?? shared[partitionOf(guildId, shared.length)];
 }
 
 /**
@@ -32,9 +43,7 @@ export function pinnedGuilds(setting: string, partitions: number): Map<string, n
 export class GuildPartitions implements PartitionOwner {
   private readonly log = new Logger('memory:partitions');
   readonly partitions: number;
-  private readonly pinned: Map<string, number>;
-  /** The partitions unpinned guilds hash over. */
-  private readonly shared: number[];
+  private readonly partition: (guildId: string) => number;
   private readonly owned = new Set<number>();
 
   constructor(
@@ -42,12 +51,9 @@ export class GuildPartitions implements PartitionOwner {
     private readonly archive: ArchiveIndex,
   ) {
     this.partitions = config.DIRIGENT_MEMORY_PARTITIONS;
-    this.pinned = pinnedGuilds(config.DIRIGENT_MEMORY_PINNED_GUILDS, this.partitions);
-    const taken = new Set(this.pinned.values());
-    this.shared = [...Array(this.partitions).keys()].filter((k) => !taken.has(k));
-    if (this.enabled && !this.shared.length) {
-      throw new Error('DIRIGENT_MEMORY_PINNED_GUILDS pins a guild to every partition');
-    }
+    this.partition = this.enabled
+      ? guildPartitioner(this.partitions, config.DIRIGENT_MEMORY_PINNED_GUILDS)
+      : () => 0;
     if (this.enabled) archive.owns = (guildId) => this.ownsGuild(guildId);
   }
 
@@ -56,8 +62,7 @@ export class GuildPartitions implements PartitionOwner {
   }
 
   partitionOf(guildId: string): number {
-    if (!this.enabled) return 0;
-    return this.pinned.get(guildId) ?? this.shared[partitionOf(guildId, this.shared.length)];
+    return this.partition(guildId);
   }
 
   ownsGuild(guildId: string): boolean {
