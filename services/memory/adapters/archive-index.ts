@@ -96,11 +96,9 @@ export const lexicalDoc = (r: Row): LexicalDoc => ({
  * vectors are a function of the text (the offline one), each guild's archive vectors are
  * computed here as messages are indexed, instead of being stored and loaded.
  *
- * Memory is bounded per replica: with `DIRIGENT_MEMORY_INDEX_BUDGET_MB`, the guilds held
- * stay within that many megabytes (each guild's heap estimated from its structures,
- * `report()`), the least recently searched evicted first; an evicted guild's searches use
- * full text again while its next search reloads it. With guild partitions, only the guilds
- * of the partitions this replica leases are held (`owns`).
+ * With `DIRIGENT_MEMORY_INDEX_BUDGET_MB` the guilds held stay within that heap (estimated,
+ * `report()`), the least recently searched evicted first and searched by full text until
+ * reloaded; with guild partitions, only the leased partitions' guilds are held (`owns`).
  */
 @Injectable()
 export class ArchiveIndex implements OnApplicationBootstrap {
@@ -239,6 +237,7 @@ export class ArchiveIndex implements OnApplicationBootstrap {
 
   /** Over the budget: the least recently searched guilds go (`overBudget`), never `keep`. */
   private enforceBudget(keep: string): void {
+    if (this.budgetBytes <= 0) return;
     const held = [...this.guilds].map(([id, g]) => ({ id, bytes: g.bytes, usedAt: g.usedAt }));
     for (const id of overBudget(held, this.budgetBytes, keep)) {
       this.drop(id, this.guilds.get(id)!, 'budget');
@@ -356,11 +355,15 @@ export class ArchiveIndex implements OnApplicationBootstrap {
       this.em.fork(),
       `select guild_id from memory_dossier group by guild_id order by max(last_seen_at) desc`,
     );
+    let rank = 0;
     for (const r of rows) {
       const guildId = r.guild_id as string;
       if (!this.owns(guildId) || !which(guildId)) continue;
       if (this.budgetBytes > 0 && this.heldBytes() >= this.budgetBytes) break;
-      await this.guild(guildId).loaded;
+      const g = this.guild(guildId);
+      // Not searched yet: the less active a guild, the sooner it goes.
+      if (g.usedAt <= 0) g.usedAt = -++rank;
+      await g.loaded;
     }
   }
 
