@@ -154,8 +154,17 @@ export class RouterConfig extends BaseConfig implements DerivedConfig {
   @EnvBool() DIRIGENT_ROUTER_TIEBREAK = false;
   /** How long a burst waits for a beat's own message.created before it gives up. */
   @EnvInt({ min: 100 }) DIRIGENT_ROUTER_BEAT_TIMEOUT_MS = 30_000;
-  /** How long a decision waits for memory's hit count on the topic before going without it. */
+  /**
+   * How long memory's hit count on the topic is waited for at most: a decision waits until
+   * its inputs deadline, the probe goes on for the next decision on the same message.
+   */
   @EnvInt({ min: 10 }) DIRIGENT_ROUTER_MEMORY_PROBE_MS = 250;
+  /**
+   * How long a decision waits for the budget, the channel's members and memory's hit count
+   * before it goes with what is already known of them (named in its inputs' `late`); the
+   * probes go on and serve the next decision.
+   */
+  @EnvInt({ min: 1 }) DIRIGENT_ROUTER_INPUTS_DEADLINE_MS = 10;
   /** The community's time zone as minutes east of UTC (the hour of day a decision reads). */
   @EnvInt({ min: -720, max: 840 }) DIRIGENT_ROUTER_UTC_OFFSET_MIN = 0;
   /** Learned adjustments halve toward 0 over this long (0: they never decay). */

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { contextClass, routeFromInputs, SILENT_FALLBACK } from '@dirigent/router-domain';
 import type { RouterConfig } from '../config';
-import { PersonaLearning } from '../learning/application/persona-learning';
+import { PersonaLearning, type Learned } from '../learning/application/persona-learning';
 import { Personas } from '../learning/application/personas';
 import { ModelGateway } from './clients';
 import { ReadTheRoom } from './read-the-room';
@@ -33,6 +33,9 @@ export class ChooseDisposition {
 
   private async choose(r: TurnRequest): Promise<Choice> {
     const gathering = performance.now();
+    // What the guild learned is read with the room (the mood it is taken for comes after).
+    const learned = this.learning.learnedOf(r.guildId, r.agent.id);
+    learned.catch(() => undefined);
     const { inputs, dispositions: all } = await this.room.gather({
       ...r,
       ...(r.interruption
@@ -44,7 +47,7 @@ export class ChooseDisposition {
           }
         : {}),
     });
-    await this.learned(r, inputs);
+    this.learned(inputs, await learned);
     const deciding = performance.now();
     let routed = routeFromInputs(all, inputs, r.seed);
     let decideMs = performance.now() - deciding;
@@ -66,15 +69,10 @@ export class ChooseDisposition {
    * The room's mood on the inputs, and the agent's weights there as the guild learned
    * them (baseline + adjustment): kept on the decision, so its replay reads the same.
    */
-  private async learned(r: TurnRequest, inputs: DecisionInputs): Promise<void> {
+  private learned(inputs: DecisionInputs, learned: Learned): void {
     const cls = contextClass(inputs);
     inputs.contextClass = cls;
-    const weights = await this.learning.effective(
-      r.guildId,
-      r.agent.id,
-      cls,
-      inputs.agent.weights ?? {},
-    );
+    const weights = this.learning.effectiveIn(learned, cls, inputs.agent.weights ?? {});
     const { weights: _baseline, ...agent } = inputs.agent;
     inputs.agent = Object.keys(weights).length ? { ...agent, weights } : agent;
   }

@@ -68,6 +68,7 @@ export class ReactToMessage implements OnApplicationBootstrap {
     if (this.claimed.has(m.messageId)) return;
     const seenAs = this.activity.observe(seen, this.agents.userIds);
     if (seenAs === 'own') return;
+    this.reactive.prepare(seen);
     // Claimed by a running burst, which routes it again and settles it; recorded first with
     // the burst it interrupted, so a SIGKILL before that has it judged the same way at the
     // next start (`ResumeBursts`).

@@ -5,6 +5,7 @@ import type { SeenMessage } from './channel-activity';
 import { ExecuteTurn } from './execute-turn';
 import { TurnCoordination } from './clients';
 import { DecisionLog } from './stores';
+import { ReadTheRoom } from './read-the-room';
 import { SpeculativeTurns } from './speculative';
 
 /**
@@ -19,7 +20,13 @@ export class ReactiveTurn {
     private readonly coordination: TurnCoordination,
     private readonly execute: ExecuteTurn,
     private readonly speculative: SpeculativeTurns,
+    private readonly room: ReadTheRoom,
   ) {}
+
+  /** A message came in: what its turns will read of the room is read now (`ReadTheRoom.prefetch`). */
+  prepare(seen: SeenMessage): void {
+    this.room.prefetch(seen);
+  }
 
   async run(
     agent: AgentPersona,

@@ -15,6 +15,7 @@ import {
   type InterruptionAction,
   type Trigger,
 } from '@dirigent/router-domain';
+import type { LateInput } from '@dirigent/contracts';
 import type { RouterConfig } from '../config';
 import { Agents } from './agents';
 import { ChannelActivity, type SeenMessage } from './channel-activity';
@@ -82,6 +83,20 @@ export class ReadTheRoom {
     return p;
   }
 
+  /**
+   * A message has come in: its channel's history and, when some agent's decision on it will
+   * ask memory, the topic's hit count are read now, while the channel's lane may still be
+   * busy, so that the decisions find them at hand.
+   */
+  prefetch(m: SeenMessage): void {
+    void this.load(m.guildId, m.channelId);
+    if (m.authorIsBot) return;
+    const f = messageFeatures(m.content, { authorIsBot: false, addressedToOther: false });
+    if (f.callback || f.question || this.agents.all.some((a) => isMentioned(a, m))) {
+      void this.probes.memoryHits(m.guildId, m.channelId, m.content);
+    }
+  }
+
   async gather(q: RoomQuestion): Promise<{ inputs: DecisionInputs; dispositions: Disposition[] }> {
     const m = q.inbound;
     const message = m
@@ -91,13 +106,27 @@ export class ReadTheRoom {
         })
       : undefined;
     const probe = m && !m.authorIsBot && (q.mentioned || message!.callback || message!.question);
-    const [all, budgetFraction, members, hits] = await Promise.all([
-      this.dispositions.list(),
-      this.probes.budgetFraction(q.guildId),
-      this.probes.channelMembers(q.guildId, q.channelId),
-      probe ? this.probes.memoryHits(q.guildId, q.channelId, m.content) : undefined,
-      this.load(q.guildId, q.channelId),
-    ]);
+    // The dispositions and the channel's history are waited for (the bot-run bound counts
+    // what the history holds after a restart); the probes until the deadline or until those
+    // are in, whichever is later.
+    const needed = Promise.all([this.dispositions.list(), this.load(q.guildId, q.channelId)]);
+    const deadline = new Deadline(this.config.DIRIGENT_ROUTER_INPUTS_DEADLINE_MS, needed);
+    const [[all], budgetFraction, members, hits] = await Promise.all([
+      needed,
+      deadline.or(this.probes.budgetFraction(q.guildId), 'budget', () =>
+        this.probes.knownBudgetFraction(q.guildId),
+      ),
+      deadline.or(this.probes.channelMembers(q.guildId, q.channelId), 'members', () =>
+        this.probes.knownMembers(q.channelId),
+      ),
+      probe
+        ? deadline.or(
+            this.probes.memoryHits(q.guildId, q.channelId, m.content),
+            'memory',
+            () => undefined,
+          )
+        : undefined,
+    ]).finally(() => deadline.clear());
     const now = this.clock.now();
     const recent = this.activity.get(q.channelId).recent;
     const authors = recent
@@ -121,6 +150,7 @@ export class ReadTheRoom {
       ...(q.interruption ? { interruption: q.interruption } : {}),
       ...(q.agent.personaVersion !== undefined ? { personaVersion: q.agent.personaVersion } : {}),
       dispositionSet: setId,
+      ...(deadline.late.length ? { late: deadline.late.sort() } : {}),
     };
     return { inputs, dispositions: all };
   }
@@ -139,5 +169,37 @@ export class ReadTheRoom {
     if (!to) return false;
     if (!to.authorIsBot) return to.authorId !== m.authorId;
     return this.agents.all.some((a) => a.id !== agent.id && a.discordUserId === to.authorId);
+  }
+}
+
+/**
+ * One deadline for a decision's probes: `or` gives a probe's answer if it comes before `ms`
+ * have passed and `needed` is in (whichever is later), else what `known` says, and names the
+ * probe in `late`; the probe itself goes on.
+ */
+class Deadline {
+  readonly late: LateInput[] = [];
+  private timer?: NodeJS.Timeout;
+  private readonly expired: Promise<void>;
+
+  constructor(ms: number, needed: Promise<unknown>) {
+    const timer = new Promise((resolve) => (this.timer = setTimeout(resolve, ms)));
+    this.expired = Promise.all([timer, needed.catch(() => undefined)]).then(() => undefined);
+  }
+
+  or<T>(probe: Promise<T>, name: LateInput, known: () => T): Promise<T> {
+    let answered = false;
+    return Promise.race([
+      probe.then((v) => ((answered = true), v)),
+      this.expired.then(() => {
+        if (answered) return probe;
+        this.late.push(name);
+        return known();
+      }),
+    ]);
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
   }
 }

@@ -5,14 +5,27 @@ import { ChannelMembers, MemoryLenses, ModelGateway } from './clients';
 
 /** Small: a hit count says whether memory holds something, not what. */
 const MEMORY_PROBE_K = 3;
+/** How long a topic's hit count is reused (every agent deciding on one message asks it). */
+const HITS_TTL_MS = 10_000;
+/** Topics remembered at most (the oldest go first). */
+const HITS_KEPT = 500;
 
 /**
  * What the other services say of the room, for a decision's inputs, each best effort (a
  * service that does not answer leaves its input out): the guild's budget fraction (the
  * gateway), the channel's members (the ingest), whether memory holds something on a topic.
+ *
+ * A topic's memory probe is asked once for every agent deciding on the same message (the
+ * search in flight or its answer is shared for {@link HITS_TTL_MS}), and can be asked ahead
+ * of the lanes (`ReadTheRoom.prefetch`). The last answer of each probe is kept, as the
+ * input already known when a fresh answer misses a decision's deadline (`known*`).
  */
 @Injectable()
 export class RoomProbes {
+  private readonly hits = new Map<string, { at: number; hits: Promise<number | undefined> }>();
+  private readonly budgets = new Map<string, number>();
+  private readonly memberLists = new Map<string, string[]>();
+
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
     private readonly models: ModelGateway,
@@ -21,17 +34,51 @@ export class RoomProbes {
   ) {}
 
   budgetFraction(guildId: string): Promise<number | undefined> {
-    return this.models.budgetFraction(guildId).catch(() => undefined);
+    return this.models.budgetFraction(guildId).then(
+      (f) => {
+        if (f !== undefined) this.budgets.set(guildId, f);
+        return f;
+      },
+      () => undefined,
+    );
+  }
+
+  /** The last budget fraction the gateway gave for the guild, if any. */
+  knownBudgetFraction(guildId: string): number | undefined {
+    return this.budgets.get(guildId);
   }
 
   channelMembers(guildId: string, channelId: string): Promise<string[]> {
-    return this.members.list(guildId, channelId).catch(() => [] as string[]);
+    return this.members.list(guildId, channelId).then(
+      (ids) => {
+        if (ids.length) this.memberLists.set(channelId, ids);
+        return ids;
+      },
+      () => [] as string[],
+    );
+  }
+
+  /** The last member list the ingest gave for the channel (empty when none yet). */
+  knownMembers(channelId: string): string[] {
+    return this.memberLists.get(channelId) ?? [];
   }
 
   /** Hits that `channelId`'s audience may see: the decision is about answering there. */
   memoryHits(guildId: string, channelId: string, topic: string): Promise<number | undefined> {
-    return this.memory
+    const key = `${guildId}\n${channelId}\n${topic}`;
+    const now = Date.now();
+    const held = this.hits.get(key);
+    if (held && now - held.at < HITS_TTL_MS) return held.hits;
+    const hits = this.memory
       .hits(guildId, channelId, topic, MEMORY_PROBE_K, this.config.DIRIGENT_ROUTER_MEMORY_PROBE_MS)
       .catch(() => undefined);
+    // Not answered is not kept: the next decision asks again.
+    void hits.then(
+      (n) => n === undefined && this.hits.get(key)?.hits === hits && this.hits.delete(key),
+    );
+    this.hits.delete(key);
+    this.hits.set(key, { at: now, hits });
+    if (this.hits.size > HITS_KEPT) this.hits.delete(this.hits.keys().next().value!);
+    return hits;
   }
 }

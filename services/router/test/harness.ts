@@ -67,6 +67,9 @@ export async function startRouterApp(
     ROUTER_PORT: '0',
     DIRIGENT_ROUTER_CONFIG: join(dir, 'router.yaml'),
     DIRIGENT_WORKSPACE: dir,
+    // Tests read the probes' answers on the decisions: no deadline on a busy test machine
+    // (inputs-deadline.int.spec.ts sets its own).
+    DIRIGENT_ROUTER_INPUTS_DEADLINE_MS: '5000',
     ...env,
   });
   return app;

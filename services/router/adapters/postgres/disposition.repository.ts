@@ -26,6 +26,8 @@ function toDisposition(r: DispositionRow): Disposition {
 /** `dispositions`, cached briefly for the routing path; edits clear the cache. */
 export class PostgresDispositions extends DispositionStore {
   private cache?: { at: number; list: Promise<Disposition[]> };
+  /** The last list read (a resolved promise), while the cache is refreshed. */
+  private read?: Promise<Disposition[]>;
   /** Sets already kept (a set changes only when an admin edits one). */
   private readonly kept = new Set<string>();
 
@@ -33,15 +35,27 @@ export class PostgresDispositions extends DispositionStore {
     super();
   }
 
+  /**
+   * Within {@link CACHE_MS} of the last read, that read; after it, the list read last while
+   * a new read runs (an edit of this process clears the cache, so it is seen at once).
+   */
   list(): Promise<Disposition[]> {
-    if (this.cache && Date.now() - this.cache.at < CACHE_MS) return this.cache.list;
+    const cache = this.cache;
+    if (cache && Date.now() - cache.at < CACHE_MS) return cache.list;
     const list = this.em
       .fork()
       .find(DispositionRow, {}, { orderBy: { id: 'asc' } })
       .then((rows) => rows.map(toDisposition));
     this.cache = { at: Date.now(), list };
-    list.catch(() => (this.cache = undefined));
-    return list;
+    list.then(
+      () => {
+        if (this.cache?.list === list) this.read = list;
+      },
+      () => {
+        if (this.cache?.list === list) this.cache = undefined;
+      },
+    );
+    return this.read ?? list;
   }
 
   async remember(setId: string, dispositions: readonly Disposition[]): Promise<void> {
@@ -87,13 +101,13 @@ export class PostgresDispositions extends DispositionStore {
     }
     row.updatedAt = new Date();
     await em.flush();
-    this.cache = undefined;
+    this.cache = this.read = undefined;
     return toDisposition(row);
   }
 
   async remove(id: string): Promise<boolean> {
     const n = await this.em.fork().nativeDelete(DispositionRow, { id });
-    this.cache = undefined;
+    this.cache = this.read = undefined;
     return n > 0;
   }
 }

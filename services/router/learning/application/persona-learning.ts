@@ -27,7 +27,19 @@ import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { RouterConfig } from '../../config';
 import { Agents } from '../../application/agents';
 import { RouterOutbox } from '../../application/clients';
-import { LearningStore, PersonaStore, type PersonaMessage, type SignalKey } from './ports';
+import {
+  LearningStore,
+  PersonaStore,
+  type PersonaMessage,
+  type PersonaRecord,
+  type SignalKey,
+} from './ports';
+
+/** A guild's adjustments of an agent in every mood, and the agent's active persona. */
+export interface Learned {
+  rows: Awaited<ReturnType<LearningStore['adjustments']>>;
+  persona: PersonaRecord | null;
+}
 
 /**
  * The room as a member of its own (`learning_signals.user_id`, 20 characters): its
@@ -73,10 +85,28 @@ export class PersonaLearning {
     cls: ContextClass,
     baseline: Readonly<Record<string, number>>,
   ): Promise<Record<string, number>> {
-    const [rows, p] = await Promise.all([
-      this.learned.adjustments(guildId, agentId, cls),
+    return this.effectiveIn(await this.learnedOf(guildId, agentId), cls, baseline);
+  }
+
+  /**
+   * What {@link effectiveIn} reads: the guild's adjustments of the agent in every mood and
+   * its active persona. Read while the room is read, before the mood is known.
+   */
+  async learnedOf(guildId: string, agentId: string): Promise<Learned> {
+    const [rows, persona] = await Promise.all([
+      this.learned.adjustments(guildId, agentId),
       this.store.active(agentId),
     ]);
+    return { rows, persona };
+  }
+
+  /** {@link effective} from what {@link learnedOf} read. */
+  effectiveIn(
+    { rows: all, persona: p }: Learned,
+    cls: ContextClass,
+    baseline: Readonly<Record<string, number>>,
+  ): Record<string, number> {
+    const rows = all.filter((r) => r.contextClass === cls);
     if (!rows.length || !p) return { ...baseline };
     const now = this.clock.now();
     const adj: Record<string, number> = {};
