@@ -160,8 +160,8 @@ export class RouterConfig extends BaseConfig implements DerivedConfig {
    */
   @EnvInt({ min: 10 }) DIRIGENT_ROUTER_MEMORY_PROBE_MS = 250;
   /**
-   * How long a decision waits for the budget, the channel's members and memory's hit count
-   * before it goes with what is already known of them (named in its inputs' `late`); the
+   * How long a decision waits for the budget, the channel's members, memory's hit count and
+   * the learned adjustments before it goes with what is already known of them (named in its inputs' `late`); the
    * probes go on and serve the next decision.
    */
   @EnvInt({ min: 1 }) DIRIGENT_ROUTER_INPUTS_DEADLINE_MS = 10;

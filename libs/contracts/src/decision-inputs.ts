@@ -95,14 +95,14 @@ export interface RouterDecisionInputs {
   /**
    * The probes that did not answer within the decision's deadline
    * (`DIRIGENT_ROUTER_INPUTS_DEADLINE_MS`), sorted: their inputs above are what was already
-   * known of them (the last budget fraction and member list; no memory hit count). Absent
-   * when every probe answered in time.
+   * known of them (the last budget fraction, member list and learned adjustments read; no
+   * memory hit count). Absent when every probe answered in time.
    */
   late?: LateInput[];
 }
 
 /** An input a decision went without a fresh answer for. */
-export type LateInput = 'budget' | 'members' | 'memory';
+export type LateInput = 'budget' | 'learned' | 'members' | 'memory';
 
 /** The lens differs from the disposition's own. */
 export interface LensSwap {

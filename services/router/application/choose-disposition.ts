@@ -34,20 +34,28 @@ export class ChooseDisposition {
   private async choose(r: TurnRequest): Promise<Choice> {
     const gathering = performance.now();
     // What the guild learned is read with the room (the mood it is taken for comes after).
-    const learned = this.learning.learnedOf(r.guildId, r.agent.id);
-    learned.catch(() => undefined);
-    const { inputs, dispositions: all } = await this.room.gather({
-      ...r,
-      ...(r.interruption
-        ? {
-            interruption: {
-              action: r.interruption.action,
-              parentDispositionId: r.interruption.parentDispositionId,
-            },
-          }
-        : {}),
-    });
-    this.learned(inputs, await learned);
+    const {
+      inputs,
+      dispositions: all,
+      learned,
+    } = await this.room.gather(
+      {
+        ...r,
+        ...(r.interruption
+          ? {
+              interruption: {
+                action: r.interruption.action,
+                parentDispositionId: r.interruption.parentDispositionId,
+              },
+            }
+          : {}),
+      },
+      {
+        read: this.learning.learnedOf(r.guildId, r.agent.id),
+        known: () => this.learning.knownLearned(r.guildId, r.agent.id),
+      },
+    );
+    this.learned(inputs, learned!);
     const deciding = performance.now();
     let routed = routeFromInputs(all, inputs, r.seed);
     let decideMs = performance.now() - deciding;

@@ -97,7 +97,14 @@ export class ReadTheRoom {
     }
   }
 
-  async gather(q: RoomQuestion): Promise<{ inputs: DecisionInputs; dispositions: Disposition[] }> {
+  /**
+   * The decision's inputs, and what `learned` gave (a read of the caller's, under the same
+   * deadline; what `known` says when it is late).
+   */
+  async gather<L>(
+    q: RoomQuestion,
+    learned?: { read: Promise<L>; known: () => L },
+  ): Promise<{ inputs: DecisionInputs; dispositions: Disposition[]; learned?: L }> {
     const m = q.inbound;
     const message = m
       ? messageFeatures(m.content, {
@@ -111,7 +118,7 @@ export class ReadTheRoom {
     // are in, whichever is later.
     const needed = Promise.all([this.dispositions.list(), this.load(q.guildId, q.channelId)]);
     const deadline = new Deadline(this.config.DIRIGENT_ROUTER_INPUTS_DEADLINE_MS, needed);
-    const [[all], budgetFraction, members, hits] = await Promise.all([
+    const [[all], budgetFraction, members, hits, learnt] = await Promise.all([
       needed,
       deadline.or(this.probes.budgetFraction(q.guildId), 'budget', () =>
         this.probes.knownBudgetFraction(q.guildId),
@@ -126,6 +133,7 @@ export class ReadTheRoom {
             () => undefined,
           )
         : undefined,
+      learned ? deadline.or(learned.read, 'learned', learned.known) : undefined,
     ]).finally(() => deadline.clear());
     const now = this.clock.now();
     const recent = this.activity.get(q.channelId).recent;
@@ -152,7 +160,7 @@ export class ReadTheRoom {
       dispositionSet: setId,
       ...(deadline.late.length ? { late: deadline.late.sort() } : {}),
     };
-    return { inputs, dispositions: all };
+    return { inputs, dispositions: all, learned: learnt };
   }
 
   /**

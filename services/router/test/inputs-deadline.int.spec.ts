@@ -1,5 +1,6 @@
 import { Subjects, type RouterDecision } from '@dirigent/contracts';
-import { snowflake, waitFor } from '@dirigent/testing';
+import { snowflake, testDatabaseUrl, waitFor } from '@dirigent/testing';
+import knex from 'knex';
 import { startRouterStack, type RouterStack } from './harness';
 
 const YAML = `
@@ -81,6 +82,27 @@ describe('router: the inputs deadline', () => {
       await replay(d);
     }
     expect(searches.get(text)).toBe(1);
+  });
+
+  it('goes with the learned adjustments read last when their read is late', async () => {
+    const db = knex({ client: 'pg', connection: testDatabaseUrl() });
+    const trx = await db.transaction();
+    try {
+      // The router's read of the adjustments waits for this lock.
+      await trx.raw('lock table learning_adjustments in access exclusive mode');
+      const channel = snowflake();
+      await s.discord.human(guild, channel, 'ada, what do you think of jazz?');
+      const d: RouterDecision = await waitFor(() =>
+        s.decisions(channel).find((x) => x.agentId === 'ada'),
+      );
+      expect(d.inputs!.late).toContain('learned');
+      expect(d.inputs!.contextClass).toBeDefined();
+      await trx.rollback();
+      await replay(d);
+    } finally {
+      if (!trx.isCompleted()) await trx.rollback();
+      await db.destroy();
+    }
   });
 
   it('goes without a hit count memory gives late, names it late, and replays exactly', async () => {

@@ -60,6 +60,8 @@ export const roomMember = (agentId: string) =>
 @Injectable()
 export class PersonaLearning {
   private readonly log = new Logger('router:learning');
+  /** The last {@link learnedOf} of each guild's agent. */
+  private readonly lastRead = new Map<string, Learned>();
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
@@ -97,7 +99,14 @@ export class PersonaLearning {
       this.learned.adjustments(guildId, agentId),
       this.store.active(agentId),
     ]);
-    return { rows, persona };
+    const read = { rows, persona };
+    this.lastRead.set(`${guildId}/${agentId}`, read);
+    return read;
+  }
+
+  /** What {@link learnedOf} read last for the guild's agent (none yet: no adjustment, no persona). */
+  knownLearned(guildId: string, agentId: string): Learned {
+    return this.lastRead.get(`${guildId}/${agentId}`) ?? { rows: [], persona: null };
   }
 
   /** {@link effective} from what {@link learnedOf} read. */
