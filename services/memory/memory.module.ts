@@ -23,6 +23,7 @@ import { LoreRepository } from './adapters/postgres/lore.repository';
 import { PostgresMemoryReader } from './adapters/memory-reader';
 import { MessageRepository } from './adapters/postgres/message.repository';
 import { PhraseStore } from './adapters/postgres/phrase.store';
+import { QueryLane } from './adapters/postgres/query-lane';
 import { ReadBatch } from './adapters/postgres/read-batch';
 import { AudienceScopes, ChannelAudienceStore } from './adapters/postgres/channel-audience.store';
 import { pgvectorAvailable, PgVectorStore } from './adapters/pgvector.store';
@@ -101,6 +102,7 @@ const repository = (
     repository(EmbeddingRepository, MemoryEmbedding),
     ArrayVectorStore,
     PgVectorStore,
+    QueryLane,
     {
       provide: VECTOR_STORE,
       inject: [SERVICE_CONFIG, EntityManager, ArrayVectorStore, PgVectorStore],

@@ -102,7 +102,11 @@ export function coalescePhrases(
       .map((o) => o.messageId)
       .sort()
       .join(',');
-    groups.set(key, [...(groups.get(key) ?? []), r]);
+    const group = groups.get(key);
+    // Pushed, not copied: a busy guild has thousands of confirmed phrases, and copying each
+    // group as it grew held a moment batch's event loop for hundreds of milliseconds.
+    if (group) group.push(r);
+    else groups.set(key, [r]);
   }
   const out: LorePhrase[] = [];
   for (const group of groups.values()) {

@@ -13,6 +13,7 @@ import { EMBEDDER, type Embedder } from '../application/ports';
 import type { MemoryConfig } from '../config';
 import { TimeSlice } from '../application/time-slice';
 import { observeEviction, reportIndexBytes } from './metrics';
+import { outsideLane } from './postgres/query-lane';
 import { ms, sql, type Row } from './postgres/sql';
 
 /** Rows read per query while loading a guild. */
@@ -160,7 +161,7 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     }
     if (Date.now() - g.caughtUpAt > CATCH_UP_MS && !g.catchingUp) {
       g.caughtUpAt = Date.now();
-      g.catchingUp = this.catchUp(guildId, g)
+      g.catchingUp = outsideLane(() => this.catchUp(guildId, g))
         .catch((e: Error) => this.log.warn(`archive index catch-up failed: ${e.message}`))
         .finally(() => (g.catchingUp = undefined));
     }
@@ -336,7 +337,7 @@ export class ArchiveIndex implements OnApplicationBootstrap {
         measuredAt: 0,
         evicted: false,
       };
-      fresh.loaded = this.load(guildId, fresh).catch((e: Error) => {
+      fresh.loaded = outsideLane(() => this.load(guildId, fresh)).catch((e: Error) => {
         this.log.warn(`archive index of ${guildId} not loaded: ${e.message}`);
         if (this.guilds.get(guildId) === fresh) this.guilds.delete(guildId);
       });

@@ -19,6 +19,13 @@ import { WriteBehind } from './write-behind';
  * their cost, and the commit's, is shared by up to this many messages.
  */
 export const INGEST_BATCH = { maxBatch: 1024, maxConcurrent: 2 };
+/**
+ * Dossier consolidations running at once. Each reads the author's recent messages, facts
+ * and dossier and writes the body; under a live guild's load every author came due within
+ * seconds of each other and their reads took the pool from the ingest (dozens of acquires
+ * waiting on the memory-scale bench). The others wait their turn, one entry per author.
+ */
+const CONSOLIDATING_AT_ONCE = 2;
 
 /**
  * A Discord message enters memory: archived once (by Discord id), counted in its author's
@@ -37,7 +44,10 @@ export class IngestMessage {
   );
 
   private readonly log = new Logger('memory:ingest');
+  /** Authors offered or waiting to be (one entry each), the waiting ones, and the running. */
   private readonly consolidating = new Set<string>();
+  private readonly due: Row[] = [];
+  private offering = 0;
 
   constructor(
     private readonly em: EntityManager,
@@ -115,16 +125,29 @@ export class IngestMessage {
    * Offers an author's new counters to the consolidation job without holding up the
    * batch's acks (a model call can take seconds). Nothing is lost if this process dies
    * first: the counters are reset only by the consolidation, so the author's next message
-   * offers them again. One offer per author at a time.
+   * offers them again. One offer per author at a time, a few at once in all.
    */
   private offerConsolidation(counters: Row): void {
     const key = `${counters.guild_id}:${counters.user_id}`;
     if (this.consolidating.has(key)) return;
     this.consolidating.add(key);
-    void this.consolidate
-      .maybe(counters.guild_id, counters.user_id, counters)
-      .catch((e: Error) => this.log.warn(`dossier consolidation not offered: ${e.message}`))
-      .finally(() => this.consolidating.delete(key));
+    this.due.push(counters);
+    this.consolidateDue();
+  }
+
+  private consolidateDue(): void {
+    while (this.offering < CONSOLIDATING_AT_ONCE && this.due.length) {
+      const c = this.due.shift()!;
+      this.offering++;
+      void this.consolidate
+        .maybe(c.guild_id, c.user_id, c)
+        .catch((e: Error) => this.log.warn(`dossier consolidation not offered: ${e.message}`))
+        .finally(() => {
+          this.offering--;
+          this.consolidating.delete(`${c.guild_id}:${c.user_id}`);
+          this.consolidateDue();
+        });
+    }
   }
 
   /** Every message (stored or a duplicate) re-arms its channel's timer: the newest counts. */

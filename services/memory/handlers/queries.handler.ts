@@ -9,13 +9,17 @@ import {
   MemorySearchRequest,
   Subjects,
 } from '@dirigent/contracts';
+import { QueryLane } from '../adapters/postgres/query-lane';
 import { AddHighlight } from '../application/add-highlight';
 import { AssembleContext } from '../application/assemble-context';
 import { ForgetUser } from '../application/forget-user';
 import { GetDossier, ListEpochs } from '../application/memory-queries';
 import { ForwardedSearch } from '../partitions/forwarded-search';
 
-/** `dirigent.memory.*` requests; the contract classes validate (BAD_REQUEST with field errors). */
+/**
+ * `dirigent.memory.*` requests; the contract classes validate (BAD_REQUEST with field errors).
+ * The reads (search, context, dossier, epochs) run on the query lane's own connections.
+ */
 @Controller()
 export class MemoryQueryHandlers {
   constructor(
@@ -25,26 +29,27 @@ export class MemoryQueryHandlers {
     private readonly listEpochs: ListEpochs,
     private readonly addHighlight: AddHighlight,
     private readonly forgetUser: ForgetUser,
+    private readonly lane: QueryLane,
   ) {}
 
   @MessagePattern(Subjects.memory.search)
   search(@Payload() r: MemorySearchRequest) {
-    return this.searchMemory.run(r);
+    return this.lane.run(() => this.searchMemory.run(r));
   }
 
   @MessagePattern(Subjects.memory.context)
   context(@Payload() r: MemoryContextRequest) {
-    return this.assembleContext.run(r);
+    return this.lane.run(() => this.assembleContext.run(r));
   }
 
   @MessagePattern(Subjects.memory.dossierGet)
   dossier(@Payload() r: MemoryDossierRequest) {
-    return this.getDossier.run(r);
+    return this.lane.run(() => this.getDossier.run(r));
   }
 
   @MessagePattern(Subjects.memory.epochsList)
   epochs(@Payload() r: MemoryEpochsRequest) {
-    return this.listEpochs.run(r);
+    return this.lane.run(() => this.listEpochs.run(r));
   }
 
   @MessagePattern(Subjects.memory.highlightAdd)

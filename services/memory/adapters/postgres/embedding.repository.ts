@@ -5,6 +5,7 @@ import { ArchiveIndex } from '../archive-index';
 import type { VectorStore } from '../../application/ports';
 import type { MemoryEmbedding } from './embedding.entity';
 import { TimeSlice } from '../../application/time-slice';
+import { outsideLane } from './query-lane';
 import { realArray, sql } from './sql';
 
 /** Rows of `memory_embedding` (`real[]`). */
@@ -204,13 +205,15 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
     if (!s.loading) {
       s.refreshedAt = Date.now();
       const after = s.loaded || !this.words ? Promise.resolve() : this.words.preloaded;
-      s.loading = after
-        .then(() => this.refresh(guildId, model, s))
-        .then(() => {
-          for (const e of s.early.splice(0)) this.place(s, e.seq, e.layer, e.refId, e.vector);
-          s.loaded = true;
-        })
-        .finally(() => (s.loading = undefined));
+      s.loading = outsideLane(() =>
+        after
+          .then(() => this.refresh(guildId, model, s))
+          .then(() => {
+            for (const e of s.early.splice(0)) this.place(s, e.seq, e.layer, e.refId, e.vector);
+            s.loaded = true;
+          })
+          .finally(() => (s.loading = undefined)),
+      );
     }
     return s.loading;
   }

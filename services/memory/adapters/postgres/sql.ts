@@ -1,13 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { laneConnection } from './query-lane';
 
 export type Row = Record<string, any>;
 
 /**
  * Raw SQL (`?` placeholders; no `?` operators inside), inside the current transaction when
- * there is one (`em.transactional` around a use case).
+ * there is one (`em.transactional` around a use case); outside one, on the query lane's
+ * connections when a search or a context read runs (`QueryLane`).
  */
 export function sql<T = Row>(em: EntityManager, query: string, params: unknown[] = []) {
-  return em.getConnection().execute<T[]>(query, params, 'all', em.getTransactionContext());
+  const tx = em.getTransactionContext();
+  const connection = (!tx && laneConnection()) || em.getConnection();
+  return connection.execute<T[]>(query, params, 'all', tx);
 }
 
 /** Filters shared by archive reads and searches, as SQL and its parameters. */
