@@ -12,21 +12,19 @@ import {
 } from '@dirigent/contracts';
 import { contentWords, epochTimerKey } from '@dirigent/memory-domain';
 import { migrate } from '@dirigent/persistence';
-import { startServiceApp } from '@dirigent/service-kit';
 import { DurableTimers } from '@dirigent/timers';
 import {
   closeMessaging,
   snowflake,
   testDatabaseUrl,
   testMessaging,
-  testNatsUrl,
   waitFor,
 } from '@dirigent/testing';
 import { ArchiveIndex } from '../services/memory/adapters/archive-index';
-import { MemoryService } from '../services/memory/memory.module';
 import { FACTS, filler, MOVES, NAMES, prng } from './memory/corpus';
 import { ownStores } from './own-stores';
 import { benchRecall } from './memory/recall.bench';
+import { liveRow, startMemoryApp } from './memory-live.bench';
 import { profilePhase } from './profile';
 import { msSince, percentile, round, type BenchResult } from './stats';
 
@@ -118,26 +116,54 @@ async function withOwnStores<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Memory at scale: 100,000 messages (DIRIGENT_BENCH_MEMORY_MESSAGES to change it) in 50
- * channels by 200 authors: ingest through JetStream into Postgres (msg/s, and the CPU
- * this process spent per 1,000 messages: the service and the publisher), the time the
- * moment batches armed during the load take after it, `memory.search` (once they are done)
- * p50/p95 over 200 queries made for a public channel while a tenth of the channels are
- * private (the agents' path, `forChannelId`), keyword recall@5 (the admin view), recall@5 of paraphrased questions sharing
- * no content word with the fact, how often the current value of a changed fact ranks above
- * the superseded one, `memory.context` p95, the process's RSS, and the first search of a
- * restarted service. Embeds with the offline hashed embedder unless
- * DIRIGENT_MEMORY_EMBEDDER=gateway. With BENCH_CPU_PROFILE=<dir>, each phase's CPU
- * profile (memory-ingest, memory-search, memory-context, memory-restart).
+ * `npm run bench -- memory-scale [--quick] [--messages=N] [--big=N] [--quiet=N]`: memory
+ * at a live community's pace (`memory-live.bench.ts`): a row of 100,000 messages and one of
+ * 1,000,000, each measured while 200 messages a second arrive and moment batches and epoch
+ * closes run; then the quiet row, the former figure (search once the load's moment batches
+ * are done). `--quick`: 20,000 / 100,000 / none. `--big=0` or `--quiet=0` leaves a row out.
  */
 export async function benchMemoryScale(): Promise<BenchResult> {
-  const total = Number(process.env.DIRIGENT_BENCH_MEMORY_MESSAGES || 100_000);
-  if (!Number.isInteger(total) || total < 1_000) {
-    throw new Error('DIRIGENT_BENCH_MEMORY_MESSAGES must be an integer of at least 1000');
+  const quick = process.argv.includes('--quick');
+  const flag = (name: string, fallback: number) => {
+    const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
+    const n = arg ? Number(arg.slice(name.length + 3)) : fallback;
+    if (!Number.isInteger(n) || (n !== 0 && n < 1_000)) {
+      throw new Error(`--${name} must be 0 or an integer of at least 1000`);
+    }
+    return n;
+  };
+  const env = Number(process.env.DIRIGENT_BENCH_MEMORY_MESSAGES || 0);
+  const live = flag('messages', env || (quick ? 20_000 : 100_000));
+  const big = flag('big', quick ? 100_000 : 1_000_000);
+  const quiet = flag('quiet', quick ? 0 : env || 100_000);
+  const out: BenchResult = {};
+  const put = (row: string, r: BenchResult) => {
+    for (const [k, v] of Object.entries(r)) out[`${row}: ${k}`] = v;
+  };
+  for (const [row, total, burst] of [
+    ['live', live, quick ? 5_000 : 20_000],
+    ['live', big, quick ? 5_000 : 20_000],
+  ] as const) {
+    if (!total) continue;
+    const r = await withOwnStores(() =>
+      liveRow(testDatabaseUrl(), { total, burst, anchor: total <= 100_000 }),
+    );
+    put(`${row} ${total / 1000}k`, r);
   }
-  return withOwnStores(() => benchMemoryAt(total));
+  if (quiet)
+    put(`quiet ${quiet / 1000}k (batches done)`, await withOwnStores(() => benchMemoryAt(quiet)));
+  return out;
 }
 
+/**
+ * The quiet row: `total` messages in 50 channels by 200 authors ingested through JetStream
+ * into Postgres (msg/s, and the CPU this process spent per 1,000 messages), the time the
+ * moment batches armed during the load take after it, `memory.search` once they are done
+ * (p50/p95 over 200 queries for a public channel while a tenth of the channels are
+ * private), keyword and paraphrase recall@5, current over superseded facts,
+ * `memory.context` p95, RSS, and the first search of a restarted service. With
+ * BENCH_CPU_PROFILE=<dir>, each phase's CPU profile.
+ */
 async function benchMemoryAt(total: number): Promise<BenchResult> {
   const databaseUrl = testDatabaseUrl();
   await migrate(databaseUrl);
@@ -146,19 +172,12 @@ async function benchMemoryAt(total: number): Promise<BenchResult> {
   const messaging = await testMessaging('memory-bench');
   const guildId = snowflake();
   const channelIds = new Set<string>();
-  const start = async () =>
-    (
-      await startServiceApp(MemoryService, {
-        ...process.env,
-        NATS_URL: testNatsUrl(),
-        DATABASE_URL: databaseUrl,
-        MEMORY_PORT: '0',
-        LOG_LEVEL: 'error',
-        DIRIGENT_MEMORY_EMBEDDER: embedder,
-        // No epoch closes during the measurement.
-        DIRIGENT_EPOCH_GAP_MS: String(365 * DAY),
-      })
-    ).app;
+  const start = () =>
+    startMemoryApp(databaseUrl, {
+      DIRIGENT_MEMORY_EMBEDDER: embedder,
+      // No epoch closes during the measurement.
+      DIRIGENT_EPOCH_GAP_MS: String(365 * DAY),
+    });
   try {
     app = await start();
     const { messages, movers } = corpus(guildId, total);

@@ -46,7 +46,7 @@ const suiteFlags: Record<string, readonly string[]> = { 'memory-scale': MEMORY_N
 function inChild(name: string, flags: readonly string[]): string[] {
   const child = spawnSync(
     process.execPath,
-    [...process.execArgv, ...flags, process.argv[1], name],
+    [...process.execArgv, ...flags, process.argv[1], name, ...process.argv.slice(3)],
     { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' },
   );
   const rows = (child.stdout ?? '').split('\n').filter((l) => l.startsWith(`| ${name} |`));
