@@ -137,8 +137,10 @@ export async function benchMemoryScale(): Promise<BenchResult> {
   const big = flag('big', quick ? 100_000 : 1_000_000);
   const quiet = flag('quiet', quick ? 0 : env || 100_000);
   const out: BenchResult = {};
+  // Each row also goes to stderr as it is done: the table waits for the last row.
   const put = (row: string, r: BenchResult) => {
     for (const [k, v] of Object.entries(r)) out[`${row}: ${k}`] = v;
+    process.stderr.write(`memory-scale ${row}: ${JSON.stringify(r)}\n`);
   };
   for (const [row, total, burst] of [
     ['live', live, quick ? 5_000 : 20_000],
