@@ -115,13 +115,13 @@ export function rankMessages(
   // Only a first round found by the question's words has hits that say what it asks.
   const worded = r.terms.some((t) => index.idf(t) > 0);
   if (HOP.weight > 0 && worded && !r.named.length && out.length) {
-    const e = hitEntities(
-      index,
-      out.slice(0, HOP.from).map((h) => h.slot),
-      r,
-    );
+    const sources = [...out]
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, HOP.from)
+      .map((h) => h.slot);
+    const e = hitEntities(index, sources, r);
     if (e.people.length || e.terms.length || e.dates.length) {
-      out = withHop(out, scoreRound(index, r, o, e));
+      out = withHop(out, scoreRound(index, r, o, e, new Set(sources)));
     }
   }
   out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -131,13 +131,16 @@ export function rankMessages(
 /**
  * One round of the ranking, scores as a fraction of its best lexical score, unsorted.
  * With `hop`, the second round: the question's words and the entities its first hits
- * named, whose people and dates lift as the question's own do.
+ * named, whose people and dates lift as the question's own do, except on those first hits
+ * (`sources`): their own speaker and dates would lift them again, reordering the first
+ * round by what it already found instead of finding what it missed.
  */
 function scoreRound(
   index: LexicalIndex,
   r: QueryReading,
   o: RankOptions,
   hop?: HopEntities,
+  sources?: ReadonlySet<number>,
 ): Ranked[] {
   const pass = index.filter(o.filter ?? {});
   const weights = new Map<string, number>();
@@ -180,9 +183,12 @@ function scoreRound(
     const d = index.doc(slot);
     let s = (own.get(slot) ?? 0) + (context.get(slot) ?? 0);
     s += RANKING.vector * top * (vectors.get(slot) ?? 0);
-    if (named.has(d.authorId) || followed.has(d.authorId)) s *= 1 + RANKING.namedAuthor;
+    const source = sources?.has(slot) ?? false;
+    if (named.has(d.authorId) || (!source && followed.has(d.authorId))) {
+      s *= 1 + RANKING.namedAuthor;
+    }
     if (r.window) s *= 1 + RANKING.inWindow * inWindow(d, r.window);
-    for (const w of hop?.dates ?? []) s *= 1 + RANKING.inWindow * inWindow(d, w);
+    if (!source) for (const w of hop?.dates ?? []) s *= 1 + RANKING.inWindow * inWindow(d, w);
     s *= 1 + RANKING.content * Math.min(1, d.terms / RANKING.contentTerms);
     if (r.asksWhen && d.timed) s *= 1 + RANKING.timedForWhen;
     if (events && d.narrated && named.has(d.authorId)) {
