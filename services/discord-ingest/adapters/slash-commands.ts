@@ -31,7 +31,7 @@ const COORDINATOR_TIMEOUT_MS = 2500;
 
 /**
  * Slash commands in: registers them in each guild and answers each interaction through the
- * coordinator's member doors (`dirigent.turn.slash.*`; `/dirigent cancel`: the router's).
+ * coordinator's member doors (`Subjects.turn.slash`; `/dirigent cancel`: the router's).
  */
 @Injectable()
 export class SlashCommands {

@@ -3,7 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { SlashChannelRequest, Subjects } from '@dirigent/contracts';
 import { SlashCommands } from '../application/slash-commands';
 
-/** `dirigent.turn.slash.*` and `dirigent.turn.agent-names`: the ingest's doors. */
+/** `Subjects.turn.slash` and `Subjects.turn.agentNames`: the ingest's doors. */
 @Controller()
 export class SlashHandler {
   constructor(private readonly slash: SlashCommands) {}
