@@ -14,7 +14,7 @@ import type { MemoryConfig } from '../config';
 import { TimeSlice } from '../application/time-slice';
 import { observeEviction, reportIndexBytes } from './metrics';
 import { outsideLane } from './postgres/query-lane';
-import { ms, sql, type Row } from './postgres/sql';
+import { lexicalDoc, sql, type Row } from './postgres/sql';
 
 /** Rows read per query while loading a guild. */
 const PAGE = 10_000;
@@ -76,15 +76,6 @@ export interface GuildIndexReport {
   /** Estimated heap of its words, vectors and features. */
   bytes: number;
 }
-
-export const lexicalDoc = (r: Row): LexicalDoc => ({
-  id: r.message_id,
-  text: r.content,
-  at: ms(r.created_at)!,
-  channelId: r.channel_id,
-  authorId: r.author_id,
-  authorName: r.author_name ?? undefined,
-});
 
 /**
  * The archive's lexical index: one {@link LexicalIndex} per guild in this process, loaded

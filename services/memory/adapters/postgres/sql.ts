@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { LexicalDoc } from '@dirigent/memory-domain';
 import { laneConnection } from './query-lane';
 
 export type Row = Record<string, any>;
@@ -174,3 +175,13 @@ export interface Read<T> extends Statement {
 export async function runRead<T>(em: EntityManager, read: Read<T>): Promise<T> {
   return read.answer(await sql(em, read.sql, read.params));
 }
+
+/** A stored message row as the archive's lexical index takes it. */
+export const lexicalDoc = (r: Row): LexicalDoc => ({
+  id: r.message_id,
+  text: r.content,
+  at: ms(r.created_at)!,
+  channelId: r.channel_id,
+  authorId: r.author_id,
+  authorName: r.author_name ?? undefined,
+});
