@@ -65,7 +65,7 @@ fieldset.weights label{display:flex;flex-direction:column;gap:.15rem;font-size:.
 `;
 
 export function layout(title: string, body: string, script = false): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8">
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(title)}</title><style>${STYLE}</style></head><body>${body}
 ${script ? '<script src="/dirigent/app.js" defer></script>' : ''}</body></html>`;

@@ -42,7 +42,7 @@ ol.decisions .meta{color:#6b7280}
 
 /** The playground page; the script renders the guild from `/playground/api/state`. */
 export function playgroundPage(): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8">
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Dirigent playground</title><style>${STYLE}</style></head><body>
 <header><h1>Dirigent playground <span id="guild-name"></span></h1>
