@@ -73,18 +73,24 @@ export class SearchMemory {
    */
   async run(r: MemorySearchRequest): Promise<{ hits: MemoryHit[] }> {
     const k = Math.min(r.k ?? MEMORY_SEARCH_K.default, MEMORY_SEARCH_K.max);
+    // Read while the search's own reads start: its full text needs no scope, and the
+    // ranking awaits the scope before it filters.
     const hidden = r.forChannelId
-      ? await this.audiences.hiddenFor(r.guildId, r.forChannelId)
+      ? this.audiences.hiddenFor(r.guildId, r.forChannelId)
       : undefined;
-    const found = await this.search(r.guildId, r.query, {
-      hiddenChannelIds: hidden,
-      k: this.rerank.fetch(k),
-      layers: r.layers,
-      channelId: r.channelId,
-      authorId: r.authorId,
-      since: r.since ? Date.parse(r.since) : undefined,
-      until: r.until ? Date.parse(r.until) : undefined,
-    });
+    const found = await this.search(
+      r.guildId,
+      r.query,
+      {
+        k: this.rerank.fetch(k),
+        layers: r.layers,
+        channelId: r.channelId,
+        authorId: r.authorId,
+        since: r.since ? Date.parse(r.since) : undefined,
+        until: r.until ? Date.parse(r.until) : undefined,
+      },
+      hidden,
+    );
     const hits = (await this.rerank.apply(r.guildId, r.query, found)).slice(0, k);
     return {
       hits: hits.map((h) => ({
@@ -100,8 +106,17 @@ export class SearchMemory {
     };
   }
 
-  async search(guildId: string, query: string, q: SearchQuery): Promise<ScoredItem[]> {
-    const layers = new Set(q.layers?.length ? q.layers : SEARCH_LAYERS);
+  /**
+   * `scope`, when given, is the audience read still in flight: the channels this search may
+   * not show, joined to `q.hiddenChannelIds` before anything is ranked or filtered.
+   */
+  async search(
+    guildId: string,
+    query: string,
+    asked: SearchQuery,
+    scope?: Promise<Set<string>>,
+  ): Promise<ScoredItem[]> {
+    const layers = new Set(asked.layers?.length ? asked.layers : SEARCH_LAYERS);
     const has = (l: SearchLayer) => layers.has(l);
     const now = this.clock.now();
     // The other layers' full text needs nothing from the archive's ranking: Postgres answers
@@ -110,10 +125,21 @@ export class SearchMemory {
     const layerText = this.reads.fullText(guildId, query, has, CANDIDATES);
     // Settled even when the search fails before it is awaited.
     layerText.catch(() => undefined);
-    const index = has('archive')
-      ? await this.archive.get(guildId, INDEX_WAIT_MS.loading, INDEX_WAIT_MS.finishing)
-      : null;
+    const [index, hidden] = await Promise.all([
+      has('archive')
+        ? this.archive.get(guildId, INDEX_WAIT_MS.loading, INDEX_WAIT_MS.finishing)
+        : null,
+      scope,
+    ]);
     if (has('archive') && !index) observeArchiveFallback();
+    const q: SearchQuery = hidden
+      ? {
+          ...asked,
+          hiddenChannelIds: asked.hiddenChannelIds
+            ? new Set([...asked.hiddenChannelIds, ...hidden])
+            : hidden,
+        }
+      : asked;
     const [nearest, postgres] = await Promise.all([
       // A small guild's vectors load in moments: worth waiting for; a large one's take
       // seconds after a restart, and the search goes on without them meanwhile.
