@@ -19,3 +19,4 @@ export * from './tracing';
 export * from './partition-leases';
 export * from './partition-of';
 export * from './stored';
+export * from './partition-forward';

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { MikroORM, RequestContext } from '@mikro-orm/postgresql';
 import type { Subscription } from '@nats-io/nats-core';
 import { createValidated, MemorySearchRequest, type MemoryHit } from '@dirigent/contracts';
-import { Messaging, type PartitionLeases } from '@dirigent/messaging';
+import { Messaging, PartitionForward, type PartitionLeases } from '@dirigent/messaging';
 import { SearchMemory } from '../application/search-memory';
 import { GuildPartitions } from './guild-partitions';
 
@@ -13,7 +13,6 @@ export const searchForwardSubject = (replicaId: string) =>
 const FORWARD_TIMEOUT_MS = 5_000;
 
 type Result = { hits: MemoryHit[] };
-type Forwarded = { ok: true; data: Result } | { ok: false };
 
 /**
  * `Subjects.memory.search` on a partitioned replica: answered by the replica holding the
@@ -25,33 +24,30 @@ type Forwarded = { ok: true; data: Result } | { ok: false };
 @Injectable()
 export class ForwardedSearch {
   private readonly log = new Logger('memory:search-forward');
+  private readonly door: PartitionForward<MemorySearchRequest, Result>;
   private leases?: PartitionLeases;
   private sub?: Subscription;
 
   constructor(
     private readonly search: SearchMemory,
     private readonly partitions: GuildPartitions,
-    private readonly messaging: Messaging,
+    messaging: Messaging,
     private readonly orm: MikroORM,
-  ) {}
+  ) {
+    this.door = new PartitionForward(
+      () => messaging.client.nc,
+      searchForwardSubject,
+      FORWARD_TIMEOUT_MS,
+      this.log,
+    );
+  }
 
   /** Starts answering the searches forwarded to this replica. */
   attach(leases: PartitionLeases): void {
     this.leases = leases;
-    this.sub = this.messaging.client.nc.subscribe(searchForwardSubject(leases.replicaId), {
-      callback: (_e, m) => {
-        void (async () => {
-          let reply: Forwarded = { ok: false };
-          try {
-            const r = createValidated(MemorySearchRequest, m.json());
-            if (this.partitions.ownsGuild(r.guildId))
-              reply = { ok: true, data: await this.here(r) };
-          } catch (e) {
-            this.log.warn({ err: (e as Error).message, msg: 'forwarded search failed' });
-          }
-          m.respond(JSON.stringify(reply));
-        })();
-      },
+    this.sub = this.door.serve(leases.replicaId, (body) => {
+      const r = createValidated(MemorySearchRequest, body);
+      return this.partitions.ownsGuild(r.guildId) ? this.here(r) : Promise.resolve(null);
     });
   }
 
@@ -65,20 +61,9 @@ export class ForwardedSearch {
     const leases = this.leases;
     if (!leases || this.partitions.ownsGuild(r.guildId)) return this.search.run(r);
     const holder = leases.holderOf(this.partitions.partitionOf(r.guildId));
-    if (holder && holder !== leases.replicaId) {
-      try {
-        const m = await this.messaging.client.nc.request(
-          searchForwardSubject(holder),
-          JSON.stringify(r),
-          { timeout: FORWARD_TIMEOUT_MS },
-        );
-        const reply = m.json<Forwarded>();
-        if (reply.ok) return reply.data;
-      } catch (e) {
-        this.log.warn({ holder, err: (e as Error).message, msg: 'search not forwarded' });
-      }
-    }
-    return this.search.run(r);
+    const forwarded =
+      holder && holder !== leases.replicaId ? await this.door.ask(holder, r) : undefined;
+    return forwarded ?? this.search.run(r);
   }
 
   private here(r: MemorySearchRequest): Promise<Result> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Subscription } from '@nats-io/nats-core';
 import type { CheckTurnRequest } from '@dirigent/contracts';
-import { Messaging, type PartitionLeases } from '@dirigent/messaging';
+import { Messaging, PartitionForward, type PartitionLeases } from '@dirigent/messaging';
 import type { CheckTurnResult } from '@dirigent/turn-domain';
 import { CheckTurn } from '../application/check-turn';
 import { PartitionOwnership } from './partitioned-consumers';
@@ -11,8 +11,6 @@ export const forwardSubject = (replicaId: string) =>
   `dirigent.internal.turn-coordinator.${replicaId}.check`;
 
 const FORWARD_TIMEOUT_MS = 2_000;
-
-type Forwarded = { ok: true; data: CheckTurnResult } | { ok: false };
 
 /**
  * check-turn on a partitioned replica: answered by the replica serving the channel, so that
@@ -28,26 +26,21 @@ export class ForwardedCheckTurn extends CheckTurn {
   private readonly flog = new Logger('check-turn-forward');
   @Inject(PartitionOwnership) private readonly ownership!: PartitionOwnership;
   @Inject(Messaging) private readonly bus!: Messaging;
+  private readonly door = new PartitionForward<CheckTurnRequest, CheckTurnResult>(
+    () => this.bus.client.nc,
+    forwardSubject,
+    FORWARD_TIMEOUT_MS,
+    this.flog,
+  );
   private leases?: PartitionLeases;
   private sub?: Subscription;
 
   /** Starts answering forwarded checks for the channels this replica serves. */
   attach(leases: PartitionLeases): void {
     this.leases = leases;
-    this.sub = this.bus.client.nc.subscribe(forwardSubject(leases.replicaId), {
-      callback: (_e, m) => {
-        void (async () => {
-          let reply: Forwarded = { ok: false };
-          try {
-            const r = m.json<CheckTurnRequest>();
-            if (this.ownership.ownsChannel(r.channelId))
-              reply = { ok: true, data: await super.run(r) };
-          } catch (e) {
-            this.flog.warn({ err: (e as Error).message, msg: 'forwarded check failed' });
-          }
-          m.respond(JSON.stringify(reply));
-        })();
-      },
+    this.sub = this.door.serve(leases.replicaId, async (body) => {
+      const r = body as CheckTurnRequest;
+      return this.ownership.ownsChannel(r.channelId) ? await super.run(r) : null;
     });
   }
 
@@ -64,15 +57,6 @@ export class ForwardedCheckTurn extends CheckTurn {
   }
 
   private async forward(holder: string, r: CheckTurnRequest): Promise<CheckTurnResult> {
-    try {
-      const m = await this.bus.client.nc.request(forwardSubject(holder), JSON.stringify(r), {
-        timeout: FORWARD_TIMEOUT_MS,
-      });
-      const reply = m.json<Forwarded>();
-      if (reply.ok) return reply.data;
-    } catch {
-      // No responders (it died) or too slow: answer here.
-    }
-    return super.run(r);
+    return (await this.door.ask(holder, r)) ?? super.run(r);
   }
 }
