@@ -1,29 +1,11 @@
 /// <reference lib="dom" />
 import type { INestApplication } from '@nestjs/common';
 import type { Browser, Page } from 'playwright-core';
-import { startServiceApp } from '@dirigent/service-kit';
-import {
-  closeMessaging,
-  testDatabaseUrl,
-  testMessaging,
-  testNatsUrl,
-  uid,
-  waitFor,
-} from '@dirigent/testing';
+import { closeMessaging, testMessaging, uid, waitFor } from '@dirigent/testing';
 import type { Messaging } from '@dirigent/messaging';
 import { ChannelReadModel, ControlData } from '../../libs/control-web/src';
-import { Playground, startPlayground } from '../../libs/playground/src';
-import { LlmGatewayService } from '../../services/llm-gateway/llm-gateway.module';
-import { MemoryService } from '../../services/memory/memory.module';
-import { RouterService } from '../../services/router/router.module';
-import {
-  artifact,
-  baseEnv,
-  launchChromium,
-  startCoordinator,
-  startIngest,
-  stopAll,
-} from './support';
+import type { Playground } from '../../libs/playground/src';
+import { artifact, launchChromium, startPlaygroundStack, stopAll } from './support';
 
 describe('playground /playground in Chromium', () => {
   let playground: Playground;
@@ -33,36 +15,10 @@ describe('playground /playground in Chromium', () => {
   let page: Page;
 
   beforeAll(async () => {
-    playground = await startPlayground({
-      natsUrl: testNatsUrl(),
-      databaseUrl: testDatabaseUrl(),
-      port: 0,
-      unique: true,
-      replyDelayMs: 0,
-      baseEnv: {},
-      log: () => undefined,
-    });
+    ({ playground, apps } = await startPlaygroundStack({
+      memoryEnv: { DIRIGENT_MEMORY_EMBEDDER: 'local', DIRIGENT_EPOCH_GAP_MS: '1000' },
+    }));
     messaging = await testMessaging(uid('playground-e2e'));
-    const env = { ...playground.env };
-    const gateway = await startServiceApp(LlmGatewayService, {
-      ...baseEnv(),
-      ...env,
-      LLM_GATEWAY_PORT: '0',
-    });
-    apps.push(gateway.app);
-    apps.push((await startCoordinator(env)).app);
-    apps.push(await startIngest(playground.discord, env));
-    // Memory (the demo agents recall through it) and the router with the playground's Dit.
-    for (const [def, extra] of [
-      [
-        MemoryService,
-        { MEMORY_PORT: '0', DIRIGENT_MEMORY_EMBEDDER: 'local', DIRIGENT_EPOCH_GAP_MS: '1000' },
-      ],
-      [RouterService, { ROUTER_PORT: '0' }],
-    ] as const) {
-      apps.push((await startServiceApp(def as never, { ...baseEnv(), ...env, ...extra })).app);
-    }
-    await playground.startAgents();
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   });

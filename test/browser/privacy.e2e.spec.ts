@@ -4,27 +4,9 @@ import type { Browser, Page } from 'playwright-core';
 import { CONTEXT_STRATEGIES, Subjects, type MemoryContextResult } from '@dirigent/contracts';
 import { Permission } from '@dirigent/discord-fake';
 import type { Messaging } from '@dirigent/messaging';
-import { startServiceApp } from '@dirigent/service-kit';
-import {
-  closeMessaging,
-  testDatabaseUrl,
-  testMessaging,
-  testNatsUrl,
-  uid,
-  waitFor,
-} from '@dirigent/testing';
-import { Playground, startPlayground } from '../../libs/playground/src';
-import { LlmGatewayService } from '../../services/llm-gateway/llm-gateway.module';
-import { MemoryService } from '../../services/memory/memory.module';
-import { RouterService } from '../../services/router/router.module';
-import {
-  artifact,
-  baseEnv,
-  launchChromium,
-  startCoordinator,
-  startIngest,
-  stopAll,
-} from './support';
+import { closeMessaging, testMessaging, uid, waitFor } from '@dirigent/testing';
+import type { Playground } from '../../libs/playground/src';
+import { artifact, launchChromium, startPlaygroundStack, stopAll } from './support';
 
 /**
  * What a private channel says stays there, in the playground, in Chromium, with memory
@@ -46,33 +28,10 @@ describe('playground: a private channel’s secret stays there, in Chromium', ()
   const LEAK = /tangerine|marmalade/i;
 
   beforeAll(async () => {
-    playground = await startPlayground({
-      natsUrl: testNatsUrl(),
-      databaseUrl: testDatabaseUrl(),
-      port: 0,
-      unique: true,
-      replyDelayMs: 0,
-      baseEnv: {},
-      log: () => undefined,
-    });
+    ({ playground, apps } = await startPlaygroundStack({
+      memoryEnv: { DIRIGENT_MEMORY_EMBEDDER: 'local' },
+    }));
     messaging = await testMessaging(uid('privacy-e2e'));
-    const env = { ...playground.env };
-    const gateway = await startServiceApp(LlmGatewayService, {
-      ...baseEnv(),
-      ...env,
-      LLM_GATEWAY_PORT: '0',
-    });
-    apps.push(gateway.app);
-    apps.push((await startCoordinator(env)).app);
-    apps.push(await startIngest(playground.discord, env));
-    // Memory, so that Dit and the demo agents recall; then the router with the playground's Dit.
-    for (const [def, extra] of [
-      [MemoryService, { MEMORY_PORT: '0', DIRIGENT_MEMORY_EMBEDDER: 'local' }],
-      [RouterService, { ROUTER_PORT: '0' }],
-    ] as const) {
-      apps.push((await startServiceApp(def as never, { ...baseEnv(), ...env, ...extra })).app);
-    }
-    await playground.startAgents();
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   });

@@ -8,6 +8,7 @@ import { testDatabaseUrl, testNatsUrl, uid } from '@dirigent/testing';
 import { withControlPage } from '../../libs/control-web/src';
 import { startPlayground, type Playground } from '../../libs/playground/src';
 import { LlmGatewayService } from '../../services/llm-gateway/llm-gateway.module';
+import { MemoryService } from '../../services/memory/memory.module';
 import { RouterService } from '../../services/router/router.module';
 import {
   DiscordIngestRunner,
@@ -79,12 +80,17 @@ export const agentId = (prefix: string) =>
     .slice(0, 40);
 
 /**
- * The playground with the gateway, the coordinator, the ingest and the router in-process
- * (no memory service: the router's queries of it give up quickly), its agents started.
- * `routerEnv` and `clock` go to the router.
+ * The playground with the gateway, the coordinator, the ingest and the router in-process,
+ * its agents started. With `memoryEnv`, the memory service too (started before the router,
+ * as the demo agents and Dit recall through it); without it, the router's queries of memory
+ * give up quickly. `routerEnv` and `clock` go to the router.
  */
 export async function startPlaygroundStack(
-  opts: { routerEnv?: Record<string, string>; clock?: Clock } = {},
+  opts: {
+    routerEnv?: Record<string, string>;
+    memoryEnv?: Record<string, string>;
+    clock?: Clock;
+  } = {},
 ): Promise<{ playground: Playground; apps: INestApplication[]; router: INestApplication }> {
   const playground = await startPlayground({
     natsUrl: testNatsUrl(),
@@ -105,13 +111,22 @@ export async function startPlaygroundStack(
   apps.push(gateway.app);
   apps.push((await startCoordinator(env)).app);
   apps.push(await startIngest(playground.discord, env));
+  if (opts.memoryEnv) {
+    const memory = await startServiceApp(MemoryService, {
+      ...baseEnv(),
+      ...env,
+      MEMORY_PORT: '0',
+      ...opts.memoryEnv,
+    });
+    apps.push(memory.app);
+  }
   const { app: router } = await startServiceApp(
     RouterService,
     {
       ...baseEnv(),
       ...env,
       ROUTER_PORT: '0',
-      DIRIGENT_ROUTER_QUERY_TIMEOUT_MS: '500',
+      ...(opts.memoryEnv ? {} : { DIRIGENT_ROUTER_QUERY_TIMEOUT_MS: '500' }),
       ...opts.routerEnv,
     },
     { clock: opts.clock },
