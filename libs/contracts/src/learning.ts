@@ -27,6 +27,10 @@ export const SIGNAL_KINDS = [
 ] as const;
 export type SignalKind = (typeof SIGNAL_KINDS)[number];
 
+/** The signals the room gives by how it goes on after a turn (no member's own act). */
+export const ROOM_SIGNAL_KINDS = ['ignored', 'silent-ok', 'silent-missed'] as const;
+export type RoomSignalKind = (typeof ROOM_SIGNAL_KINDS)[number];
+
 /** Every `cause.signal`: the signal kinds, and `withdrawn` (a removed reaction's step undone). */
 export const LEARNING_SIGNALS = [...SIGNAL_KINDS, 'withdrawn'] as const;
 export type LearningSignal = (typeof LEARNING_SIGNALS)[number];

@@ -1,4 +1,4 @@
-import type { SignalKind } from '@dirigent/contracts';
+import type { RoomSignalKind, SignalKind } from '@dirigent/contracts';
 import { isMentioned, type AgentPersona, type InboundMessage } from './agent';
 import type { PersonaSignal } from './persona';
 
@@ -104,7 +104,7 @@ export interface TurnWindow {
 
 /** The room's judgement of a turn, or null when the room says nothing either way. */
 export type TurnJudgement = {
-  signal: Extract<SignalKind, 'ignored' | 'silent-ok' | 'silent-missed'>;
+  signal: RoomSignalKind;
   polarity: PersonaSignal;
 } | null;
 

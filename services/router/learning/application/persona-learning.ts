@@ -10,6 +10,7 @@ import {
   type LearningSignal,
   type MessageCreated,
   type ReactionChanged,
+  type RoomSignalKind,
 } from '@dirigent/contracts';
 import {
   decayed,
@@ -213,7 +214,7 @@ export class PersonaLearning {
    */
   async roomSignal(
     origin: Omit<SignalKey, 'userId'>,
-    judged: { signal: 'ignored' | 'silent-ok' | 'silent-missed'; polarity: PersonaSignal },
+    judged: { signal: RoomSignalKind; polarity: PersonaSignal },
   ): Promise<void> {
     await this.step({ ...origin, userId: roomMember(origin.agentId) }, judged.signal, {
       input: { type: 'add', kind: judged.signal, polarity: judged.polarity },

@@ -1,9 +1,8 @@
 import { EntityManager } from '@mikro-orm/postgresql';
-import type { ContextClass, LearningEngagement } from '@dirigent/contracts';
+import { ROOM_SIGNAL_KINDS, type ContextClass, type LearningEngagement } from '@dirigent/contracts';
 import { EngagementStore } from '../../application/ports';
 
 /** The room's own judgements of a turn: kept as signals, never a member's engagement. */
-const ROOM_KINDS = ['ignored', 'silent-ok', 'silent-missed'];
 
 interface PostRow {
   context_class: string;
@@ -32,7 +31,7 @@ export class PostgresEngagement extends EngagementStore {
 
   async engagement(guildId: string, agentId: string, since: Date): Promise<LearningEngagement[]> {
     const em = this.em.fork();
-    const member = `s.user_id not like 'room:%' and s.kind not in (${ROOM_KINDS.map(() => '?').join(', ')})`;
+    const member = `s.user_id not like 'room:%' and s.kind not in (${ROOM_SIGNAL_KINDS.map(() => '?').join(', ')})`;
     const [posts, kinds] = await Promise.all([
       em.execute(
         `select coalesce(m.context_class, 'casual') as context_class, m.disposition_id,
@@ -44,7 +43,7 @@ export class PostgresEngagement extends EngagementStore {
          left join learning_signals s on s.message_id = m.message_id and not s.withdrawn
          where m.guild_id = ? and m.agent_id = ? and m.at >= ?
          group by 1, 2`,
-        [...ROOM_KINDS, ...ROOM_KINDS, guildId, agentId, since],
+        [...ROOM_SIGNAL_KINDS, ...ROOM_SIGNAL_KINDS, guildId, agentId, since],
       ) as Promise<PostRow[]>,
       em.execute(
         `select context_class, disposition_id, kind, count(*)::int as n from learning_signals
