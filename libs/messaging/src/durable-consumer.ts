@@ -15,6 +15,14 @@ export interface DurableEventOptions extends DurableSpec {
   /** Messages handled at once by this process (order is kept only at 1). */
   concurrency?: number;
   /**
+   * Deliveries started in one turn of the event loop for at most this long (ms), then the
+   * loop is let go (`setImmediate`) before the next is started. Without it, a pull's
+   * buffered deliveries, or the slots a batch frees at once, are all started in one turn
+   * (their decoding, validation and handler up to its first wait): at a concurrency in the
+   * thousands that held memory's loop for hundreds of milliseconds, searches with it.
+   */
+  sliceMs?: number;
+  /**
    * Tells the server every this many ms that a delivery is still in hand (its handler is
    * busy, or it waits for a free slot), so a short ack wait (a quick takeover after a crash)
    * does not redeliver a message that is merely slow or queued. With it, every delivery the
@@ -123,12 +131,15 @@ export async function runDurableConsumer(
       }
     }
   };
+  const slice = opts.sliceMs === undefined ? undefined : turnSlices(opts.sliceMs);
   const loop = (async () => {
     for await (const m of messages) {
       if (skip?.(m)) {
         if (skipped.push(m) === 1) setImmediate(ackSkipped);
         continue;
       }
+      const turn = slice?.();
+      if (turn) await turn;
       if (beat && inflight.size >= concurrency) {
         held.add(m);
         waiting.push(m);
@@ -174,6 +185,31 @@ export async function runDurableConsumer(
         );
       }
     },
+  };
+}
+
+/**
+ * A turn of the event loop starts a slice; once `sliceMs` of it is spent, the returned
+ * function hands back a promise of the next turn (`setImmediate`) to wait for, and nothing
+ * otherwise (so that an unspent slice costs the loop no promise tick).
+ */
+function turnSlices(sliceMs: number): () => Promise<void> | undefined {
+  let slicing = false;
+  let sliceAt = 0;
+  const endSlice = () => (slicing = false);
+  const begin = () => {
+    if (slicing) return;
+    slicing = true;
+    sliceAt = performance.now();
+    setImmediate(endSlice);
+  };
+  return () => {
+    if (slicing && performance.now() - sliceAt >= sliceMs) {
+      // The slice's end runs before this immediate: the next delivery begins a new one.
+      return new Promise<void>((resolve) => setImmediate(resolve)).then(begin);
+    }
+    begin();
+    return undefined;
   };
 }
 

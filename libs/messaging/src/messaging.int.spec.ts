@@ -265,6 +265,55 @@ describe('Messaging against the real NATS', () => {
       await c.stop();
     });
 
+    it('starts deliveries a slice at a time with sliceMs, every one handled and acked', async () => {
+      const durable = uid('sliced');
+      const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+      for (let i = 0; i < 100; i++) {
+        await m.publish(`${prefix}.sliced.x`, envelope('job', 'test', { name: `job-${i}` }));
+      }
+      // Turns of the event loop, counted by an immediate that schedules the next.
+      let turn = 0;
+      let counting = true;
+      const count = () => {
+        turn++;
+        if (counting) setImmediate(count);
+      };
+      setImmediate(count);
+      const startedIn: number[] = [];
+      const c = await runDurableConsumer(
+        m.client,
+        'messaging-test',
+        {
+          stream,
+          durable,
+          filterSubject: `${prefix}.sliced.*`,
+          maxDeliver: 2,
+          ackWaitMs: 5000,
+          concurrency: 200,
+          // Every delivery past the first of a turn waits for the next turn.
+          sliceMs: 0,
+        },
+        async () => {
+          startedIn.push(turn);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        },
+        quiet,
+      );
+      await waitFor(
+        async () => {
+          const info = await m.client.jsm.consumers.info(stream, durable);
+          return info.num_ack_pending === 0 && info.num_pending === 0 && startedIn.length === 100;
+        },
+        10_000,
+        50,
+        'every delivery acknowledged',
+      );
+      counting = false;
+      // All 100 were in hand at once (the handlers wait 20 ms), yet no two started in one turn.
+      expect(new Set(startedIn).size).toBe(100);
+      await c.stop();
+    });
+
     it('stops without waiting for ever on a stuck handler; its delivery comes back', async () => {
       const durable = uid('stuck');
       const spec = {

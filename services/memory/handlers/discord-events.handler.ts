@@ -6,7 +6,7 @@ import { Durables, parseDiscordEventSubject, Streams, Subjects } from '@dirigent
 import { DiscordEventRoutes, type EventOptions, type JetStreamContext } from '@dirigent/messaging';
 import { ChannelAudienceStore } from '../adapters/postgres/channel-audience.store';
 import { DeleteMessage } from '../application/delete-message';
-import { IngestMessage } from '../application/ingest-message';
+import { INGEST_BATCH, IngestMessage } from '../application/ingest-message';
 import { RecordReaction } from '../application/record-reaction';
 import { observeIngested } from '../adapters/metrics';
 
@@ -21,11 +21,17 @@ export const DISCORD_EVENTS_CONSUMER: EventOptions = {
   ackWaitMs: 30_000,
   maxDeliver: 10,
   backoffMs: [250, 1000, 5000, 15000],
-  // Many deliveries in flight so that message.created is written in large batches (see
+  // Enough deliveries in flight that message.created is written in batches (see
   // IngestMessage: each is acked only once its batch committed): two batches of
-  // INGEST_BATCH.maxBatch in hand, as many more pending at the server.
-  concurrency: 2048,
-  maxAckPending: 4096,
+  // INGEST_BATCH.maxBatch in hand, as many more pending at the server. No more: each
+  // delivery in hand lives until its batch commits, long enough to be promoted to V8's old
+  // generation, whose collections (the archive index's heap to mark) grew with the window.
+  concurrency: 2 * INGEST_BATCH.maxBatch,
+  maxAckPending: 4 * INGEST_BATCH.maxBatch,
+  // A pull's deliveries, or a committed batch's freed slots, started a few ms at a time:
+  // started all at once they held the event loop (and the searches behind it) for up to a
+  // second on the memory-scale bench's burst.
+  sliceMs: 4,
   around: false,
 };
 
