@@ -56,6 +56,11 @@ interface GuildIndex {
   /** Batches being added in slices, and what was deleted meanwhile (kept out of them). */
   adding: number;
   gone: Set<string>;
+  /**
+   * The ids of those batches' rows not indexed yet: a catch-up leaves them to `add`
+   * (it read them back and indexed them at once, in one turn of the event loop).
+   */
+  incoming: Set<string>;
   lastSeq: number;
   caughtUpAt: number;
   catchingUp?: Promise<void>;
@@ -177,14 +182,19 @@ export class ArchiveIndex implements OnApplicationBootstrap {
       return;
     }
     g.adding++;
+    for (const r of rows) g.incoming.add(r.message_id);
     try {
       const slice = new TimeSlice();
       for (const r of rows) {
         if (slice.spent) await slice.next();
+        g.incoming.delete(r.message_id);
         if (!g.gone.has(r.message_id)) this.index(g, lexicalDoc(r));
       }
     } finally {
-      if (--g.adding === 0) g.gone.clear();
+      if (--g.adding === 0) {
+        g.gone.clear();
+        g.incoming.clear();
+      }
     }
     if (g.index.size > g.measuredAt * 1.25 + 1_000) this.measure(g);
     this.enforceBudget(guildId);
@@ -321,6 +331,7 @@ export class ArchiveIndex implements OnApplicationBootstrap {
         removed: new Set(),
         adding: 0,
         gone: new Set(),
+        incoming: new Set(),
         lastSeq: 0,
         caughtUpAt: Date.now(),
         usedAt: 0,
@@ -396,7 +407,10 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     this.enforceBudget(guildId);
   }
 
-  /** Rows committed by others since the last look: their ids first, then those it lacks. */
+  /**
+   * Rows committed by others since the last look: their ids first, then those it lacks
+   * (not those this process's ingest is adding), indexed a few milliseconds at a time.
+   */
   private async catchUp(guildId: string, g: GuildIndex): Promise<void> {
     const seen = await sql(
       this.em.fork(),
@@ -404,7 +418,9 @@ export class ArchiveIndex implements OnApplicationBootstrap {
        order by seq limit ?`,
       [guildId, Math.max(0, g.lastSeq - LOOKBACK), LOOKBACK * 4],
     );
-    const missing = seen.filter((r) => !g.index.has(r.message_id)).map((r) => r.message_id);
+    const missing = seen
+      .filter((r) => !g.index.has(r.message_id) && !g.incoming.has(r.message_id))
+      .map((r) => r.message_id);
     for (const r of seen) g.lastSeq = Math.max(g.lastSeq, Number(r.seq));
     if (!missing.length) return;
     const rows = await sql(
@@ -414,7 +430,21 @@ export class ArchiveIndex implements OnApplicationBootstrap {
        and message_id in (select jsonb_array_elements_text(?::jsonb))`,
       [guildId, JSON.stringify(missing)],
     );
-    for (const r of rows) this.index(g, lexicalDoc(r));
+    g.adding++;
+    try {
+      const slice = new TimeSlice();
+      for (const r of rows) {
+        if (slice.spent) await slice.next();
+        if (g.evicted) return;
+        const id = r.message_id as string;
+        if (!g.incoming.has(id) && !g.gone.has(id)) this.index(g, lexicalDoc(r));
+      }
+    } finally {
+      if (--g.adding === 0) {
+        g.gone.clear();
+        g.incoming.clear();
+      }
+    }
   }
 
   private page(guildId: string, afterSeq: number, limit: number): Promise<Row[]> {
