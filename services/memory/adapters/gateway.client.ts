@@ -8,6 +8,7 @@ import {
   hashedIndexFeatures,
 } from '@dirigent/memory-domain';
 import type { Embedder, ModelPurpose, Summarizer } from '../application/ports';
+import { TimeSlice } from '../application/time-slice';
 
 interface EmbedReply {
   response: { data: { embedding: number[] | string; index: number }[] };
@@ -61,11 +62,18 @@ export class LocalEmbedder implements Embedder {
     };
   }
 
+  /**
+   * A few milliseconds of hashing at a time: a moment batch's lore, or an epoch's items,
+   * came in hundreds and held the event loop for each whole call.
+   */
   async embed(_guildId: string, texts: string[]) {
-    return {
-      model: this.derived.model,
-      vectors: texts.map((t) => hashedEmbedding(t, this.dimensions)),
-    };
+    const vectors: number[][] = [];
+    const slice = new TimeSlice();
+    for (const t of texts) {
+      if (slice.spent) await slice.next();
+      vectors.push(hashedEmbedding(t, this.dimensions));
+    }
+    return { model: this.derived.model, vectors };
   }
 }
 

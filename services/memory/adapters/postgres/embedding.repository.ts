@@ -20,6 +20,13 @@ export class EmbeddingRepository extends EntityRepository<MemoryEmbedding> {
     items: { layer: string; refId: string; vector: number[] }[],
   ): Promise<{ seq: string; layer: SearchLayer; ref_id: string }[]> {
     if (!items.length) return [];
+    // Each vector's text a few milliseconds at a time (512 floats formatted one by one).
+    const rows: { layer: string; ref_id: string; vector: string }[] = [];
+    const slice = new TimeSlice();
+    for (const it of items) {
+      if (slice.spent) await slice.next();
+      rows.push({ layer: it.layer, ref_id: it.refId, vector: realArray(it.vector) });
+    }
     return sql(
       this.em,
       `insert into memory_embedding (guild_id, layer, ref_id, model, vector)
@@ -29,13 +36,7 @@ export class EmbeddingRepository extends EntityRepository<MemoryEmbedding> {
          set vector = excluded.vector, seq = nextval(pg_get_serial_sequence('memory_embedding', 'seq'))
          where memory_embedding.vector is distinct from excluded.vector
        returning seq, layer, ref_id`,
-      [
-        guildId,
-        model,
-        JSON.stringify(
-          items.map((it) => ({ layer: it.layer, ref_id: it.refId, vector: realArray(it.vector) })),
-        ),
-      ],
+      [guildId, model, JSON.stringify(rows)],
     );
   }
 
