@@ -11,6 +11,7 @@ import {
 import { LoreRepository } from '../adapters/postgres/lore.repository';
 import { PhraseStore } from '../adapters/postgres/phrase.store';
 import { Indexer } from './indexer';
+import { TimeSlice } from './time-slice';
 
 /** A guild's phrases are coalesced at least this often, whatever the batches record. */
 const COALESCE_EVERY_MS = 60_000;
@@ -125,19 +126,26 @@ export class PhraseLore {
     /** The text of lore `p.id` as read here, when one of its shingles is linked to it. */
     const storedText = (p: { id: string; shingles: string[] }) =>
       p.shingles.map((s) => stored.get(s)).find((c) => c?.loreId === p.id)?.lore?.text;
-    const found = coalescePhrases(confirmed)
-      .map((p) => ({ ...p, id: phraseLoreId(guildId, p.phrase), text: phraseLoreText(p) }))
-      .filter((p) =>
-        p.shingles.some((s) => {
-          const c = stored.get(s);
-          return (
-            c?.loreId !== p.id ||
-            c.lore?.text !== p.text ||
-            !sameSet(c.lore.sourceIds, p.messageIds)
-          );
-        }),
-      )
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    // The guild's lore compared with what is stored a few milliseconds at a time: a guild
+    // with thousands of confirmed phrases held the event loop for each batch's whole pass.
+    const found: (ReturnType<typeof coalescePhrases>[number] & { id: string; text: string })[] = [];
+    const slice = new TimeSlice();
+    for (const coalesced of coalescePhrases(confirmed)) {
+      if (slice.spent) await slice.next();
+      const p = {
+        ...coalesced,
+        id: phraseLoreId(guildId, coalesced.phrase),
+        text: phraseLoreText(coalesced),
+      };
+      const changed = p.shingles.some((s) => {
+        const c = stored.get(s);
+        return (
+          c?.loreId !== p.id || c.lore?.text !== p.text || !sameSet(c.lore.sourceIds, p.messageIds)
+        );
+      });
+      if (changed) found.push(p);
+    }
+    found.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const written = await this.em.transactional(async () => {
       const ids = await this.lore.upsertPhrases(
         guildId,
