@@ -7,7 +7,7 @@ interface Waiting<T> {
 export interface WriteBehindOptions {
   /** Items written together at most. */
   maxBatch: number;
-  /** Batches being written at once. */
+  /** Batches being written at once (all but the first only when full). */
   maxConcurrent: number;
 }
 
@@ -51,8 +51,18 @@ export class WriteBehind<T> {
     return this.queue.length;
   }
 
+  /**
+   * A batch starts when none is being written, or beside a running one once it is full:
+   * what arrives meanwhile gathers into the next. Items handed in a few at a time (a
+   * consumer that starts its deliveries in slices) otherwise went out as a batch per slice,
+   * each paying the batch's fixed statements for a few dozen items.
+   */
   private pump(): void {
-    while (this.running < this.opts.maxConcurrent && this.queue.length) {
+    while (
+      this.running < this.opts.maxConcurrent &&
+      this.queue.length &&
+      (this.running === 0 || this.queue.length >= this.opts.maxBatch)
+    ) {
       const batch = this.queue.splice(0, this.opts.maxBatch);
       this.running++;
       void this.flush(batch).finally(() => {

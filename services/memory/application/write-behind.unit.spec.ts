@@ -45,4 +45,34 @@ describe('WriteBehind', () => {
     await done;
     expect(settled).toBe(true);
   });
+
+  it('gathers what arrives while a batch is written into the next, started beside it only when full', async () => {
+    const batches: number[][] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const buffer = new WriteBehind<number>(
+      async (items) => {
+        batches.push(items);
+        await gate;
+      },
+      { maxBatch: 3, maxConcurrent: 2 },
+    );
+    const turn = () => new Promise((r) => setImmediate(r));
+    const added = [buffer.add(1)];
+    await turn();
+    // One at a time, a turn apart: no batch of one or two starts beside the running one.
+    for (const n of [2, 3]) {
+      added.push(buffer.add(n));
+      await turn();
+    }
+    expect(batches).toEqual([[1]]);
+    added.push(buffer.add(4));
+    await turn();
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+    added.push(buffer.add(5));
+    await turn();
+    release();
+    await Promise.all(added);
+    expect(batches).toEqual([[1], [2, 3, 4], [5]]);
+  });
 });
