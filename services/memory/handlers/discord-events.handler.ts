@@ -21,11 +21,9 @@ export const DISCORD_EVENTS_CONSUMER: EventOptions = {
   ackWaitMs: 30_000,
   maxDeliver: 10,
   backoffMs: [250, 1000, 5000, 15000],
-  // Enough deliveries in flight that message.created is written in batches (see
+  // Many deliveries in flight so that message.created is written in large batches (see
   // IngestMessage: each is acked only once its batch committed): two batches of
-  // INGEST_BATCH.maxBatch in hand, as many more pending at the server. No more: each
-  // delivery in hand lives until its batch commits, long enough to be promoted to V8's old
-  // generation, whose collections (the archive index's heap to mark) grew with the window.
+  // INGEST_BATCH.maxBatch in hand, as many more pending at the server.
   concurrency: 2 * INGEST_BATCH.maxBatch,
   maxAckPending: 4 * INGEST_BATCH.maxBatch,
   // A pull's deliveries, or a committed batch's freed slots, started a few ms at a time:
