@@ -16,7 +16,7 @@ import { closeMessaging, snowflake, testMessaging, testNatsUrl, waitFor } from '
 import { ArchiveIndex } from '../services/memory/adapters/archive-index';
 import { MemoryService } from '../services/memory/memory.module';
 import { filler, prng } from './memory/corpus';
-import { LiveTraffic } from './memory/live-traffic';
+import { TrafficThread } from './memory/traffic-thread';
 import { OkapiBm25 } from './memory/okapi';
 import { seedArchive, seededGuild, type SeededGuild } from './memory/seed';
 import { profilePhase } from './profile';
@@ -66,7 +66,9 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
       DIRIGENT_EPOCH_GAP_MS: String(EPOCH_GAP_MS),
     });
   const ids = BigInt(Date.now()) * 1_000_000n;
-  const traffic = new LiveTraffic(messaging, guild, STEADY, ids);
+  // The community's publishers on threads of their own (`memory/traffic-thread.ts`).
+  const traffic = new TrafficThread(guild, STEADY, ids);
+  const burstTraffic = new TrafficThread(guild, 0, ids + 500_000_000n);
   try {
     app = await start();
     const db = app.get(MikroORM).em.getConnection();
@@ -81,7 +83,7 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
     const rssStarted = rss();
     progress('loading the index while the community talks');
     const tLoad = process.hrtime.bigint();
-    traffic.start();
+    await traffic.start();
     await app.get(ArchiveIndex).get(guild.guildId, 3_600_000);
     const loadMs = msSince(tLoad);
     const rssReady = rss();
@@ -106,8 +108,9 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
     progress('searching and reading contexts while it talks');
     const epochs0 = await epochs();
     const batches0 = await batchesRun();
-    const published0 = traffic.published;
+    const published0 = await traffic.published();
     const tLive = process.hrtime.bigint();
+    const cpuLive = process.cpuUsage();
     const watch = watchStalls(app);
     const searchMs: number[] = [];
     const contextMs: number[] = [];
@@ -118,6 +121,7 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
       }
     });
     const liveS = msSince(tLive) / 1000;
+    const liveCpu = process.cpuUsage(cpuLive);
     const load1 = loadAverage();
     const liveStalls = watch.stop();
 
@@ -128,8 +132,9 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
         guild.guildId,
         String(ids + 500_000_000n),
       ]);
-    const burstTraffic = new LiveTraffic(messaging, guild, 0, ids + 500_000_000n);
+    await burstTraffic.published(); // connected
     const tBurst = process.hrtime.bigint();
+    const cpuBurst = process.cpuUsage();
     const burstWatch = watchStalls(app);
     let stored = false;
     const burstSearchMs: number[] = [];
@@ -142,12 +147,14 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
       await waitFor(async () => (await inBurst()) >= o.burst, 1_200_000, 100, 'burst stored');
     });
     const burstS = msSince(tBurst) / 1000;
+    const burstCpu = process.cpuUsage(cpuBurst);
     stored = true;
     await searching;
+    await burstTraffic.stop();
     const burstStalls = burstWatch.stop();
     const epochsDuring = (await epochs()) - epochs0;
     const batchesDuring = (await batchesRun()) - batches0;
-    const steadyRate = (traffic.published - published0) / (msSince(tLive) / 1000);
+    const steadyRate = ((await traffic.published()) - published0) / (msSince(tLive) / 1000);
 
     progress('restarting');
     await app.close();
@@ -171,9 +178,15 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
       search_p95_ms: round(percentile(searchMs, 95), 1),
       context_p95_ms: round(percentile(contextMs, 95), 1),
       searches_and_contexts_s: Math.round(liveS),
+      // A second of the live phase: the service at 200 msg/s, its jobs, the queries, the publisher.
+      live_cpu_ms_per_s: Math.round((liveCpu.user + liveCpu.system) / 1000 / liveS),
       event_loop_delay_p99_max_ms: liveStalls.loop,
       db_acquires_waiting_max: liveStalls.pool,
       burst_ingest_msgs_per_s: Math.round(o.burst / burstS),
+      // Every thread of the process: the service, the searches and the publishers.
+      burst_cpu_ms_per_1k_msgs: Math.round(
+        (burstCpu.user + burstCpu.system) / 1000 / (o.burst / 1000),
+      ),
       search_p95_during_burst_ms: round(percentile(burstSearchMs, 95), 1),
       searches_during_burst: burstSearchMs.length,
       burst_event_loop_delay_p99_max_ms: burstStalls.loop,
@@ -198,6 +211,7 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
     return out;
   } finally {
     await traffic.stop();
+    await burstTraffic.stop();
     await app?.close();
     await closeMessaging(messaging);
   }
