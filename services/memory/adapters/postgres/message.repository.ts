@@ -312,7 +312,7 @@ export class MessageRepository extends EntityRepository<MemoryMessage> {
     );
     if (!parts.length) return [];
     const { where, params } = archiveWhere(guildId, f);
-    return sql(
+    const rows = await sql(
       this.em,
       `select id, created_at from (${parts
         .map(
@@ -326,20 +326,29 @@ export class MessageRepository extends EntityRepository<MemoryMessage> {
         .join(' union all ')}) hits order by stage desc, r desc, created_at desc`,
       parts.flatMap(({ q }) => [q, ...params, limit]),
     );
+    // A message holding every word is among the uncommon words' matches too: listed once.
+    const seen = new Set<string>();
+    return rows.filter((r) => !seen.has(r.id) && !!seen.add(r.id));
   }
 
-  /** The newest messages of the people whose names the query mentions (or misspells). */
+  /**
+   * The newest messages of the people whose names the query mentions (or misspells): the
+   * few matching people first, then each one's newest by the author index. A semi-join on
+   * them instead walked the guild's messages newest first, testing each against the list,
+   * and when the query names no one (most queries) it read every row: 1.8 s at 1,000,000.
+   */
   async byNamedAuthors(guildId: string, query: string, f: ArchiveFilter, limit: number) {
     const { where, params } = archiveWhere(guildId, f);
     return sql(
       this.em,
-      // Materialised: the few matching people first, then their messages by index.
       `with named as materialized (select user_id from memory_dossier
          where guild_id = ? and user_name <% ?)
-       select m.message_id as id, m.created_at from memory_message m
-       where ${where} and m.author_id in (select user_id from named)
-       order by m.created_at desc limit ?`,
-      [guildId, query, ...params, limit],
+       select h.id, h.created_at from named n cross join lateral (
+         select m.message_id as id, m.created_at from memory_message m
+         where ${where} and m.author_id = n.user_id
+         order by m.created_at desc limit ?) h
+       order by h.created_at desc limit ?`,
+      [guildId, query, ...params, limit, limit],
     );
   }
 
