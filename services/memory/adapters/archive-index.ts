@@ -36,6 +36,11 @@ const EXACT_BELOW = 8_192;
  */
 const RESCORED_PER_HIT = 16;
 const RESCORED_MIN = 400;
+/**
+ * A guild loaded with at least this many messages is ready for searches once its words are
+ * indexed, its vectors following (`fillVectors`); a smaller one's load places them too.
+ */
+const VECTORS_AFTER = 20_000;
 
 interface GuildIndex {
   index: LexicalIndex;
@@ -46,6 +51,16 @@ interface GuildIndex {
   vectors: VectorIndex | null;
   /** The vectors' candidates by shared feature (slot for slot with `vectors`). */
   features: FeatureIndex | null;
+  /**
+   * The texts of the slots indexed by their words whose vectors are not placed yet: the
+   * text of slot `vectors.size + i` is `unplaced[unplacedFrom + i]`. Empty once the
+   * vectors have caught up; from then on each message's vector is placed with its words.
+   */
+  unplaced: string[];
+  unplacedFrom: number;
+  /** Every indexed message's vector is placed (`nearest` answers). */
+  vectorsReady: boolean;
+  vectorsPlaced: Promise<void>;
   ready: boolean;
   /** The load has read its last page: only indexing what it read is left. */
   finishing: boolean;
@@ -77,6 +92,8 @@ interface GuildIndex {
 export interface GuildIndexReport {
   guildId: string;
   ready: boolean;
+  /** Its vectors are placed too (they follow the words in a large guild's load). */
+  vectorsReady: boolean;
   messages: number;
   /** Estimated heap of its words, vectors and features. */
   bytes: number;
@@ -91,7 +108,8 @@ export interface GuildIndexReport {
  * at once. Rows written by another replica are picked up within a second; a row deleted
  * by one is filtered when hits are read back from the table. With an embedder whose
  * vectors are a function of the text (the offline one), each guild's archive vectors are
- * computed here as messages are indexed, instead of being stored and loaded.
+ * computed here as messages are indexed, instead of being stored and loaded; a large
+ * guild's load makes it searchable by its words first and places its vectors after.
  *
  * With `DIRIGENT_MEMORY_INDEX_BUDGET_MB` the guilds held stay within that heap (estimated,
  * `report()`), the least recently searched evicted first and searched by full text until
@@ -104,6 +122,8 @@ export class ArchiveIndex implements OnApplicationBootstrap {
 
   /** Rows read per query while loading a guild (smaller in tests, to load in pages). */
   pageSize = PAGE;
+  /** Messages from which a loaded guild is ready before its vectors are placed. */
+  vectorsAfter = VECTORS_AFTER;
   /** Heap the guilds held may take together (0: no limit). */
   budgetBytes: number;
   /** Whether this replica holds a guild's index (its partition's lease); all by default. */
@@ -205,6 +225,7 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     return [...this.guilds].map(([guildId, g]) => ({
       guildId,
       ready: g.ready,
+      vectorsReady: g.ready && g.vectorsReady,
       messages: g.index.size,
       bytes: g.bytes,
     }));
@@ -260,7 +281,7 @@ export class ArchiveIndex implements OnApplicationBootstrap {
   /**
    * The guild's messages nearest a query of the derived model, among those the filter
    * lets through; null when this index holds no vectors of that model for the guild
-   * (another embedder, or the guild still loading). A small guild's vectors are all
+   * (another embedder, or the guild's vectors still loading). A small guild's vectors are all
    * scored; a larger one's candidates are those sharing the query's rarer features
    * (`FeatureIndex`), scored exactly: the cost follows the query's words, not the guild.
    */
@@ -273,7 +294,8 @@ export class ArchiveIndex implements OnApplicationBootstrap {
   ): { id: string; score: number }[] | null {
     const g = this.guilds.get(guildId);
     const derived = this.embedder.derived;
-    if (!g?.ready || !g.vectors || !g.features || model !== derived?.model) return null;
+    if (!g?.ready || !g.vectorsReady || !g.vectors || !g.features) return null;
+    if (model !== derived?.model) return null;
     const pass = g.index.filter(filter);
     const q = derived.features(query);
     if (g.vectors.size < EXACT_BELOW) return found(g, g.vectors.exact(q.vector, k, pass));
@@ -298,15 +320,45 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     return found(g, hits);
   }
 
-  /** A message into the guild's words (and vectors), once. */
+  /**
+   * A message into the guild's words, once, and its vector with them, or after the vectors
+   * of the slots before it (`fillVectors`) while a large guild's load is placing them.
+   */
   private index(g: GuildIndex, d: LexicalDoc): void {
     if (g.index.has(d.id)) return;
     g.index.add(d);
-    if (!g.vectors || !g.features) return;
-    const f = this.embedder.derived!.features(d.text);
-    const slot = g.vectors.add(f.vector);
-    if (slot !== g.index.slot(d.id)) throw new Error('archive words and vectors out of step');
-    g.features.add(slot, f.keys, f.weights);
+    if (!g.vectors) return;
+    if (g.vectorsReady) this.place(g, d.text);
+    else g.unplaced.push(d.text);
+  }
+
+  /** The vector of the next slot without one (a slot dropped meanwhile is dropped again). */
+  private place(g: GuildIndex, text: string): void {
+    const f = this.embedder.derived!.features(text);
+    const slot = g.vectors!.add(f.vector);
+    const id = g.index.doc(slot).id;
+    const slotOfId = g.index.slot(id);
+    if (slotOfId === undefined) g.vectors!.remove(slot);
+    else if (slotOfId !== slot) throw new Error('archive words and vectors out of step');
+    g.features!.add(slot, f.keys, f.weights);
+  }
+
+  /**
+   * Places the vectors of the slots indexed by their words only, a few milliseconds at a
+   * time, then those of the messages indexed meanwhile; from then on with their words.
+   */
+  private async fillVectors(g: GuildIndex): Promise<void> {
+    const slice = new TimeSlice();
+    while (g.unplacedFrom < g.unplaced.length) {
+      if (slice.spent) await slice.next();
+      if (g.evicted) return;
+      const text = g.unplaced[g.unplacedFrom];
+      g.unplaced[g.unplacedFrom++] = '';
+      this.place(g, text);
+    }
+    g.unplaced = [];
+    g.unplacedFrom = 0;
+    g.vectorsReady = true;
   }
 
   private unindex(g: GuildIndex, id: string): void {
@@ -324,6 +376,10 @@ export class ArchiveIndex implements OnApplicationBootstrap {
           ? new VectorIndex(derived.vector('').length, { perVector: 0, fixed16: true })
           : null,
         features: derived ? new FeatureIndex() : null,
+        unplaced: [],
+        unplacedFrom: 0,
+        vectorsReady: false,
+        vectorsPlaced: Promise.resolve(),
         ready: false,
         finishing: false,
         loaded: Promise.resolve(),
@@ -394,6 +450,12 @@ export class ArchiveIndex implements OnApplicationBootstrap {
       if (rows.length < this.pageSize) break;
     }
     g.lastSeq = Math.max(g.lastSeq, cursor);
+    // A small guild's vectors are placed in moments: it is ready with them. A large one's
+    // words are ready first (hashing each text for its vector and features was about half
+    // of the load's CPU), and its searches rank without the archive's vectors meanwhile.
+    const vectorsAfter = g.index.size >= this.vectorsAfter;
+    if (!vectorsAfter) await this.fillVectors(g);
+    if (g.evicted) return;
     for (const d of g.added) if (!g.removed.has(d.id)) this.index(g, d);
     for (const id of g.removed) this.unindex(g, id);
     g.added = [];
@@ -405,6 +467,24 @@ export class ArchiveIndex implements OnApplicationBootstrap {
       `archive index of ${guildId}: ${g.index.size} messages, ${mb(g.bytes)} MB in ${Date.now() - t0} ms`,
     );
     this.enforceBudget(guildId);
+    if (!vectorsAfter) return;
+    g.vectorsPlaced = this.fillVectors(g).then(
+      () => {
+        if (g.evicted) return;
+        this.measure(g);
+        this.log.log(`archive vectors of ${guildId} placed in ${Date.now() - t0} ms`);
+        this.enforceBudget(guildId);
+      },
+      (e: Error) => this.log.warn(`archive vectors of ${guildId} not placed: ${e.message}`),
+    );
+  }
+
+  /** Settles once the guild's vectors are placed (or it is not held). */
+  async vectorsPlaced(guildId: string): Promise<void> {
+    const g = this.guilds.get(guildId);
+    if (!g) return;
+    await g.loaded;
+    await g.vectorsPlaced;
   }
 
   /**
