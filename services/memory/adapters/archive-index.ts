@@ -431,9 +431,15 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     // The load's own cursor: `add` moves `g.lastSeq` past rows committed meanwhile, and
     // paging from there would skip the rows between this page and those.
     let cursor = 0;
+    let next = this.page(guildId, cursor, this.pageSize);
     for (;;) {
-      const rows = await this.page(guildId, cursor, this.pageSize);
+      const rows = await next;
       g.finishing = rows.length < this.pageSize;
+      // The next page is read while this one is indexed (rows come in sequence order).
+      if (!g.finishing) {
+        next = this.page(guildId, Number(rows[rows.length - 1].seq), this.pageSize);
+        next.catch(() => undefined); // awaited on the next turn, unless evicted meanwhile
+      }
       const slice = new TimeSlice();
       for (const r of rows) {
         if (slice.spent) await slice.next();
