@@ -88,10 +88,11 @@ describe('router: the inputs deadline', () => {
     const db = knex({ client: 'pg', connection: testDatabaseUrl() });
     const trx = await db.transaction();
     try {
-      // The router's read of the adjustments waits for this lock.
+      // The router's first read of this guild's adjustments (kept afterwards until a signal
+      // writes them) waits for this lock.
       await trx.raw('lock table learning_adjustments in access exclusive mode');
       const channel = snowflake();
-      await s.discord.human(guild, channel, 'ada, what do you think of jazz?');
+      await s.discord.human(snowflake(), channel, 'ada, what do you think of jazz?');
       const d: RouterDecision = await waitFor(() =>
         s.decisions(channel).find((x) => x.agentId === 'ada'),
       );

@@ -1,6 +1,9 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { ContextClass } from '@dirigent/contracts';
+import { KeptReads } from '../../../adapters/kept-reads';
 import { LearningStore, type MemberSignal, type SignalKey } from '../../application/ports';
+
+type Adjustment = Awaited<ReturnType<LearningStore['adjustments']>>[number];
 
 /** The advisory lock class of learning writes (`pg_advisory_xact_lock(class, hashtext(g/agent))`). */
 const LOCK_CLASS = 0x6c726e67;
@@ -21,11 +24,33 @@ interface SignalRow {
 
 /** `learning_adjustments` and `learning_signals` (Migration20261207001000_learning_per_community). */
 export class PostgresLearning extends LearningStore {
+  /** A guild's adjustments of an agent in every mood (every turn reads them), kept until written. */
+  private readonly all = new KeptReads<Adjustment[]>();
+
   constructor(private readonly em: EntityManager) {
     super();
   }
 
-  async adjustments(guildId: string, agentId: string, contextClass?: ContextClass) {
+  adjustments(guildId: string, agentId: string, contextClass?: ContextClass) {
+    if (contextClass) return this.read(guildId, agentId, contextClass);
+    return this.all.get(`${guildId}/${agentId}`, () => this.read(guildId, agentId));
+  }
+
+  /** The kept adjustments take the one a signal wrote (a signal that wrote none leaves them). */
+  async signal(key: SignalKey, at: Date, decide: Parameters<LearningStore['signal']>[2]) {
+    const r = await this.all.after(
+      `${key.guildId}/${key.agentId}`,
+      this.step(key, at, decide),
+      (w) => (w.wrote ? (rows) => withAdjustment(rows, w.wrote!) : (rows) => rows),
+    );
+    return r.d;
+  }
+
+  private async read(
+    guildId: string,
+    agentId: string,
+    contextClass?: ContextClass,
+  ): Promise<Adjustment[]> {
     const rows: AdjustmentRow[] = await this.em.fork().execute(
       `select context_class, disposition_id, adjustment, at from learning_adjustments
          where guild_id = ? and agent_id = ?${contextClass ? ' and context_class = ?' : ''}
@@ -40,7 +65,7 @@ export class PostgresLearning extends LearningStore {
     }));
   }
 
-  signal(key: SignalKey, at: Date, decide: Parameters<LearningStore['signal']>[2]) {
+  private step(key: SignalKey, at: Date, decide: Parameters<LearningStore['signal']>[2]) {
     const day = at.toISOString().slice(0, 10);
     return this.em.fork().transactional(async (em) => {
       await em.execute('select pg_advisory_xact_lock(?, hashtext(?))', [
@@ -77,7 +102,7 @@ export class PostgresLearning extends LearningStore {
         adjustment: adj ? Number(adj.adjustment) : 0,
         adjustedAt: adj ? new Date(adj.at) : null,
       });
-      if (!d) return null;
+      if (!d) return { d, wrote: undefined };
       await em.execute(
         `insert into learning_signals (message_id, user_id, guild_id, agent_id, context_class,
            disposition_id, kind, polarity, delta, reactions, withdrawn, day, at)
@@ -101,15 +126,21 @@ export class PostgresLearning extends LearningStore {
           at,
         ],
       );
-      if (d.delta !== 0 || adj)
-        await em.execute(
-          `insert into learning_adjustments (guild_id, agent_id, context_class, disposition_id, adjustment, at)
+      if (!(d.delta !== 0 || adj)) return { d, wrote: undefined };
+      await em.execute(
+        `insert into learning_adjustments (guild_id, agent_id, context_class, disposition_id, adjustment, at)
            values (?, ?, ?, ?, ?, ?)
            on conflict (guild_id, agent_id, context_class, disposition_id)
            do update set adjustment = excluded.adjustment, at = excluded.at`,
-          [key.guildId, key.agentId, key.contextClass, key.dispositionId, d.adjustment, at],
-        );
-      return d;
+        [key.guildId, key.agentId, key.contextClass, key.dispositionId, d.adjustment, at],
+      );
+      const wrote: Adjustment = {
+        contextClass: key.contextClass,
+        dispositionId: key.dispositionId,
+        adjustment: d.adjustment,
+        at,
+      };
+      return { d, wrote };
     });
   }
 
@@ -124,13 +155,28 @@ export class PostgresLearning extends LearningStore {
   }
 
   async reset(guildId: string, agentId: string): Promise<number> {
-    const r = (await this.em
-      .fork()
-      .execute(
-        'delete from learning_adjustments where guild_id = ? and agent_id = ?',
-        [guildId, agentId],
-        'run',
-      )) as { affectedRows?: number };
+    const r = (await this.all.dropAfter(
+      `${guildId}/${agentId}`,
+      this.em
+        .fork()
+        .execute(
+          'delete from learning_adjustments where guild_id = ? and agent_id = ?',
+          [guildId, agentId],
+          'run',
+        ),
+    )) as { affectedRows?: number };
     return r.affectedRows ?? 0;
   }
 }
+
+/** `rows` (in the order the table is read) with `a` in place of its class's disposition's row. */
+function withAdjustment(rows: readonly Adjustment[], a: Adjustment): Adjustment[] {
+  const rest = rows.filter(
+    (r) => r.contextClass !== a.contextClass || r.dispositionId !== a.dispositionId,
+  );
+  return [...rest, a].sort(
+    (x, y) => cmp(x.contextClass, y.contextClass) || cmp(x.dispositionId, y.dispositionId),
+  );
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -7,6 +7,7 @@ import {
   type PersonaRecord,
   type PersonaWrite,
 } from '../../application/ports';
+import { KeptReads } from '../../../adapters/kept-reads';
 import { PersonaMessageRow } from './persona-message.entity';
 import { PersonaSignalRow } from './persona-signal.entity';
 import { PersonaVersionRow } from './persona-version.entity';
@@ -32,15 +33,22 @@ type Signal = Parameters<PersonaStore['learn']>[0];
  * and a learning signal's row and the version it causes commit together.
  */
 export class PostgresPersonas extends PersonaStore {
+  /** Every turn reads its agent's active persona: kept until this process writes a version. */
+  private readonly actives = new KeptReads<PersonaRecord | null>();
+
   constructor(private readonly em: EntityManager) {
     super();
   }
 
+  /** Every version is written here, under the agent's lock: the kept active read is dropped. */
   private locked<T>(agentId: string, fn: (em: EntityManager) => Promise<T>): Promise<T> {
-    return this.em.fork().transactional(async (em) => {
-      await em.execute('select pg_advisory_xact_lock(?, hashtext(?))', [LOCK_CLASS, agentId]);
-      return fn(em);
-    });
+    return this.actives.dropAfter(
+      agentId,
+      this.em.fork().transactional(async (em) => {
+        await em.execute('select pg_advisory_xact_lock(?, hashtext(?))', [LOCK_CLASS, agentId]);
+        return fn(em);
+      }),
+    );
   }
 
   private async latest(em: EntityManager, agentId: string): Promise<PersonaRecord | null> {
@@ -88,7 +96,7 @@ export class PostgresPersonas extends PersonaStore {
   }
 
   active(agentId: string): Promise<PersonaRecord | null> {
-    return this.latest(this.em.fork(), agentId);
+    return this.actives.get(agentId, () => this.latest(this.em.fork(), agentId));
   }
 
   async version(agentId: string, version: number): Promise<PersonaRecord | null> {
