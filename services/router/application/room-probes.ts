@@ -9,6 +9,11 @@ const MEMORY_PROBE_K = 3;
 const HITS_TTL_MS = 10_000;
 /** Topics remembered at most (the oldest go first). */
 const HITS_KEPT = 500;
+/**
+ * How long a guild's budget fraction or a channel's member list is taken as it was read,
+ * without asking again; after half of it, a decision that takes it asks again for the next.
+ */
+export const PROBE_FRESH_MS = 2000;
 
 /**
  * What the other services say of the room, for a decision's inputs, each best effort (a
@@ -23,8 +28,8 @@ const HITS_KEPT = 500;
 @Injectable()
 export class RoomProbes {
   private readonly hits = new Map<string, { at: number; hits: Promise<number | undefined> }>();
-  private readonly budgets = new Map<string, number>();
-  private readonly memberLists = new Map<string, string[]>();
+  private readonly budgets = new Fresh<number | undefined>();
+  private readonly memberLists = new Fresh<string[]>();
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
@@ -33,34 +38,28 @@ export class RoomProbes {
     private readonly memory: MemoryLenses,
   ) {}
 
+  /** The guild's budget fraction: as read within {@link PROBE_FRESH_MS}, else asked. */
   budgetFraction(guildId: string): Promise<number | undefined> {
-    return this.models.budgetFraction(guildId).then(
-      (f) => {
-        if (f !== undefined) this.budgets.set(guildId, f);
-        return f;
-      },
-      () => undefined,
+    return this.budgets.get(guildId, () =>
+      this.models.budgetFraction(guildId).catch(() => undefined),
     );
   }
 
   /** The last budget fraction the gateway gave for the guild, if any. */
   knownBudgetFraction(guildId: string): number | undefined {
-    return this.budgets.get(guildId);
+    return this.budgets.known(guildId);
   }
 
+  /** The channel's members: as read within {@link PROBE_FRESH_MS}, else asked. */
   channelMembers(guildId: string, channelId: string): Promise<string[]> {
-    return this.members.list(guildId, channelId).then(
-      (ids) => {
-        if (ids.length) this.memberLists.set(channelId, ids);
-        return ids;
-      },
-      () => [] as string[],
-    );
+    return this.memberLists
+      .get(channelId, () => this.members.list(guildId, channelId).catch(() => undefined))
+      .then((ids) => ids ?? []);
   }
 
   /** The last member list the ingest gave for the channel (empty when none yet). */
   knownMembers(channelId: string): string[] {
-    return this.memberLists.get(channelId) ?? [];
+    return this.memberLists.known(channelId) ?? [];
   }
 
   /** Hits that `channelId`'s audience may see: the decision is about answering there. */
@@ -80,5 +79,44 @@ export class RoomProbes {
     this.hits.set(key, { at: now, hits });
     if (this.hits.size > HITS_KEPT) this.hits.delete(this.hits.keys().next().value!);
     return hits;
+  }
+}
+
+/**
+ * A probe's answers by key: an answer younger than {@link PROBE_FRESH_MS} is given as it is
+ * (one past half of that is asked again in the background, for the next); an older one is
+ * asked for, one question at a time per key. An empty answer (`undefined`, no members) is
+ * not kept.
+ */
+class Fresh<V> {
+  private readonly answers = new Map<string, { at: number; value: V }>();
+  private readonly asking = new Map<string, Promise<V | undefined>>();
+
+  get(key: string, ask: () => Promise<V | undefined>): Promise<V | undefined> {
+    const a = this.answers.get(key);
+    const age = a ? Date.now() - a.at : Infinity;
+    if (age < PROBE_FRESH_MS) {
+      if (age >= PROBE_FRESH_MS / 2) void this.ask(key, ask);
+      return Promise.resolve(a!.value);
+    }
+    return this.ask(key, ask);
+  }
+
+  known(key: string): V | undefined {
+    return this.answers.get(key)?.value;
+  }
+
+  private ask(key: string, ask: () => Promise<V | undefined>): Promise<V | undefined> {
+    let p = this.asking.get(key);
+    if (!p) {
+      p = ask().then((v) => {
+        this.asking.delete(key);
+        if (v !== undefined && !(Array.isArray(v) && v.length === 0))
+          this.answers.set(key, { at: Date.now(), value: v });
+        return v;
+      });
+      this.asking.set(key, p);
+    }
+    return p;
   }
 }
