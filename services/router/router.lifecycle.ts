@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { Reactor } from '@dirigent/reactor';
+import { dispositionSetId } from '@dirigent/router-domain';
 import { Agents } from './application/agents';
 import { Personas } from './learning/application/personas';
 import { TurnCoordination } from './application/clients';
@@ -43,8 +44,15 @@ export class RouterLifecycle implements OnApplicationBootstrap, OnApplicationShu
           .catch(() => undefined);
       }
     }
+    // What every decision reads, read before the consumers start: the dispositions (kept by
+    // their content address) and each agent's active persona.
+    const all = await this.dispositions.list();
+    await Promise.all([
+      this.dispositions.remember(dispositionSetId(all), all),
+      ...this.agents.all.map((a) => this.personas.forTurn(a)),
+    ]);
     this.log.log(
-      `agents: ${this.config.file.agents.map((a) => a.id).join(', ')}; ${(await this.dispositions.list()).length} dispositions`,
+      `agents: ${this.config.file.agents.map((a) => a.id).join(', ')}; ${all.length} dispositions`,
     );
   }
 

@@ -28,8 +28,11 @@ export class PostgresDispositions extends DispositionStore {
   private cache?: { at: number; list: Promise<Disposition[]> };
   /** The last list read (a resolved promise), while the cache is refreshed. */
   private read?: Promise<Disposition[]>;
-  /** Sets already kept (a set changes only when an admin edits one). */
-  private readonly kept = new Set<string>();
+  /**
+   * Sets kept or being kept (a set changes only when an admin edits one): the decisions on
+   * a set wait for one insert of it, not one each.
+   */
+  private readonly kept = new Map<string, Promise<void>>();
 
   constructor(private readonly em: EntityManager) {
     super();
@@ -58,16 +61,22 @@ export class PostgresDispositions extends DispositionStore {
     return this.read ?? list;
   }
 
-  async remember(setId: string, dispositions: readonly Disposition[]): Promise<void> {
-    if (this.kept.has(setId)) return;
-    await this.em
-      .fork()
-      .getConnection()
-      .execute(
-        `insert into "disposition_sets" ("id", "dispositions") values (?, ?) on conflict ("id") do nothing`,
-        [setId, JSON.stringify(canonicalDispositions(dispositions))],
-      );
-    this.kept.add(setId);
+  remember(setId: string, dispositions: readonly Disposition[]): Promise<void> {
+    let kept = this.kept.get(setId);
+    if (!kept) {
+      kept = this.em
+        .fork()
+        .getConnection()
+        .execute(
+          `insert into "disposition_sets" ("id", "dispositions") values (?, ?) on conflict ("id") do nothing`,
+          [setId, JSON.stringify(canonicalDispositions(dispositions))],
+        )
+        .then(() => undefined);
+      const k = kept;
+      this.kept.set(setId, k);
+      k.catch(() => this.kept.get(setId) === k && this.kept.delete(setId));
+    }
+    return kept;
   }
 
   async snapshot(setId: string): Promise<Disposition[] | null> {
