@@ -39,26 +39,28 @@ export class PostgresDispositions extends DispositionStore {
   }
 
   /**
-   * Within {@link CACHE_MS} of the last read, that read; after it, the list read last while
-   * a new read runs (an edit of this process clears the cache, so it is seen at once).
+   * The list read last; a new read starts when the last began {@link CACHE_MS} ago, and is
+   * waited for only when none has come back yet (an edit of this process clears both, so
+   * it is seen at once).
    */
   list(): Promise<Disposition[]> {
     const cache = this.cache;
-    if (cache && Date.now() - cache.at < CACHE_MS) return cache.list;
-    const list = this.em
-      .fork()
-      .find(DispositionRow, {}, { orderBy: { id: 'asc' } })
-      .then((rows) => rows.map(toDisposition));
-    this.cache = { at: Date.now(), list };
-    list.then(
-      () => {
-        if (this.cache?.list === list) this.read = list;
-      },
-      () => {
-        if (this.cache?.list === list) this.cache = undefined;
-      },
-    );
-    return this.read ?? list;
+    if (!cache || Date.now() - cache.at >= CACHE_MS) {
+      const list = this.em
+        .fork()
+        .find(DispositionRow, {}, { orderBy: { id: 'asc' } })
+        .then((rows) => rows.map(toDisposition));
+      this.cache = { at: Date.now(), list };
+      list.then(
+        () => {
+          if (this.cache?.list === list) this.read = list;
+        },
+        () => {
+          if (this.cache?.list === list) this.cache = undefined;
+        },
+      );
+    }
+    return this.read ?? this.cache!.list;
   }
 
   remember(setId: string, dispositions: readonly Disposition[]): Promise<void> {
