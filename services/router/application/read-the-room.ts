@@ -126,13 +126,7 @@ export class ReadTheRoom {
       deadline.or(this.probes.channelMembers(q.guildId, q.channelId), 'members', () =>
         this.probes.knownMembers(q.channelId),
       ),
-      probe
-        ? deadline.or(
-            this.probes.memoryHits(q.guildId, q.channelId, m.content),
-            'memory',
-            () => undefined,
-          )
-        : undefined,
+      probe ? this.memory(deadline, q.guildId, q.channelId, m.content) : undefined,
       learned ? deadline.or(learned.read, 'learned', learned.known) : undefined,
     ]).finally(() => deadline.clear());
     const now = this.clock.now();
@@ -164,6 +158,16 @@ export class ReadTheRoom {
   }
 
   /**
+   * Memory's hit count on the message, under the deadline counted from when it was asked
+   * (as the message came in, usually): a decision that comes after the lane's earlier
+   * turns does not wait again for a probe already late.
+   */
+  private memory(deadline: Deadline, guildId: string, channelId: string, topic: string) {
+    const { at, hits } = this.probes.memoryProbe(guildId, channelId, topic);
+    return deadline.or(hits, 'memory', () => undefined, at);
+  }
+
+  /**
    * The message names another agent, mentions someone else, or replies to a person or to
    * another agent's own account (a webhook reply cannot be told apart: it counts as not).
    */
@@ -183,23 +187,33 @@ export class ReadTheRoom {
 /**
  * One deadline for a decision's probes: `or` gives a probe's answer if it comes before `ms`
  * have passed and `needed` is in (whichever is later), else what `known` says, and names the
- * probe in `late`; the probe itself goes on.
+ * probe in `late`; the probe itself goes on. A probe asked earlier (`askedAt`, by
+ * `Date.now()`) has `ms` from then.
  */
 class Deadline {
   readonly late: LateInput[] = [];
   private timer?: NodeJS.Timeout;
   private readonly expired: Promise<void>;
+  private readonly needed: Promise<unknown>;
+  private readonly start = Date.now();
 
-  constructor(ms: number, needed: Promise<unknown>) {
+  constructor(
+    private readonly ms: number,
+    needed: Promise<unknown>,
+  ) {
     const timer = new Promise((resolve) => (this.timer = setTimeout(resolve, ms)));
-    this.expired = Promise.all([timer, needed.catch(() => undefined)]).then(() => undefined);
+    this.needed = needed.catch(() => undefined);
+    this.expired = Promise.all([timer, this.needed]).then(() => undefined);
   }
 
-  or<T>(probe: Promise<T>, name: LateInput, known: () => T): Promise<T> {
+  or<T>(probe: Promise<T>, name: LateInput, known: () => T, askedAt?: number): Promise<T> {
     let answered = false;
+    // Asked long enough ago to be late already: due as soon as `needed` is in.
+    const expired =
+      askedAt !== undefined && askedAt + this.ms <= this.start ? this.needed : this.expired;
     return Promise.race([
       probe.then((v) => ((answered = true), v)),
-      this.expired.then(() => {
+      expired.then(() => {
         if (answered) return probe;
         this.late.push(name);
         return known();

@@ -64,10 +64,19 @@ export class RoomProbes {
 
   /** Hits that `channelId`'s audience may see: the decision is about answering there. */
   memoryHits(guildId: string, channelId: string, topic: string): Promise<number | undefined> {
+    return this.memoryProbe(guildId, channelId, topic).hits;
+  }
+
+  /** {@link memoryHits}, and when it was asked (a decision's deadline counts from then). */
+  memoryProbe(
+    guildId: string,
+    channelId: string,
+    topic: string,
+  ): { at: number; hits: Promise<number | undefined> } {
     const key = `${guildId}\n${channelId}\n${topic}`;
     const now = Date.now();
     const held = this.hits.get(key);
-    if (held && now - held.at < HITS_TTL_MS) return held.hits;
+    if (held && now - held.at < HITS_TTL_MS) return held;
     const hits = this.memory
       .hits(guildId, channelId, topic, MEMORY_PROBE_K, this.config.DIRIGENT_ROUTER_MEMORY_PROBE_MS)
       .catch(() => undefined);
@@ -75,10 +84,11 @@ export class RoomProbes {
     void hits.then(
       (n) => n === undefined && this.hits.get(key)?.hits === hits && this.hits.delete(key),
     );
+    const probe = { at: now, hits };
     this.hits.delete(key);
-    this.hits.set(key, { at: now, hits });
+    this.hits.set(key, probe);
     if (this.hits.size > HITS_KEPT) this.hits.delete(this.hits.keys().next().value!);
-    return hits;
+    return probe;
   }
 }
 
