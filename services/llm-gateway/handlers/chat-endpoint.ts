@@ -3,7 +3,7 @@ import { GatewayError, parseChatRequest } from '@dirigent/llm';
 import type { CompleteChat } from '../application/complete-chat';
 import type { LlmGatewayConfig } from '../config';
 import { authorized } from './auth';
-import { requestMeta, routingHeaders, sendJson } from './http-errors';
+import { requestMeta, routingHeaderList, routingHeaders, sendJson } from './http-errors';
 
 /** Large prompts are normal here; Nest's default JSON limit (100 kB) is not. */
 export const BODY_LIMIT_BYTES = 32 * 1024 * 1024;
@@ -111,8 +111,7 @@ export async function serveChat(
   const meta = requestMeta(req, res);
   if (!parsed.value.stream) {
     const result = await chats.run(parsed.value, meta);
-    routingHeaders(res, result);
-    sendJson(res, 200, result.completion);
+    sendJson(res, 200, result.completion, routingHeaderList(result));
     return;
   }
   const stream = await chats.stream(parsed.value, meta);

@@ -8,10 +8,22 @@ export const DEFAULT_GUILD = 'global';
 
 const log = new Logger('llm-gateway:http');
 
-/** Answers `body` as JSON (without Express: the chat route is served before it). */
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.statusCode = status;
-  res.setHeader('content-type', 'application/json; charset=utf-8');
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Answers `body` as JSON (without Express: the chat route is served before it), its
+ * headers given to `writeHead` at once as name/value pairs (`extra`, e.g.
+ * {@link routingHeaderList}): one header block built with the body, no `setHeader` a header.
+ */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  extra?: string[],
+): void {
+  const headers = ['content-type', JSON_TYPE];
+  if (extra) for (const h of extra) headers.push(h);
+  res.writeHead(status, headers);
   res.end(JSON.stringify(body));
 }
 
@@ -58,6 +70,15 @@ export function requestMeta(req: IncomingMessage, res: ServerResponse): RequestM
     if (!res.writableFinished) controller.abort();
   });
   return { guildId, purposeHeader: header(req, 'x-dirigent-purpose'), signal: controller.signal };
+}
+
+/** The routing headers of an answer as name/value pairs (see {@link routingHeaders}). */
+export function routingHeaderList(r: Routed): string[] {
+  const h = ['x-dirigent-model', r.model.id];
+  if (r.purpose) h.push('x-dirigent-purpose', r.purpose);
+  if (r.fallbacks.length) h.push('x-dirigent-fallbacks', r.fallbacks.join(','));
+  h.push('x-dirigent-attempts', String(r.attempts));
+  return h;
 }
 
 export function routingHeaders(res: ServerResponse, r: Routed): void {
