@@ -23,14 +23,6 @@ export const sleepWithSignal = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', onAbort, { once: true });
   });
 
-function abortedPromise(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    const fail = () => reject(abortError());
-    if (signal.aborted) fail();
-    else signal.addEventListener('abort', fail, { once: true });
-  });
-}
-
 type Attempt<T> =
   | { ok: true; value: T; controller: AbortController; release(): void }
   | { ok: false; failure: Failure };
@@ -190,19 +182,25 @@ export class Failover {
   ): Promise<Attempt<T>> {
     const controller = new AbortController();
     let timedOut = false;
-    const onAbort = () => controller.abort();
-    if (meta.signal.aborted) controller.abort();
+    // The attempt ends when its signal fires even if the call ignores the signal. Only
+    // the caller leaving and the timeout fire it before the race is settled, so they end
+    // the race themselves: no second listener on the signal.
+    let stop!: (e: Error) => void;
+    const stopped = new Promise<never>((_, reject) => (stop = reject));
+    stopped.catch(() => undefined);
+    const onAbort = () => {
+      controller.abort();
+      stop(abortError());
+    };
+    if (meta.signal.aborted) onAbort();
     meta.signal.addEventListener('abort', onAbort, { once: true });
     const release = () => meta.signal.removeEventListener('abort', onAbort);
     const timer = setTimeout(() => {
       timedOut = true;
-      controller.abort();
+      onAbort();
     }, this.deps.config.reliability.timeoutMs);
     try {
-      const value = await Promise.race([
-        op.call(model, provider, controller.signal),
-        abortedPromise(controller.signal),
-      ]);
+      const value = await Promise.race([op.call(model, provider, controller.signal), stopped]);
       return { ok: true, value, controller, release };
     } catch (e) {
       controller.abort();
