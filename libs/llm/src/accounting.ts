@@ -12,6 +12,7 @@ import type {
 } from './ports';
 
 const DAY_MS = 86_400_000;
+const ADMITTED: ReserveResult = Object.freeze({ ok: true as const });
 let dayCache = { start: 0, day: '1970-01-01' };
 
 /** The UTC day a budget period belongs to (the last one is kept: every call asks). */
@@ -52,16 +53,25 @@ export class Accounting {
   constructor(private readonly deps: AccountingDeps) {}
 
   /** Reserves up to `micros` in total for `held` (only the difference to what it holds). */
-  async reserve(held: Held, micros: Micros): Promise<ReserveResult> {
-    if (micros <= held.micros) return { ok: true };
+  /** (A value, not a promise, when the store admits at once: see `BudgetStore.reserveNow`.) */
+  reserve(held: Held, micros: Micros): ReserveResult | Promise<ReserveResult> {
+    if (micros <= held.micros) return ADMITTED;
     const budgets = this.deps.config.budgets;
     const configuredGuild = budgets.guilds[held.guildId];
-    const result = await this.deps.budgets.reserve(held.guildId, held.day, micros - held.micros, {
+    const configured = {
       guildMicros: configuredGuild === undefined ? undefined : usdToMicros(configuredGuild),
       defaultMicros: usdToMicros(budgets.defaultGuildUsdPerDay),
+    };
+    const store = this.deps.budgets;
+    const delta = micros - held.micros;
+    if (store.reserveNow?.(held.guildId, held.day, delta, configured)) {
+      held.micros = micros;
+      return ADMITTED;
+    }
+    return store.reserve(held.guildId, held.day, delta, configured).then((result) => {
+      if (result.ok) held.micros = micros;
+      return result;
     });
-    if (result.ok) held.micros = micros;
-    return result;
   }
 
   /** Settles an answered call at the cost of the tokens it used; returns that cost in USD. */

@@ -26,6 +26,17 @@ export interface BudgetStore {
     configured: { guildMicros?: Micros; defaultMicros: Micros },
   ): Promise<ReserveResult>;
   /**
+   * Admits `micros` at once when the store can without any I/O (from credit it holds),
+   * exactly as `reserve` would; `false` means nothing was taken: call `reserve`. Lets the
+   * common call skip the promises of an asynchronous `reserve`.
+   */
+  reserveNow?(
+    guildId: string,
+    day: string,
+    micros: Micros,
+    configured: { guildMicros?: Micros; defaultMicros: Micros },
+  ): boolean;
+  /**
    * Releases `reservedMicros` and books `actualMicros` as spent. Absent in a store whose
    * settlement travels with the usage record (the gateway's ledger): nothing runs for it.
    */

@@ -23,6 +23,10 @@ export class PostgresBudgets implements BudgetStore, SpendReports {
     private readonly batch: BatchedReservations,
   ) {}
 
+  reserveNow(guildId: string, day: string, micros: Micros, configured: ConfiguredLimits): boolean {
+    return this.batch.fromCredit({ guildId, day }, micros, configured);
+  }
+
   async reserve(
     guildId: string,
     day: string,

@@ -177,17 +177,25 @@ export class BatchedReservations {
     this.idle.unref();
   }
 
-  async reserve(key: GuildDay, micros: Micros, configured: ConfiguredLimits): Promise<Decision> {
+  /**
+   * Admits a call from the credit held on its guild day, with no round trip; `false` when
+   * the credit cannot hold it (nothing taken: {@link reserve} decides it).
+   */
+  fromCredit(key: GuildDay, micros: Micros, configured: ConfiguredLimits): boolean {
     const k = `${key.guildId}\u0000${key.day}`;
     const credit = this.credits.get(k);
+    if (!credit || credit.micros < micros) return false;
+    credit.micros -= micros;
+    creditAdmissions.inc();
+    this.count(credit, this.now());
+    this.refill(k, key, micros, configured, credit);
+    return true;
+  }
+
+  async reserve(key: GuildDay, micros: Micros, configured: ConfiguredLimits): Promise<Decision> {
+    if (this.fromCredit(key, micros, configured)) return 'admitted';
+    const k = `${key.guildId}\u0000${key.day}`;
     const now = this.now();
-    if (credit && credit.micros >= micros) {
-      credit.micros -= micros;
-      creditAdmissions.inc();
-      this.count(credit, now);
-      this.refill(k, key, micros, configured, credit);
-      return 'admitted';
-    }
     let decision = await this.enqueue('call', key, micros, 0, configured);
     if (decision === 'refused' && (this.credits.get(k)?.micros ?? 0) > 0) {
       // Near the limit: what this instance holds ahead goes back, and the call is decided again.
