@@ -108,7 +108,9 @@ export class Failover {
         abandoned.push(model.id);
         continue;
       }
-      const reserved = await accounting.reserve(held, op.maxCost(model));
+      const reserving = accounting.reserve(held, op.maxCost(model));
+      // (most calls are admitted at once, from credit: no await for them)
+      const reserved = reserving instanceof Promise ? await reserving : reserving;
       if (!reserved.ok) {
         refused = reserved;
         abandoned.push(model.id);
@@ -174,44 +176,56 @@ export class Failover {
     return fail(failureError(last, abandoned), 'failed', null);
   }
 
-  private async attempt<T>(
+  /**
+   * One call with its timeout. It ends when the call settles, when the caller leaves or at
+   * the timeout, whichever comes first (a call that ignores its signal is not waited for);
+   * settled by hand rather than by racing promises, which cost about eight promises and an
+   * abort listener a call (docs/performance.md, "The gateway's per-call work").
+   */
+  private attempt<T>(
     model: ModelConfig,
     provider: Provider,
     op: Operation<T>,
     meta: RequestMeta,
   ): Promise<Attempt<T>> {
-    const controller = new AbortController();
-    let timedOut = false;
-    // The attempt ends when its signal fires even if the call ignores the signal. Only
-    // the caller leaving and the timeout fire it before the race is settled, so they end
-    // the race themselves: no second listener on the signal.
-    let stop!: (e: Error) => void;
-    const stopped = new Promise<never>((_, reject) => (stop = reject));
-    stopped.catch(() => undefined);
-    const onAbort = () => {
-      controller.abort();
-      stop(abortError());
-    };
-    if (meta.signal.aborted) onAbort();
-    meta.signal.addEventListener('abort', onAbort, { once: true });
-    const release = () => meta.signal.removeEventListener('abort', onAbort);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      onAbort();
-    }, this.deps.config.reliability.timeoutMs);
-    try {
-      const value = await Promise.race([op.call(model, provider, controller.signal), stopped]);
-      return { ok: true, value, controller, release };
-    } catch (e) {
-      controller.abort();
-      release();
-      const failure = classifyFailure(e, { timedOut, aborted: meta.signal.aborted });
-      return {
-        ok: false,
-        failure: { ...failure, message: redact(failure.message, this.deps.secrets) },
+    return new Promise<Attempt<T>>((resolve) => {
+      const controller = new AbortController();
+      let timedOut = false;
+      let settled = false;
+      const release = () => meta.signal.removeEventListener('abort', onAbort);
+      const fail = (e: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        controller.abort();
+        release();
+        const failure = classifyFailure(e, { timedOut, aborted: meta.signal.aborted });
+        resolve({
+          ok: false,
+          failure: { ...failure, message: redact(failure.message, this.deps.secrets) },
+        });
       };
-    } finally {
-      clearTimeout(timer);
-    }
+      const onAbort = () => fail(abortError());
+      // (declared before anything can call `fail`)
+      const timer = setTimeout(() => {
+        timedOut = true;
+        fail(abortError());
+      }, this.deps.config.reliability.timeoutMs);
+      if (meta.signal.aborted) controller.abort();
+      else meta.signal.addEventListener('abort', onAbort, { once: true });
+      let call: Promise<T>;
+      try {
+        call = op.call(model, provider, controller.signal);
+      } catch (e) {
+        return fail(e);
+      }
+      if (meta.signal.aborted) fail(abortError());
+      call.then((value) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ ok: true, value, controller, release });
+      }, fail);
+    });
   }
 }
