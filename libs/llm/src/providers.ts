@@ -73,11 +73,15 @@ export class OpenAiProvider implements Provider {
     this.http = new UpstreamHttp(this.client.baseURL, opts.apiKey ?? 'not-needed');
   }
 
-  async chat(req: ChatRequest, ctx: CallContext): Promise<ChatCompletion> {
+  chat(req: ChatRequest, ctx: CallContext): Promise<ChatCompletion> {
     const body = upstreamChatBody(req, ctx, false);
-    const res = (await this.http.postJson('/chat/completions', body, ctx.signal)) as ChatCompletion;
-    res.model = ctx.model.id; // parsed for this call alone
-    return res;
+    const model = ctx.model.id;
+    // (a plain function: an async one costs two more promises a call)
+    return this.http.postJson('/chat/completions', body, ctx.signal).then((answer) => {
+      const res = answer as ChatCompletion;
+      res.model = model; // parsed for this call alone
+      return res;
+    });
   }
 
   async chatStream(

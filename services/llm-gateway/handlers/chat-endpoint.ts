@@ -71,8 +71,11 @@ function readText(req: IncomingMessage): Promise<string> {
  * Reads a JSON request body as Express's JSON parser would (strict: an object or an
  * array; empty is `{}`), or throws the gateway's 400/413.
  */
-export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
-  const text = await readText(req);
+export function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  return readText(req).then(parseJsonText);
+}
+
+function parseJsonText(text: string): unknown {
   const first = text.trimStart()[0];
   if (first === undefined) return {};
   if (first !== '{' && first !== '[') throw bodyError(false, `Unexpected token ${first}`);
