@@ -75,9 +75,7 @@ export class SearchMemory {
     const k = Math.min(r.k ?? MEMORY_SEARCH_K.default, MEMORY_SEARCH_K.max);
     // Read while the search's own reads start: its full text needs no scope, and the
     // ranking awaits the scope before it filters.
-    const hidden = r.forChannelId
-      ? this.audiences.hiddenFor(r.guildId, r.forChannelId)
-      : undefined;
+    const hidden = r.forChannelId ? this.audiences.hiddenFor(r.guildId, r.forChannelId) : undefined;
     const found = await this.search(
       r.guildId,
       r.query,
