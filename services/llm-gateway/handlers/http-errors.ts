@@ -21,10 +21,13 @@ export function sendJson(
   body: unknown,
   extra?: string[],
 ): void {
-  const headers = ['content-type', JSON_TYPE];
+  const text = JSON.stringify(body);
+  // (a content-length of its own: after writeHead, `end` no longer sets one, and the answer
+  // would go out chunked)
+  const headers = ['content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(text))];
   if (extra) for (const h of extra) headers.push(h);
   res.writeHead(status, headers);
-  res.end(JSON.stringify(body));
+  res.end(text);
 }
 
 /** Answers an error in OpenAI's shape. The gateway is the only retry loop: clients are told not to retry. */

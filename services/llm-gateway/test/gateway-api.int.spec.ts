@@ -24,6 +24,11 @@ describe('llm-gateway API (official openai client → gateway → fake upstreams
     expect(res.data.usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 5 });
     expect(res.response.status).toBe(200);
     expect(res.response.headers.get('x-dirigent-model')).toBe('gpt-primary');
+    // the answer goes out with its length, not chunked
+    expect(res.response.headers.get('transfer-encoding')).toBeNull();
+    expect(Number(res.response.headers.get('content-length'))).toBe(
+      Buffer.byteLength(JSON.stringify(res.data)),
+    );
     const seen = t.primary.seen[t.primary.seen.length - 1];
     expect(seen.headers.authorization).toBe('Bearer sk-test-openai');
     expect(seen.body.model).toBe('gpt-4o-mini');
