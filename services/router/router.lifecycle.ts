@@ -9,17 +9,14 @@ import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { Reactor } from '@dirigent/reactor';
 import { dispositionSetId } from '@dirigent/router-domain';
 import { Agents } from './application/agents';
-import { PersonaLearning } from './learning/application/persona-learning';
 import { Personas } from './learning/application/personas';
-import { ReadTheRoom } from './application/read-the-room';
 import { TurnCoordination } from './application/clients';
 import { DispositionStore } from './application/stores';
 import type { RouterConfig } from './config';
 
 /**
  * At start: the configuration's disposition upserts, the personas of agents that have none
- * (seeded once), the reactor's durable timers, the agents' identities, and what the first
- * decisions read (`ReadTheRoom.warm`).
+ * (seeded once), the reactor's durable timers, the agents' identities.
  */
 @Injectable()
 export class RouterLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -32,8 +29,6 @@ export class RouterLifecycle implements OnApplicationBootstrap, OnApplicationShu
     private readonly agents: Agents,
     private readonly coordination: TurnCoordination,
     private readonly personas: Personas,
-    private readonly room: ReadTheRoom,
-    private readonly learning: PersonaLearning,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -50,21 +45,11 @@ export class RouterLifecycle implements OnApplicationBootstrap, OnApplicationShu
       }
     }
     // What every decision reads, read before the consumers start: the dispositions (kept by
-    // their content address), each agent's active persona, and of the channels spoken in
-    // lately their history, members, budget and learned adjustments.
+    // their content address) and each agent's active persona.
     const all = await this.dispositions.list();
     await Promise.all([
       this.dispositions.remember(dispositionSetId(all), all),
       ...this.agents.all.map((a) => this.personas.forTurn(a)),
-      this.room
-        .warm()
-        .then((guilds) =>
-          Promise.all(
-            [...guilds.keys()].flatMap((g) =>
-              this.agents.all.map((a) => this.learning.learnedOf(g, a.id).catch(() => undefined)),
-            ),
-          ),
-        ),
     ]);
     this.log.log(
       `agents: ${this.config.file.agents.map((a) => a.id).join(', ')}; ${all.length} dispositions`,

@@ -1,19 +1,11 @@
 import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
-import {
-  parseDiscordEventSubject,
-  Streams,
-  Subjects,
-  subject,
-  type Envelope,
-} from '@dirigent/contracts';
+import { Streams, Subjects, subject, type Envelope } from '@dirigent/contracts';
 import { Messaging, storedMessage } from '@dirigent/messaging';
 import { ChannelHistory, type ChannelEvents, type HistoryMessage } from '../application/clients';
 
 /** More than any plan window holds; a busier channel is read up to here (the oldest first). */
 const MAX_EVENTS = 20_000;
-/** Every channel's events at start, at most (more: each channel is read at its first turn). */
-const MAX_EVENTS_AT_START = 100_000;
 
 const READ = new Set(['message.created', 'message.deleted', 'typing.started', 'reaction.added']);
 
@@ -45,41 +37,6 @@ export class JetStreamChannelHistory extends ChannelHistory {
     };
   }
 
-  async channelsSince(from: number) {
-    const channels = new Map<
-      string,
-      { guildId: string; channelId: string; messages: Map<string, HistoryMessage> }
-    >();
-    const seen: Omit<ChannelEvents, 'messages'> = { typing: [], reactions: [] };
-    const whole = await this.read(
-      Streams.discordEvents,
-      `${Subjects.discord.evtPrefix}.>`,
-      from,
-      (s, data) => {
-        const e = parseDiscordEventSubject(s);
-        if (
-          !e ||
-          !('channelId' in e) ||
-          (e.kind !== 'message.created' && e.kind !== 'message.deleted')
-        )
-          return;
-        let c = channels.get(e.channelId);
-        if (!c) {
-          c = { guildId: e.guildId, channelId: e.channelId, messages: new Map() };
-          channels.set(e.channelId, c);
-        }
-        apply(e.kind, data, c.messages, seen);
-      },
-      MAX_EVENTS_AT_START,
-    );
-    if (!whole) return undefined;
-    return [...channels.values()].map((c) => ({
-      guildId: c.guildId,
-      channelId: c.channelId,
-      messages: [...c.messages.values()].filter((m) => m.at >= from),
-    }));
-  }
-
   async botTurnsSince(guildId: string, channelId: string, from: number): Promise<number[]> {
     const turns: number[] = [];
     const decisions = subject.routerEvent(guildId, channelId, 'decision');
@@ -105,18 +62,12 @@ export class JetStreamChannelHistory extends ChannelHistory {
     return messageId ? { messageId, at: Number.isFinite(at) ? at : 0 } : undefined;
   }
 
-  /**
-   * Whether every event since `from` was read: up to `max` (`wholeOr`: none when there are
-   * more than `wholeOr`).
-   */
   private async read(
     stream: string,
     filter: string,
     from: number,
     each: (subject: string, data: Record<string, unknown>) => void,
-    wholeOr?: number,
-  ): Promise<boolean> {
-    const max = wholeOr ?? MAX_EVENTS;
+  ): Promise<void> {
     const { jsm, js } = this.messaging.client;
     const info = await jsm.consumers.add(stream, {
       filter_subject: filter,
@@ -127,10 +78,9 @@ export class JetStreamChannelHistory extends ChannelHistory {
       inactive_threshold: nanos(30_000),
     });
     try {
-      if (wholeOr !== undefined && info.num_pending > wholeOr) return false;
       const consumer = await js.consumers.get(stream, info.name);
       // num_pending is exact at creation: each fetch asks for what is there.
-      let remaining = Math.min(info.num_pending, max);
+      let remaining = Math.min(info.num_pending, MAX_EVENTS);
       while (remaining > 0) {
         const batch = await consumer.fetch({
           max_messages: Math.min(remaining, 500),
@@ -144,7 +94,6 @@ export class JetStreamChannelHistory extends ChannelHistory {
         }
         if (got === 0) break;
       }
-      return info.num_pending <= max;
     } finally {
       await jsm.consumers.delete(stream, info.name).catch(() => undefined);
     }

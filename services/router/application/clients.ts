@@ -135,13 +135,6 @@ export interface ChannelEvents {
  */
 export abstract class ChannelHistory {
   abstract since(guildId: string, channelId: string, from: number): Promise<ChannelEvents>;
-  /**
-   * The messages of every channel that has any since `from`, in one read; undefined when
-   * there are more events than one read holds (each channel is then read on its own).
-   */
-  abstract channelsSince(
-    from: number,
-  ): Promise<{ guildId: string; channelId: string; messages: HistoryMessage[] }[] | undefined>;
   /** When the router's agents spoke or reacted in the channel since `from` (their decisions). */
   abstract botTurnsSince(guildId: string, channelId: string, from: number): Promise<number[]>;
   /** The channel's newest message in the stream (id, and when it was made), if any. */

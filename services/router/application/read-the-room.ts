@@ -46,8 +46,6 @@ export class ReadTheRoom {
   private readonly log = new Logger('router:room');
   /** Channels whose durable history this process has read (once, at first need). */
   private readonly loaded = new Map<string, Promise<void>>();
-  /** The read of every recent channel at start, while it runs. */
-  private warming?: Promise<void>;
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: RouterConfig,
@@ -66,7 +64,6 @@ export class ReadTheRoom {
    */
   load(guildId: string, channelId: string): Promise<void> {
     let p = this.loaded.get(channelId);
-    if (!p && this.warming) return this.warming.then(() => this.load(guildId, channelId));
     if (!p) {
       const from = this.clock.now() - HUMANS_WINDOW_MS;
       p = this.history.since(guildId, channelId, from).then(
@@ -84,44 +81,6 @@ export class ReadTheRoom {
       this.loaded.set(channelId, p);
     }
     return p;
-  }
-
-  /**
-   * At start, before the consumers: the history of every channel spoken in within the
-   * window, read in one go, and the budget and members of those guilds and channels, so
-   * that the first decisions after a restart find them at hand. The channels, by guild; a
-   * read that fails or would be too large leaves each channel to its first turn.
-   */
-  warm(): Promise<Map<string, string[]>> {
-    const from = this.clock.now() - HUMANS_WINDOW_MS;
-    const read = this.history.channelsSince(from).then(
-      (all) => all ?? [],
-      (e) => {
-        this.log.warn({ err: (e as Error).message }, 'recent channels not read at start');
-        return [];
-      },
-    );
-    this.warming = read.then((all) => {
-      for (const { guildId, channelId, messages } of all) {
-        if (this.loaded.has(channelId)) continue;
-        this.activity.merge(
-          guildId,
-          channelId,
-          messages.map((m) => ({ ...m, guildId, channelId })),
-        );
-        this.loaded.set(channelId, Promise.resolve());
-      }
-      this.warming = undefined;
-    });
-    return read.then(async (all) => {
-      const guilds = new Map<string, string[]>();
-      for (const c of all) guilds.set(c.guildId, [...(guilds.get(c.guildId) ?? []), c.channelId]);
-      await Promise.all([
-        ...[...guilds.keys()].map((g) => this.probes.budgetFraction(g)),
-        ...all.map((c) => this.probes.channelMembers(c.guildId, c.channelId)),
-      ]);
-      return guilds;
-    });
   }
 
   /**
