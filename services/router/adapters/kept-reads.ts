@@ -7,8 +7,8 @@
  */
 export class KeptReads<V> {
   private readonly held = new Map<string, Promise<V>>();
-  /** Writes of a key in flight, and whether two were at once (then they drop it). */
-  private readonly writes = new Map<string, { n: number; overlapped: boolean }>();
+  /** The last write of each key in flight (settled either way), the next one's turn. */
+  private readonly writes = new Map<string, Promise<void>>();
 
   constructor(private readonly max = 10_000) {}
 
@@ -19,37 +19,44 @@ export class KeptReads<V> {
   }
 
   /** After a write of `key` has committed (also when it failed: it may have). */
-  dropAfter<T>(key: string, write: Promise<T>): Promise<T> {
-    return this.after(key, write, () => undefined);
+  async dropAfter<T>(key: string, write: Promise<T>): Promise<T> {
+    try {
+      return await write;
+    } finally {
+      this.held.delete(key);
+    }
   }
 
   /**
-   * After a write of `key` has committed: the kept read as `change` makes it from what the
-   * write gave (`undefined`: dropped). Two writes of a key at once drop it.
+   * Runs `write` after this process's earlier writes of `key` (one at a time, so their
+   * changes come in the order they committed), then the kept read is as `change` makes it
+   * from what the write gave (`undefined`: dropped; a failed write drops it).
    */
   async after<T>(
     key: string,
-    write: Promise<T>,
+    write: () => Promise<T>,
     change: (written: T) => ((kept: V) => V) | undefined,
   ): Promise<T> {
-    let w = this.writes.get(key);
-    if (!w) this.writes.set(key, (w = { n: 0, overlapped: false }));
-    if (w.n++ > 0) w.overlapped = true;
+    const before = this.writes.get(key);
+    const run = (before ?? Promise.resolve()).then(write);
+    const done = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.writes.set(key, done);
     let written: T;
     try {
-      written = await write;
+      written = await run;
     } catch (e) {
       this.held.delete(key);
       throw e;
     } finally {
-      if (--w.n === 0) this.writes.delete(key);
+      if (this.writes.get(key) === done) this.writes.delete(key);
     }
     const kept = this.held.get(key);
-    if (kept) {
-      const f = w.overlapped ? undefined : change(written);
-      if (f) this.keep(key, kept.then(f));
-      else this.held.delete(key);
-    }
+    const f = kept && change(written);
+    if (f) this.keep(key, kept.then(f));
+    else this.held.delete(key);
     return written;
   }
 

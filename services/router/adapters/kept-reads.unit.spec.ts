@@ -36,19 +36,33 @@ describe('KeptReads', () => {
     expect(await kept.get('b', () => Promise.resolve('up'))).toBe('up');
   });
 
-  it('takes what a write gave into the kept read; two writes at once drop it', async () => {
+  it('takes what each write gave into the kept read, the writes one at a time', async () => {
     const kept = new KeptReads<number[]>();
     let stored = [1];
     const read = () => Promise.resolve([...stored]);
     await kept.get('a', read);
-    await kept.after('a', Promise.resolve((stored = [1, 2])), () => (v) => [...v, 2]);
+    await kept.after(
+      'a',
+      () => Promise.resolve((stored = [1, 2])),
+      () => (v) => [...v, 2],
+    );
     expect(await kept.get('a', () => Promise.resolve([0]))).toEqual([1, 2]);
+    const order: number[] = [];
     let first!: () => void;
-    const one = kept.after('a', new Promise<void>((r) => (first = r)), () => (v) => [...v, 3]);
-    const two = kept.after('a', Promise.resolve((stored = [1, 2, 3, 4])), () => (v) => [...v, 4]);
-    await two;
+    const one = kept.after(
+      'a',
+      () => new Promise<void>((r) => (first = () => (order.push(3), r()))),
+      () => (v) => [...v, 3],
+    );
+    const two = kept.after(
+      'a',
+      () => Promise.resolve(void order.push(4)),
+      () => (v) => [...v, 4],
+    );
+    await Promise.resolve();
     first();
-    await one;
+    await Promise.all([one, two]);
+    expect(order).toEqual([3, 4]);
     expect(await kept.get('a', read)).toEqual([1, 2, 3, 4]);
   });
 });

@@ -36,11 +36,14 @@ export class PostgresLearning extends LearningStore {
     return this.all.get(`${guildId}/${agentId}`, () => this.read(guildId, agentId));
   }
 
-  /** The kept adjustments take the one a signal wrote (a signal that wrote none leaves them). */
+  /**
+   * One signal of a guild's agent at a time in this process (they wait for one lock in
+   * Postgres anyway); the kept adjustments take the one it wrote (none: they stay).
+   */
   async signal(key: SignalKey, at: Date, decide: Parameters<LearningStore['signal']>[2]) {
     const r = await this.all.after(
       `${key.guildId}/${key.agentId}`,
-      this.step(key, at, decide),
+      () => this.step(key, at, decide),
       (w) => (w.wrote ? (rows) => withAdjustment(rows, w.wrote!) : (rows) => rows),
     );
     return r.d;
