@@ -65,4 +65,42 @@ describe('KeptReads', () => {
     expect(order).toEqual([3, 4]);
     expect(await kept.get('a', read)).toEqual([1, 2, 3, 4]);
   });
+
+  it('reads again what another replica may have written: in the background, then at once', async () => {
+    let t = 0;
+    const kept = new KeptReads<number>(10, 1_000, () => t);
+    let stored = 1;
+    let reads = 0;
+    const read = () => Promise.resolve((reads++, stored));
+    expect(await kept.get('a', read)).toBe(1);
+    stored = 2; // another replica's write
+    t = 400;
+    expect(await kept.get('a', read)).toBe(1);
+    expect(reads).toBe(1);
+    t = 600; // past half: served as kept, read again for the next
+    expect(await kept.get('a', read)).toBe(1);
+    await Promise.resolve();
+    expect(reads).toBe(2);
+    expect(await kept.get('a', read)).toBe(2);
+    stored = 3;
+    t = 1_700; // past the whole age (the refresh began at 600): read before answering
+    expect(await kept.get('a', read)).toBe(3);
+  });
+
+  it('throws away a background read that a write of the key overlapped', async () => {
+    let t = 0;
+    const kept = new KeptReads<string>(10, 1_000, () => t);
+    await kept.get('a', () => Promise.resolve('v1'));
+    t = 600;
+    let answer!: (v: string) => void;
+    expect(await kept.get('a', () => new Promise((r) => (answer = r)))).toBe('v1');
+    await kept.after(
+      'a',
+      () => Promise.resolve('v2'),
+      (w) => () => w,
+    );
+    answer('read before the write');
+    await new Promise((r) => setImmediate(r));
+    expect(await kept.get('a', () => Promise.resolve('unused'))).toBe('v2');
+  });
 });

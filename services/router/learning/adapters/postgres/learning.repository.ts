@@ -24,7 +24,7 @@ interface SignalRow {
 
 /** `learning_adjustments` and `learning_signals` (Migration20261207001000_learning_per_community). */
 export class PostgresLearning extends LearningStore {
-  /** A guild's adjustments of an agent in every mood (every turn reads them), kept until written. */
+  /** A guild's adjustments of an agent in every mood (every turn reads them), kept (see `KeptReads`). */
   private readonly all = new KeptReads<Adjustment[]>();
 
   constructor(private readonly em: EntityManager) {

@@ -33,7 +33,7 @@ type Signal = Parameters<PersonaStore['learn']>[0];
  * and a learning signal's row and the version it causes commit together.
  */
 export class PostgresPersonas extends PersonaStore {
-  /** Every turn reads its agent's active persona: kept until this process writes a version. */
+  /** Every turn reads its agent's active persona: kept (see `KeptReads`). */
   private readonly actives = new KeptReads<PersonaRecord | null>();
 
   constructor(private readonly em: EntityManager) {
