@@ -34,6 +34,12 @@ const DAY = 86_400_000;
 /** Okapi BM25 parameters (Robertson & Zaragoza 2009); b lower than 0.75: chat lines are short. */
 export const BM25 = { k1: 1.2, b: 0.5 };
 
+/** A query's BM25 scores by slot, with the slots scored (`LexicalIndex.score`). */
+export interface ScoreSheet {
+  readonly scores: Float64Array;
+  readonly touched: number[];
+}
+
 /** A term's postings: (slot, term frequency) in typed arrays, read at a search's speed. */
 interface TermPostings {
   list: Postings;
@@ -93,7 +99,9 @@ export class LexicalIndex {
   private readonly timelines: number[][] = [];
   private live = 0;
   private totalLen = 0;
+  /** Scores by slot, lent to one sheet at a time (a search in another's turn gets its own). */
   private scores = new Float64Array(1024);
+  private lent = false;
 
   get size(): number {
     return this.live;
@@ -262,21 +270,36 @@ export class LexicalIndex {
     limit: number,
     f: LexicalFilter = {},
   ): LexicalHit[] {
-    if (!this.live) return [];
-    if (this.scores.length < this.ids.length) {
-      this.scores = new Float64Array(Math.max(this.ids.length, this.scores.length * 2));
+    const sheet = this.score(queryTerms);
+    try {
+      return this.top(sheet, limit, f);
+    } finally {
+      this.release(sheet);
     }
-    const scores = this.scores;
+  }
+
+  /**
+   * The BM25 scores of the query terms, added to `into` when given: a query's score is
+   * the sum of its terms' (each weighed by its count), so a second round that adds words
+   * to the first reads only the postings of the words it adds. Read with `top`, freed
+   * with `release`, all in one turn (adding or removing messages in between changes the
+   * weights the sheet was scored with).
+   */
+  score(
+    queryTerms: readonly string[] | ReadonlyMap<string, number>,
+    into?: ScoreSheet,
+  ): ScoreSheet {
+    const sheet = into ?? this.sheet();
+    if (!this.live) return sheet;
+    const { scores, touched } = sheet;
     const { alive, lens } = this;
-    const touched: number[] = [];
     const avg = this.totalLen / this.live || 1;
     const { k1, b } = BM25;
     // tf·(k1+1) / (tf + k1·(1 − b + b·len/avg)), with the length's part folded into two
     // constants of the search.
     const base = k1 * (1 - b);
     const perLen = (k1 * b) / avg;
-    const weights = queryWeights(queryTerms);
-    for (const [term, qtf] of weights) {
+    for (const [term, qtf] of queryWeights(queryTerms)) {
       const t = this.termIds.get(term);
       if (t === undefined || !this.df[t] || qtf <= 0) continue;
       const lift = this.idf(term) * qtf * (k1 + 1);
@@ -289,13 +312,43 @@ export class LexicalIndex {
         scores[s] += (lift * tf) / (tf + base + perLen * lens[s]);
       }
     }
+    return sheet;
+  }
+
+  /** The best `limit` scored messages of a sheet among those the filter lets through. */
+  top(sheet: ScoreSheet, limit: number, f: LexicalFilter = {}): LexicalHit[] {
     const pass = this.filter(f);
     const best = new TopK(limit);
-    for (const s of touched) {
-      if (pass(s)) best.offer(s, scores[s]);
-      scores[s] = 0;
+    const { scores } = sheet;
+    // The filter is asked only of a score that would be kept: most are not, once k are in.
+    let floor = -Infinity;
+    for (const s of sheet.touched) {
+      const score = scores[s];
+      if (score > floor && pass(s)) {
+        best.offer(s, score);
+        floor = best.floor;
+      }
     }
     return best.sorted();
+  }
+
+  /** Clears a sheet's scores (the index's own buffer is lent to the next). */
+  release(sheet: ScoreSheet): void {
+    const { scores, touched } = sheet;
+    for (const s of touched) scores[s] = 0;
+    touched.length = 0;
+    if (scores === this.scores) this.lent = false;
+  }
+
+  /** A clear sheet: the index's own buffer, or a new one while that is lent out. */
+  private sheet(): ScoreSheet {
+    const size = this.ids.length;
+    if (this.lent) return { scores: new Float64Array(size), touched: [] };
+    if (this.scores.length < size) {
+      this.scores = new Float64Array(Math.max(size, this.scores.length * 2));
+    }
+    this.lent = true;
+    return { scores: this.scores, touched: [] };
   }
 
   /** A predicate over slots for a filter (an indexed message passes an empty filter). */

@@ -1,5 +1,5 @@
 import { terms } from './analyze';
-import type { LexicalFilter, LexicalIndex } from './bm25';
+import type { LexicalFilter, LexicalIndex, ScoreSheet } from './bm25';
 import { HOP, hitEntities, type HopEntities } from './hop';
 import { namedPeople } from './names';
 import { relatedTerms } from './related';
@@ -109,7 +109,25 @@ export function rankMessages(
   o: RankOptions,
 ): { id: string; score: number }[] {
   const r = readQuestion(index, question, o.now);
-  let out = scoreRound(index, r, o);
+  const weights = new Map<string, number>();
+  if (RANKING.related > 0) for (const t of r.related) weights.set(t, RANKING.related);
+  for (const t of r.terms) weights.set(t, (weights.get(t) ?? 0) + 1);
+  // The second round's words are the first's and the followed ones: it adds theirs.
+  const sheet = index.score(weights);
+  try {
+    return ranked(index, r, o, sheet);
+  } finally {
+    index.release(sheet);
+  }
+}
+
+function ranked(
+  index: LexicalIndex,
+  r: QueryReading,
+  o: RankOptions,
+  sheet: ScoreSheet,
+): { id: string; score: number }[] {
+  let out = scoreRound(index, r, o, sheet);
   // A question that names its person asks about them: nothing to find through a first
   // hit. One that names no one may ask through one ("the person who adopted the dog").
   // Only a first round found by the question's words has hits that say what it asks.
@@ -121,7 +139,11 @@ export function rankMessages(
       .map((h) => h.slot);
     const e = hitEntities(index, sources, r);
     if (e.people.length || e.terms.length || e.dates.length) {
-      out = withHop(out, scoreRound(index, r, o, e, new Set(sources)));
+      const followed = new Map(e.terms.map((t) => [t, HOP.term]));
+      out = withHop(
+        out,
+        scoreRound(index, r, o, index.score(followed, sheet), e, new Set(sources)),
+      );
     }
   }
   out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -129,9 +151,9 @@ export function rankMessages(
 }
 
 /**
- * One round of the ranking, scores as a fraction of its best lexical score, unsorted.
- * With `hop`, the second round: the question's words and the entities its first hits
- * named, whose people and dates lift as the question's own do, except on those first hits
+ * One round of the ranking over a sheet of BM25 scores, as a fraction of its best lexical
+ * score, unsorted. With `hop`, the second round: the question's words and the entities
+ * its first hits named (the sheet holds both), whose people and dates lift as the question's own do, except on those first hits
  * (`sources`): their own speaker and dates would lift them again, reordering the first
  * round by what it already found instead of finding what it missed.
  */
@@ -139,15 +161,12 @@ function scoreRound(
   index: LexicalIndex,
   r: QueryReading,
   o: RankOptions,
+  sheet: ScoreSheet,
   hop?: HopEntities,
   sources?: ReadonlySet<number>,
 ): Ranked[] {
   const pass = index.filter(o.filter ?? {});
-  const weights = new Map<string, number>();
-  if (RANKING.related > 0) for (const t of r.related) weights.set(t, RANKING.related);
-  for (const t of r.terms) weights.set(t, (weights.get(t) ?? 0) + 1);
-  for (const t of hop?.terms ?? []) weights.set(t, (weights.get(t) ?? 0) + HOP.term);
-  const hits = index.search(weights, RANKING.candidates, o.filter);
+  const hits = index.top(sheet, RANKING.candidates, o.filter);
   const top = hits[0]?.score ?? 1;
   const own = new Map<number, number>();
   for (const h of hits) own.set(h.slot, h.score);

@@ -10,6 +10,11 @@ export class TopK {
 
   constructor(private readonly k: number) {}
 
+  /** The score an offer must beat to be kept: -Infinity until `k` are held. */
+  get floor(): number {
+    return this.heap.length < this.k ? -Infinity : this.k > 0 ? this.heap[0].score : Infinity;
+  }
+
   offer(slot: number, score: number): void {
     const h = this.heap;
     if (h.length < this.k) {
