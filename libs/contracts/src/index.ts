@@ -22,3 +22,4 @@ export * from './persona';
 export * from './learning';
 export * from './learning-history';
 export * from './nats-permissions';
+export * from './discord-text';

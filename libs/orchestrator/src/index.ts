@@ -6,5 +6,5 @@ export * from './limit';
 export * from './orchestrator';
 export * from './prompt';
 export * from './workspace';
-export * from './split';
+export { DISCORD_MESSAGE_LIMIT, splitForDiscord } from '@dirigent/contracts';
 export * from './research';

@@ -4,7 +4,7 @@ import { join, relative, sep } from 'node:path';
 import { aggregateResults } from './aggregate';
 import { binaryProblem, substituteArgs } from './cli';
 import { mapLimit } from './limit';
-import { splitForDiscord } from './split';
+import { splitForDiscord } from '@dirigent/contracts';
 import { delegationTools, enabledAgents } from './prompt';
 import type { AgentResult, OrchestratorSettings } from './types';
 import { ensureSessionDir, sessionDir, sessionDirName } from './workspace';

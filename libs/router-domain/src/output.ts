@@ -1,3 +1,4 @@
+import { splitForDiscord } from '@dirigent/contracts';
 import type { Disposition, ResearchPersona } from './dimensions';
 
 export const MAX_BURST_BEATS = 6;
@@ -61,13 +62,21 @@ export function enforceBannedPhrases(
 
 /**
  * The planned beats of a shape from the synthesizer's text (after banned phrases); a burst
- * has at most `maxBeats` (the room's allowance, `beatAllowance`).
+ * has at most `maxBeats` (the room's allowance, `beatAllowance`). A beat longer than a
+ * Discord message is cut into as many beats as it takes messages: each beat is one message,
+ * so each takes its own place in the bots' run and its delivery is recognised by its text.
  */
 export function shapeBeats(
   shape: Disposition['outputShape'],
   text: string,
   maxBeats = MAX_BURST_BEATS,
 ): Beat[] {
+  return shaped(shape, text, maxBeats).flatMap((b) =>
+    splitForDiscord(b.text).map((part, i) => (i === 0 ? { ...b, text: part } : { text: part })),
+  );
+}
+
+function shaped(shape: Disposition['outputShape'], text: string, maxBeats: number): Beat[] {
   const clean = text.trim();
   if (!clean) return [];
   switch (shape) {

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { DISCORD_MESSAGE_LIMIT } from '@dirigent/contracts';
 import {
   CANONICAL_DISPOSITIONS,
   enforceBannedPhrases,
@@ -31,6 +32,24 @@ describe('output shaping', () => {
     expect(shapeBeats('multi-line', 'a\n\nb')).toEqual([{ text: 'a\n\nb' }]);
     expect(shapeBeats('silent', 'a')).toEqual([]);
     expect(shapeBeats('react-only', 'a')).toEqual([]);
+  });
+
+  it('cuts a beat longer than a Discord message into beats of one message each', () => {
+    const long = Array.from({ length: 500 }, (_, i) => `word${i}`).join(' '); // 3,889 characters
+    for (const shape of ['single-line', 'multi-line', 'burst'] as const) {
+      const beats = shapeBeats(shape, long);
+      expect(beats.length).toBe(2);
+      for (const b of beats) expect(b.text.length).toBeLessThanOrEqual(DISCORD_MESSAGE_LIMIT);
+      expect(beats.map((b) => b.text).join(' ')).toBe(long);
+    }
+    fc.assert(
+      fc.property(fc.string({ maxLength: 9000 }), (text) => {
+        for (const b of shapeBeats('burst', text)) {
+          expect(b.text.length).toBeLessThanOrEqual(DISCORD_MESSAGE_LIMIT);
+          expect(b.text.trim()).not.toBe('');
+        }
+      }),
+    );
   });
 
   it('removes banned phrases whatever their case', () => {

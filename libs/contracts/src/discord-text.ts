@@ -3,7 +3,8 @@ export const DISCORD_MESSAGE_LIMIT = 2000;
 
 /**
  * Text cut into messages of at most `limit` characters, at a line break or a space when
- * one is in the second half of the window, else hard.
+ * one is in the second half of the window, else hard: how Dirigent's own agents send a
+ * longer text, each part one Discord message (the ingest then has nothing to split).
  *
  * @example
  * splitForDiscord('a'.repeat(4500)).map((p) => p.length); // [2000, 2000, 500]
