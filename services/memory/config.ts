@@ -2,6 +2,9 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsNumber, IsOptional, Matches, Max, Min } from 'class-validator';
 import { BaseConfig, EnvBool, EnvInt, EnvPort } from '@dirigent/service-kit';
 
+export const MEMORY_ROLES = ['all', 'queries', 'jobs'] as const;
+export type MemoryRole = (typeof MEMORY_ROLES)[number];
+
 export class MemoryConfig extends BaseConfig {
   @EnvPort() MEMORY_PORT = 3004;
   /** Messages of the guild in the live transcript. */
@@ -68,4 +71,19 @@ export class MemoryConfig extends BaseConfig {
   DIRIGENT_MEMORY_REPLICA_ID?: string;
   /** A guild partition lease not renewed this long expires and another replica takes it. */
   @EnvInt({ min: 600, max: 60000 }) DIRIGENT_MEMORY_LEASE_MS = 2000;
+  /**
+   * What this replica does (docs/design.md, "Queries while the guild talks"): `all` (one
+   * process does everything), `queries` (answers searches, context reads and the other
+   * requests from its archive indexes, which follow the table; consumes nothing) or `jobs`
+   * (the ingest, moment batches, epoch closes, consolidations and redactions; holds no
+   * archive index and answers no request). A deployment runs `queries` and `jobs` replicas
+   * side by side, so that no query waits behind the background work's event loop.
+   */
+  @IsIn([...MEMORY_ROLES], { message: '$property must be all, queries or jobs' })
+  DIRIGENT_MEMORY_ROLE: MemoryRole = 'all';
 }
+
+/** Whether a replica of `role` answers requests (and holds archive indexes). */
+export const answersQueries = (role: MemoryRole) => role !== 'jobs';
+/** Whether a replica of `role` consumes the streams and runs the background jobs. */
+export const runsJobs = (role: MemoryRole) => role !== 'queries';

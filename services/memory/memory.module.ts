@@ -1,4 +1,4 @@
-import { Logger, Module, type Provider } from '@nestjs/common';
+import { type DynamicModule, Logger, Module, type Provider, type Type } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { StreamSpecs } from '@dirigent/contracts';
 import { Messaging } from '@dirigent/messaging';
@@ -56,7 +56,7 @@ import { ReviseEpoch } from './application/revise-epoch';
 import { RerankHits } from './application/rerank-hits';
 import { SearchMemory } from './application/search-memory';
 import { EpochSummarizer } from './application/summarize-epoch';
-import { MemoryConfig } from './config';
+import { answersQueries, MemoryConfig, type MemoryRole, runsJobs } from './config';
 import { DiscordEventHandlers } from './handlers/discord-events.handler';
 import { EpochTimerHandlers } from './handlers/epoch-timer.handler';
 import { MemoryQueryHandlers } from './handlers/queries.handler';
@@ -84,13 +84,6 @@ const repository = (
  * 17 context lenses.
  */
 @Module({
-  controllers: [
-    DiscordEventHandlers,
-    EpochTimerHandlers,
-    MemoryQueryHandlers,
-    RedactionHandlers,
-    MomentHandlers,
-  ],
   providers: [
     repository(MessageRepository, MemoryMessage),
     repository(DossierRepository, MemoryDossierRow),
@@ -118,7 +111,8 @@ const repository = (
         new Logger('memory').log(
           `vectors: ${usePgv ? 'pgvector (HNSW)' : 'real[] scored in process'}`,
         );
-        if (!usePgv) array.preloadOnStart();
+        if (!answersQueries(config.DIRIGENT_MEMORY_ROLE)) array.keepNone();
+        else if (!usePgv) array.preloadOnStart();
         return usePgv ? pgv : array;
       },
     },
@@ -193,7 +187,25 @@ const repository = (
     MemoryLeases,
   ],
 })
-export class MemoryModule {}
+export class MemoryModule {
+  /**
+   * The module with the handlers of a replica's role (`DIRIGENT_MEMORY_ROLE`): a `queries`
+   * replica subscribes to the requests only, a `jobs` replica to the streams only.
+   */
+  static forRole(role: MemoryRole): DynamicModule {
+    return { module: MemoryModule, controllers: memoryHandlers(role) };
+  }
+}
+
+/** The handlers (NATS subscriptions) of a replica of `role`. */
+export function memoryHandlers(role: MemoryRole): Type[] {
+  return [
+    ...(runsJobs(role)
+      ? [DiscordEventHandlers, EpochTimerHandlers, RedactionHandlers, MomentHandlers]
+      : []),
+    ...(answersQueries(role) ? [MemoryQueryHandlers] : []),
+  ];
+}
 
 export const MemoryService: ServiceDefinition<MemoryConfig> = {
   name: 'memory',
@@ -208,5 +220,5 @@ export const MemoryService: ServiceDefinition<MemoryConfig> = {
     StreamSpecs.deadLetter,
   ],
   entities: memoryEntities,
-  module: () => MemoryModule,
+  module: (config) => MemoryModule.forRole(config.DIRIGENT_MEMORY_ROLE),
 };

@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Optional,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import {
   FeatureIndex,
@@ -10,7 +17,7 @@ import {
 } from '@dirigent/memory-domain';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { EMBEDDER, type Embedder } from '../application/ports';
-import type { MemoryConfig } from '../config';
+import { answersQueries, type MemoryConfig } from '../config';
 import { TimeSlice } from '../application/time-slice';
 import { observeEviction, reportIndexBytes } from './metrics';
 import { outsideLane } from './postgres/query-lane';
@@ -22,6 +29,8 @@ const PAGE = 10_000;
 const LOOKBACK = 2_000;
 /** How often a guild's index looks for rows it did not write itself (other replicas). */
 const CATCH_UP_MS = 1_000;
+/** How far before its last look a look at other replicas' deletions reaches. */
+const DELETIONS_LOOKBACK_MS = 60_000;
 /**
  * Below this many messages every vector is scored (about the cost of rescoring the
  * candidates and reading their lists); above, candidates come by feature.
@@ -116,7 +125,7 @@ export interface GuildIndexReport {
  * reloaded; with guild partitions, only the leased partitions' guilds are held (`owns`).
  */
 @Injectable()
-export class ArchiveIndex implements OnApplicationBootstrap {
+export class ArchiveIndex implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly log = new Logger('memory:archive-index');
   private readonly guilds = new Map<string, GuildIndex>();
 
@@ -129,6 +138,18 @@ export class ArchiveIndex implements OnApplicationBootstrap {
   /** Whether this replica holds a guild's index (its partition's lease); all by default. */
   owns: (guildId: string) => boolean = () => true;
   private uses = 0;
+  /** Whether this replica holds indexes at all (not memory's `jobs` role). */
+  private readonly holds: boolean;
+  /**
+   * Whether its held guilds follow the table every `CATCH_UP_MS` by themselves (memory's
+   * `queries` role, where no ingest adds to them), rather than on their searches.
+   */
+  private readonly follows: boolean;
+  private following?: NodeJS.Timeout;
+  /** The database's time of the last look at the deletions, and the jobs seen since. */
+  private deletionsSeenAt?: Date;
+  private readonly deletionsSeen = new Map<string, number>();
+  private followingDeletions?: Promise<void>;
 
   constructor(
     private readonly em: EntityManager,
@@ -136,6 +157,10 @@ export class ArchiveIndex implements OnApplicationBootstrap {
     @Optional() @Inject(SERVICE_CONFIG) config?: MemoryConfig,
   ) {
     this.budgetBytes = (config?.DIRIGENT_MEMORY_INDEX_BUDGET_MB ?? 0) * 1024 * 1024;
+    const role = config?.DIRIGENT_MEMORY_ROLE ?? 'all';
+    this.holds = answersQueries(role);
+    this.follows = role === 'queries';
+    if (!this.holds) this.owns = () => false;
     reportIndexBytes(() => this.heldBytes());
   }
 
@@ -147,6 +172,14 @@ export class ArchiveIndex implements OnApplicationBootstrap {
   readonly preloaded = new Promise<void>((resolve) => (this.preloadDone = resolve));
 
   onApplicationBootstrap(): void {
+    if (!this.holds) return this.preloadDone();
+    this.following = setInterval(() => {
+      if (this.follows) for (const [id, g] of this.guilds) if (g.ready) this.catchUpSoon(id, g);
+      this.followingDeletions ??= outsideLane(() => this.followDeletions())
+        .catch((e: Error) => this.log.warn(`deletions not followed: ${e.message}`))
+        .finally(() => (this.followingDeletions = undefined));
+    }, CATCH_UP_MS);
+    this.following.unref();
     void this.preload()
       .catch((e: Error) => this.log.warn(`archive index not preloaded: ${e.message}`))
       .finally(() => this.preloadDone());
@@ -175,13 +208,52 @@ export class ArchiveIndex implements OnApplicationBootstrap {
       clearTimeout(timer);
       if (!g.ready) return null;
     }
-    if (Date.now() - g.caughtUpAt > CATCH_UP_MS && !g.catchingUp) {
-      g.caughtUpAt = Date.now();
-      g.catchingUp = outsideLane(() => this.catchUp(guildId, g))
-        .catch((e: Error) => this.log.warn(`archive index catch-up failed: ${e.message}`))
-        .finally(() => (g.catchingUp = undefined));
-    }
+    this.catchUpSoon(guildId, g);
     return g.index;
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.following);
+  }
+
+  /**
+   * Drops from the held guilds the messages deleted or forgotten through another replica
+   * (their redaction jobs, `memory_redaction`, recorded since the last look): the replica
+   * that erased them dropped them from its own index at once, and the others' searches
+   * must not rank, nor follow a second round through, what is gone. Looks back
+   * `DELETIONS_LOOKBACK_MS` past its last look, for a deleting transaction that committed
+   * after others had begun later; jobs already applied are skipped.
+   */
+  private async followDeletions(): Promise<void> {
+    if (!this.guilds.size) return;
+    const since = this.deletionsSeenAt
+      ? new Date(this.deletionsSeenAt.getTime() - DELETIONS_LOOKBACK_MS)
+      : null;
+    const rows = await sql(
+      this.em.fork(),
+      `select t.at, r.id, r.guild_id, r.message_ids from (select now() as at) t
+       left join memory_redaction r on ?::timestamptz is not null and r.created_at > ?::timestamptz`,
+      [since, since],
+    );
+    const at = new Date(rows[0].at as string);
+    for (const r of rows) {
+      if (!r.id || this.deletionsSeen.has(r.id as string)) continue;
+      this.deletionsSeen.set(r.id as string, at.getTime());
+      this.remove(r.guild_id as string, r.message_ids as string[]);
+    }
+    for (const [id, seenAt] of this.deletionsSeen) {
+      if (seenAt < at.getTime() - 2 * DELETIONS_LOOKBACK_MS) this.deletionsSeen.delete(id);
+    }
+    this.deletionsSeenAt = at;
+  }
+
+  /** Starts a catch-up with the table, unless one ran in the last `CATCH_UP_MS` or runs. */
+  private catchUpSoon(guildId: string, g: GuildIndex): void {
+    if (Date.now() - g.caughtUpAt <= CATCH_UP_MS || g.catchingUp || g.evicted) return;
+    g.caughtUpAt = Date.now();
+    g.catchingUp = outsideLane(() => this.catchUp(guildId, g))
+      .catch((e: Error) => this.log.warn(`archive index catch-up failed: ${e.message}`))
+      .finally(() => (g.catchingUp = undefined));
   }
 
   /**
@@ -498,17 +570,24 @@ export class ArchiveIndex implements OnApplicationBootstrap {
    * (not those this process's ingest is adding), indexed a few milliseconds at a time.
    */
   private async catchUp(guildId: string, g: GuildIndex): Promise<void> {
+    // A full look means more rows wait behind it (a burst): look again at once.
+    while ((await this.catchUpOnce(guildId, g)) && !g.evicted);
+  }
+
+  /** One look at the rows after `lastSeq` (and `LOOKBACK` before it); true when it was full. */
+  private async catchUpOnce(guildId: string, g: GuildIndex): Promise<boolean> {
     const seen = await sql(
       this.em.fork(),
       `select seq, message_id from memory_message where guild_id = ? and seq > ?
        order by seq limit ?`,
       [guildId, Math.max(0, g.lastSeq - LOOKBACK), LOOKBACK * 4],
     );
+    const full = seen.length === LOOKBACK * 4;
     const missing = seen
       .filter((r) => !g.index.has(r.message_id) && !g.incoming.has(r.message_id))
       .map((r) => r.message_id);
     for (const r of seen) g.lastSeq = Math.max(g.lastSeq, Number(r.seq));
-    if (!missing.length) return;
+    if (!missing.length) return full;
     const rows = await sql(
       this.em.fork(),
       `select seq, message_id, channel_id, author_id, author_name, content, created_at
@@ -521,7 +600,7 @@ export class ArchiveIndex implements OnApplicationBootstrap {
       const slice = new TimeSlice();
       for (const r of rows) {
         if (slice.spent) await slice.next();
-        if (g.evicted) return;
+        if (g.evicted) return false;
         const id = r.message_id as string;
         if (!g.incoming.has(id) && !g.gone.has(id)) this.index(g, lexicalDoc(r));
       }
@@ -531,6 +610,7 @@ export class ArchiveIndex implements OnApplicationBootstrap {
         g.incoming.clear();
       }
     }
+    return full;
   }
 
   private page(guildId: string, afterSeq: number, limit: number): Promise<Row[]> {

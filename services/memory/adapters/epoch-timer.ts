@@ -3,7 +3,7 @@ import { MemoryEventTypes, MemoryTimers, subject, type EpochCloseDue } from '@di
 import { epochTimerKey } from '@dirigent/memory-domain';
 import { Reactor, timer } from '@dirigent/reactor';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
-import type { MemoryConfig } from '../config';
+import { runsJobs, type MemoryConfig } from '../config';
 
 /** The trigger of the reactor job `epoch-close`: its durable timer (stream DIRIGENT_TIMER_FIRED). */
 export const EPOCH_CLOSE = timer({
@@ -24,6 +24,7 @@ export class EpochTimer implements OnModuleInit, OnApplicationShutdown {
   private readonly armed = new Map<string, number>();
   private readonly slackMs: number;
   private readonly gapMs: number;
+  private readonly fires: boolean;
 
   constructor(
     private readonly reactor: Reactor,
@@ -31,14 +32,16 @@ export class EpochTimer implements OnModuleInit, OnApplicationShutdown {
   ) {
     this.gapMs = config.DIRIGENT_EPOCH_GAP_MS;
     this.slackMs = Math.min(this.gapMs / 20, 60_000);
+    // A `queries` replica arms timers (a forget's redaction) but leaves firing them to `jobs`.
+    this.fires = runsJobs(config.DIRIGENT_MEMORY_ROLE ?? 'all');
   }
 
   async onModuleInit(): Promise<void> {
-    await this.reactor.start();
+    if (this.fires) await this.reactor.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.reactor.stop();
+    if (this.fires) await this.reactor.stop();
   }
 
   /** Arms the channel's alarm for the gap after its last message (at `lastAt`). */

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { partitionOf, type PartitionOwner } from '@dirigent/messaging';
 import { SERVICE_CONFIG } from '@dirigent/service-kit';
 import { ArchiveIndex } from '../adapters/archive-index';
-import type { MemoryConfig } from '../config';
+import { answersQueries, type MemoryConfig } from '../config';
 
 /**
  * A guild's partition among `partitions`: the one `pinned` (`guildId=k,guildId=k`) names,
@@ -50,7 +50,10 @@ export class GuildPartitions implements PartitionOwner {
     @Inject(SERVICE_CONFIG) config: MemoryConfig,
     private readonly archive: ArchiveIndex,
   ) {
-    this.partitions = config.DIRIGENT_MEMORY_PARTITIONS;
+    // A `jobs` replica holds no index: it takes no partition from the replicas that search.
+    this.partitions = answersQueries(config.DIRIGENT_MEMORY_ROLE ?? 'all')
+      ? config.DIRIGENT_MEMORY_PARTITIONS
+      : 0;
     this.partition = this.enabled
       ? guildPartitioner(this.partitions, config.DIRIGENT_MEMORY_PINNED_GUILDS)
       : () => 0;

@@ -31,6 +31,7 @@ import { Migration20261206233000_router_reminders } from './Migration20261206233
 import { Migration20261207000000_steward_restructure_steps } from './Migration20261207000000_steward_restructure_steps';
 import { Migration20261207001000_learning_per_community } from './Migration20261207001000_learning_per_community';
 import { Migration20261207003500_learning_quotes } from './Migration20261207003500_learning_quotes';
+import { Migration20261207150000_memory_redaction_followed } from './Migration20261207150000_memory_redaction_followed';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered by glob) so that the built
@@ -143,5 +144,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261207003500_learning_quotes',
     class: Migration20261207003500_learning_quotes,
+  },
+  {
+    name: 'Migration20261207150000_memory_redaction_followed',
+    class: Migration20261207150000_memory_redaction_followed,
   },
 ];

@@ -166,6 +166,7 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
   private readonly slots = new Map<string, Slot>();
   private readonly log = new Logger('memory:vectors');
   private preloading = false;
+  private storeOnly = false;
 
   constructor(
     private readonly rows: EmbeddingRepository,
@@ -176,6 +177,14 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
   /** Asks for every guild's vectors to be loaded in the background once the service is up. */
   preloadOnStart(): void {
     this.preloading = true;
+  }
+
+  /**
+   * Writes and deletes rows without holding any guild's vectors (a replica that answers no
+   * search: memory's `jobs` role); the replicas that search read them within a second.
+   */
+  keepNone(): void {
+    this.storeOnly = true;
   }
 
   onApplicationBootstrap(): void {
@@ -228,6 +237,7 @@ export class ArrayVectorStore implements VectorStore, OnApplicationBootstrap {
    */
   async upsert(guildId: string, model: string, items: Parameters<VectorStore['upsert']>[2]) {
     if (!items.length) return;
+    if (this.storeOnly) return void (await this.rows.store(guildId, model, items));
     const s = this.slot(`${guildId}|${model}`);
     const stored = await this.rows.store(guildId, model, items);
     const vectors = new Map(items.map((it) => [`${it.layer}|${it.refId}`, it.vector]));
