@@ -403,7 +403,7 @@ describe('deploy/k8s manifests', () => {
 
     it.each([
       ['router', ['router-discord-evt', 'router-turn-granted']],
-      ['memory', ['memory-discord-evt', 'memory-router-decisions']],
+      ['memory-jobs', ['memory-discord-evt', 'memory-router-decisions']],
       ['discord-ingest', ['discord-ingest-commands']],
     ])('scales %s on the JetStream lag of its durables', (name, durables) => {
       const so = scaledObject(name)!;
@@ -430,6 +430,15 @@ describe('deploy/k8s manifests', () => {
           `${sts.spec.serviceName}.${NAMESPACE}.svc.cluster.local:8222`,
         );
       }
+    });
+
+    it('scales memory queries on CPU, from two replicas to as many as guild partitions', () => {
+      const so = scaledObject('memory')!;
+      expect(so.spec.triggers.map((t: Obj) => t.type)).toEqual(['cpu']);
+      expect(so.spec.minReplicaCount).toBeGreaterThanOrEqual(2);
+      expect(so.spec.maxReplicaCount).toBeLessThanOrEqual(
+        Number(config!.data.DIRIGENT_MEMORY_PARTITIONS),
+      );
     });
 
     it('scales the gateway on CPU with an HPA, never below two replicas', () => {
@@ -466,6 +475,26 @@ describe('deploy/k8s manifests', () => {
         expect(pdb.spec.unhealthyPodEvictionPolicy).toBe('AlwaysAllow');
       }
     });
+  });
+
+  it('runs memory as a queries and a jobs Deployment of the same image and command', () => {
+    const container = (name: string) => named('Deployment', name)!.spec.template.spec.containers[0];
+    const role = (c: Obj) =>
+      (c.env ?? []).find((e: Obj) => e.name === 'DIRIGENT_MEMORY_ROLE')?.value as string;
+    const queries = container('memory');
+    const jobs = container('memory-jobs');
+    expect(role(queries)).toBe('queries');
+    expect(role(jobs)).toBe('jobs');
+    expect(jobs.image).toBe(queries.image);
+    expect(commandLine(jobs)).toBe(commandLine(queries));
+    for (const probe of ['readinessProbe', 'livenessProbe']) {
+      expect(jobs[probe]?.httpGet?.path).toBe('/healthz');
+    }
+    // The queries Service selects the queries pods only.
+    const selector = named('Service', 'memory')!.spec.selector;
+    expect(
+      isSubset(selector, named('Deployment', 'memory-jobs')!.spec.template.metadata.labels),
+    ).toBe(false);
   });
 
   it('lets the coordinator scale by its replica count alone', () => {
