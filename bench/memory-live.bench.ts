@@ -16,6 +16,7 @@ import { closeMessaging, snowflake, testMessaging, testNatsUrl, waitFor } from '
 import { ArchiveIndex } from '../services/memory/adapters/archive-index';
 import { MemoryService } from '../services/memory/memory.module';
 import { filler, prng } from './memory/corpus';
+import { JobsReplica } from './memory/jobs-replica';
 import { TrafficThread } from './memory/traffic-thread';
 import { OkapiBm25 } from './memory/okapi';
 import { seedArchive, seededGuild, type SeededGuild } from './memory/seed';
@@ -36,6 +37,12 @@ export interface LiveRowOptions {
   burst: number;
   /** Measure plain BM25 over the same archive (the anchor; skipped for a million). */
   anchor: boolean;
+  /**
+   * `split`: the service as deployed, a `queries` replica (in this process, measured) beside
+   * a `jobs` replica (a child process: the ingest, moment batches, epoch closes);
+   * `one`: one process in the `all` role does everything.
+   */
+  layout: 'split' | 'one';
 }
 
 /**
@@ -61,16 +68,22 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
 
   const messaging = await testMessaging('memory-live-bench');
   let app: INestApplication | undefined;
+  let jobs: JobsReplica | undefined;
+  const env = {
+    DIRIGENT_MEMORY_EMBEDDER: 'local',
+    DIRIGENT_EPOCH_GAP_MS: String(EPOCH_GAP_MS),
+  };
   const start = () =>
     startMemoryApp(databaseUrl, {
-      DIRIGENT_MEMORY_EMBEDDER: 'local',
-      DIRIGENT_EPOCH_GAP_MS: String(EPOCH_GAP_MS),
+      ...env,
+      DIRIGENT_MEMORY_ROLE: o.layout === 'split' ? 'queries' : 'all',
     });
   const ids = BigInt(Date.now()) * 1_000_000n;
   // The community's publishers on threads of their own (`memory/traffic-thread.ts`).
   const traffic = new TrafficThread(guild, STEADY, ids);
   const burstTraffic = new TrafficThread(guild, 0, ids + 500_000_000n);
   try {
+    if (o.layout === 'split') jobs = await JobsReplica.start(databaseUrl, env);
     app = await start();
     const db = app.get(MikroORM).em.getConnection();
     const count = async (q: string, params: unknown[]) =>
@@ -115,6 +128,7 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
     const published0 = await traffic.published();
     const tLive = process.hrtime.bigint();
     const cpuLive = process.cpuUsage();
+    const jobsCpuLive = jobs?.cpuMs();
     const watch = watchStalls(app);
     const searchMs: number[] = [];
     const contextMs: number[] = [];
@@ -126,6 +140,7 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
     });
     const liveS = msSince(tLive) / 1000;
     const liveCpu = process.cpuUsage(cpuLive);
+    const jobsLiveCpu = jobs && jobs.cpuMs() - jobsCpuLive!;
     const load1 = loadAverage();
     const liveStalls = watch.stop();
 
@@ -139,6 +154,7 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
     await burstTraffic.published(); // connected
     const tBurst = process.hrtime.bigint();
     const cpuBurst = process.cpuUsage();
+    const jobsCpuBurst = jobs?.cpuMs();
     const burstWatch = watchStalls(app);
     let stored = false;
     const burstSearchMs: number[] = [];
@@ -152,6 +168,7 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
     });
     const burstS = msSince(tBurst) / 1000;
     const burstCpu = process.cpuUsage(cpuBurst);
+    const jobsBurstCpu = jobs && jobs.cpuMs() - jobsCpuBurst!;
     stored = true;
     await searching;
     await burstTraffic.stop();
@@ -175,6 +192,10 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
 
     const per100k = o.total / 100_000;
     const out: BenchResult = {
+      layout:
+        o.layout === 'split'
+          ? 'a queries replica (measured here) beside a jobs replica (its own process)'
+          : 'one process does everything (role all)',
       messages: o.total,
       seeded_in_s: Math.round(seedS),
       steady_ingest_msgs_per_s: Math.round(steadyRate),
@@ -186,6 +207,9 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
       searches_and_contexts_s: Math.round(liveS),
       // A second of the live phase: the service at 200 msg/s, its jobs, the queries, the publisher.
       live_cpu_ms_per_s: Math.round((liveCpu.user + liveCpu.system) / 1000 / liveS),
+      ...(jobsLiveCpu !== undefined
+        ? { jobs_replica_live_cpu_ms_per_s: Math.round(jobsLiveCpu / liveS) }
+        : {}),
       event_loop_delay_p99_max_ms: liveStalls.loop,
       db_acquires_waiting_max: liveStalls.pool,
       burst_ingest_msgs_per_s: Math.round(o.burst / burstS),
@@ -193,6 +217,9 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
       burst_cpu_ms_per_1k_msgs: Math.round(
         (burstCpu.user + burstCpu.system) / 1000 / (o.burst / 1000),
       ),
+      ...(jobsBurstCpu !== undefined
+        ? { jobs_replica_burst_cpu_ms_per_1k_msgs: Math.round(jobsBurstCpu / (o.burst / 1000)) }
+        : {}),
       search_p95_during_burst_ms: round(percentile(burstSearchMs, 95), 1),
       searches_during_burst: burstSearchMs.length,
       burst_event_loop_delay_p99_max_ms: burstStalls.loop,
@@ -221,6 +248,7 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
     await traffic.stop();
     await burstTraffic.stop();
     await app?.close();
+    await jobs?.stop();
     await closeMessaging(messaging);
   }
 }

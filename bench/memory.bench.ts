@@ -116,11 +116,13 @@ async function withOwnStores<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /**
- * `npm run bench -- memory-scale [--quick] [--messages=N] [--big=N] [--quiet=N]`: memory
- * at a live community's pace (`memory-live.bench.ts`): a row of 100,000 messages and one of
- * 1,000,000, each measured while 200 messages a second arrive and moment batches and epoch
- * closes run; then the quiet row, the former figure (search once the load's moment batches
- * are done). `--quick`: 20,000 / 100,000 / none. `--big=0` or `--quiet=0` leaves a row out.
+ * `npm run bench -- memory-scale [--quick] [--messages=N] [--big=N] [--quiet=N]
+ * [--layout=split|one|both]`: memory at a live community's pace (`memory-live.bench.ts`): a
+ * row of 100,000 messages and one of 1,000,000, each measured while 200 messages a second
+ * arrive and moment batches and epoch closes run, on a `queries` replica beside a `jobs`
+ * replica (`split`, as deployed; `one`: one process in the `all` role; `both`: each); then
+ * the quiet row, the former figure (search once the load's moment batches are done).
+ * `--quick`: 20,000 / 100,000 / none. `--big=0` or `--quiet=0` leaves a row out.
  */
 export async function benchMemoryScale(): Promise<BenchResult> {
   const quick = process.argv.includes('--quick');
@@ -136,21 +138,28 @@ export async function benchMemoryScale(): Promise<BenchResult> {
   const live = flag('messages', env || (quick ? 20_000 : 100_000));
   const big = flag('big', quick ? 100_000 : 1_000_000);
   const quiet = flag('quiet', quick ? 0 : env || 100_000);
+  // The deployed layout (a queries and a jobs replica); `--layout=both` adds one process.
+  const layoutArg = process.argv.find((a) => a.startsWith('--layout='))?.slice(9) ?? 'split';
+  if (!['split', 'one', 'both'].includes(layoutArg)) {
+    throw new Error('--layout must be split, one or both');
+  }
+  const layouts = (layoutArg === 'both' ? ['split', 'one'] : [layoutArg]) as ('split' | 'one')[];
   const out: BenchResult = {};
   // Each row also goes to stderr as it is done: the table waits for the last row.
   const put = (row: string, r: BenchResult) => {
     for (const [k, v] of Object.entries(r)) out[`${row}: ${k}`] = v;
     process.stderr.write(`memory-scale ${row}: ${JSON.stringify(r)}\n`);
   };
-  for (const [row, total, burst] of [
-    ['live', live, quick ? 5_000 : 20_000],
-    ['live', big, quick ? 5_000 : 20_000],
+  for (const [total, burst] of [
+    [live, quick ? 5_000 : 20_000],
+    [big, quick ? 5_000 : 20_000],
   ] as const) {
-    if (!total) continue;
-    const r = await withOwnStores(() =>
-      liveRow(testDatabaseUrl(), { total, burst, anchor: total <= 100_000 }),
-    );
-    put(`${row} ${total / 1000}k`, r);
+    for (const layout of total ? layouts : []) {
+      const r = await withOwnStores(() =>
+        liveRow(testDatabaseUrl(), { total, burst, anchor: total <= 100_000, layout }),
+      );
+      put(`live ${total / 1000}k${layout === 'one' ? ' (one process)' : ''}`, r);
+    }
   }
   if (quiet)
     put(`quiet ${quiet / 1000}k (batches done)`, await withOwnStores(() => benchMemoryAt(quiet)));

@@ -19,8 +19,10 @@ export function spawnNode(
   distPath: string,
   env: Record<string, string>,
   args: string[] = [],
+  nodeFlags: readonly string[] = [],
 ): Spawned {
-  const child = spawn(process.execPath, [resolve(__dirname, '../../../', distPath), ...args], {
+  const script = resolve(__dirname, '../../../', distPath);
+  const child = spawn(process.execPath, [...nodeFlags, script, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -94,10 +96,16 @@ export async function spawnService(
   portVar: string,
   env: Record<string, string | undefined>,
   timeoutMs = 30_000,
+  nodeFlags: readonly string[] = [],
 ): Promise<SpawnedService> {
   const port = await freePort();
   const defined = Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined);
-  const spawned = spawnNode(distPath, { ...Object.fromEntries(defined), [portVar]: String(port) });
+  const spawned = spawnNode(
+    distPath,
+    { ...Object.fromEntries(defined), [portVar]: String(port) },
+    [],
+    nodeFlags,
+  );
   const deadline = Date.now() + timeoutMs;
   while (spawned.child.exitCode === null && Date.now() < deadline) {
     const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
