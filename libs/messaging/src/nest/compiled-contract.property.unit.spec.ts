@@ -4,6 +4,7 @@ import { plainToInstance } from 'class-transformer';
 import {
   Allow,
   getMetadataStorage,
+  IsArray,
   IsIn,
   IsInt,
   IsOptional,
@@ -68,6 +69,15 @@ const CANDIDATES: unknown[] = [
   true,
   false,
   null,
+  [],
+  ['123456789012345678'],
+  ['123456789012345678', '223456789012345678'],
+  ['123456789012345678', 'x'],
+  ['a', 'b'],
+  [1, 2],
+  [true],
+  [null],
+  [{ a: 1 }],
 ];
 
 /**
@@ -119,12 +129,18 @@ function payloads(cls: Ctor): fc.Arbitrary<Record<string, unknown>> {
     });
 }
 
+/** Whether a payload holds an array of something other than strings, numbers and booleans. */
+const hasOtherArrays = (plain: Record<string, unknown>) =>
+  Object.values(plain).some(
+    (v) => Array.isArray(v) && !v.every((i) => ['string', 'number', 'boolean'].includes(typeof i)),
+  );
+
 describe('contractCompiler', () => {
   it('covers the contract: most payload classes have a compiled form', () => {
     const compiled = contractClasses.filter(([, cls]) => compiledContract(cls));
     expect(contractClasses.length).toBeGreaterThan(20);
     expect(compiled.map(([name]) => name)).toEqual(
-      expect.arrayContaining(['CheckTurnRequest', 'TurnComplete']),
+      expect.arrayContaining(['CheckTurnRequest', 'TurnComplete', 'MessageCreated']),
     );
   });
 
@@ -140,7 +156,9 @@ describe('contractCompiler', () => {
           const got = run(plain);
           expect(plain).toEqual(before);
           if (got === undefined) {
-            // Only an invalid payload is left to the full path (all values here are flat).
+            // Only an invalid payload, or an array of other than strings, numbers and booleans,
+            // is left to the full path.
+            if (hasOtherArrays(plain)) return;
             expect(expected).toBeUndefined();
           } else {
             expect(Object.getPrototypeOf(got)).toBe(cls.prototype);
@@ -180,6 +198,20 @@ describe('contractCompiler', () => {
     }
     expect(compiledContract(WithSetter)!({ name: 'a' })).toEqual({ name: 'a' });
     expect(compiledContract(WithSetter)!({ name: 'a', note: 'b' })).toBeUndefined();
+  });
+
+  it('checks an array of primitives item by item under `each`, on a copy', () => {
+    class Tags {
+      @IsArray() @IsString({ each: true }) tags: string[];
+    }
+    const run = compiledContract(Tags)!;
+    const payload = { tags: ['a', 'b'] };
+    const got = run(payload) as Tags;
+    expect(got).toEqual({ tags: ['a', 'b'] });
+    expect(got.tags).not.toBe(payload.tags);
+    expect(run({ tags: ['a', 1] })).toBeUndefined();
+    expect(run({ tags: [{ a: 1 }] })).toBeUndefined();
+    expect(run({ tags: 'a' })).toBeUndefined();
   });
 
   it('follows conditions as class-validator does', () => {

@@ -20,9 +20,10 @@ cacheTransformMetadata();
 export type ContractClass = new () => object;
 
 /**
- * A contract class's validation as one function over a flat JSON payload: the instance the
- * pipe's full path would hand over, or `undefined` — the payload is invalid, or has something
- * the function does not handle (a nested object or array, a rule that answers with a promise) —
+ * A contract class's validation as one function over a flat JSON payload (primitives, and
+ * arrays of strings, numbers and booleans): the instance the pipe's full path would hand
+ * over, or `undefined` — the payload is invalid, or has something the function does not
+ * handle (a nested object, an array of anything else, a rule that answers with a promise) —
  * and the full path (class-transformer, then class-validator) decides and words the errors.
  */
 export type CompiledContract = (plain: Record<string, unknown>) => object | undefined;
@@ -39,6 +40,8 @@ type Check = {
   property: string;
   constraints: unknown[];
   validator: { validate(value: unknown, args: ValidationArguments): unknown };
+  /** `{ each: true }`: an array's every item is checked (any other value, as itself). */
+  each: boolean;
 };
 
 type Rule = {
@@ -89,8 +92,8 @@ function supported(o: ValidatorOptions, t: ClassTransformOptions): boolean {
 
 /**
  * The rules of a class whose validation is flat: every rule a synchronous custom constraint
- * (the built-in decorators are too), `@IsDefined`, `@IsOptional`/`@ValidateIf` or `@Allow`;
- * no nested validation, no `each`. Undefined for any other class.
+ * (the built-in decorators are too, `each` or not), `@IsDefined`, `@IsOptional`/`@ValidateIf`
+ * or `@Allow`; no nested validation. Undefined for any other class.
  */
 function flatRules(metatype: ContractClass): Rule[] | undefined {
   if (hasTransformRules(metatype)) return undefined;
@@ -104,7 +107,6 @@ function flatRules(metatype: ContractClass): Rule[] | undefined {
     if (property in Object.prototype) return undefined;
     const rule: Rule = { property, conditions: [], checks: [] };
     for (const m of list) {
-      if (m.each) return undefined;
       switch (m.type) {
         case ValidationTypes.WHITELIST:
           break;
@@ -116,7 +118,12 @@ function flatRules(metatype: ContractClass): Rule[] | undefined {
           for (const c of storage.getTargetValidatorConstraints(m.constraintCls)) {
             // validateSync leaves asynchronous constraints out; so does this.
             if (!c.async) {
-              rule.checks.push({ property, constraints: m.constraints, validator: c.instance });
+              rule.checks.push({
+                property,
+                constraints: m.constraints,
+                validator: c.instance,
+                each: m.each === true,
+              });
             }
           }
           break;
@@ -140,8 +147,12 @@ function compile(metatype: ContractClass): CompiledContract | undefined {
     if (object.constructor !== metatype) return undefined;
     for (const key of Object.keys(plain)) {
       if (key === '__proto__' || key === 'constructor') continue;
-      const value = plain[key];
-      if (value !== null && typeof value === 'object') return undefined;
+      let value = plain[key];
+      if (value !== null && typeof value === 'object') {
+        // class-transformer copies an array of primitives item by item (no implicit conversion).
+        if (!Array.isArray(value) || !value.every(isPrimitive)) return undefined;
+        value = [...(value as unknown[])];
+      }
       // As class-transformer: a getter without a setter, or a method, is not overwritten; a
       // setter would run code of the class's own, which the full path then runs.
       const accessor = Object.getOwnPropertyDescriptor(metatype.prototype, key);
@@ -155,19 +166,27 @@ function compile(metatype: ContractClass): CompiledContract | undefined {
       const value = object[rule.property];
       if (!rule.conditions.every((holds) => holds(object, value))) continue;
       for (const check of rule.checks) {
-        const valid = check.validator.validate(value, {
+        const args = {
           targetName: metatype.name,
           property: check.property,
           object,
           value,
           constraints: check.constraints,
-        });
-        if (valid !== true) return undefined;
+        };
+        // As class-validator: with `each`, an array's items with the whole value's arguments.
+        const valid =
+          check.each && Array.isArray(value)
+            ? value.every((item) => check.validator.validate(item, args) === true)
+            : check.validator.validate(value, args) === true;
+        if (!valid) return undefined;
       }
     }
     return object;
   };
 }
+
+const isPrimitive = (v: unknown) =>
+  typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
 const compiled = new WeakMap<
   ContractClass,
