@@ -127,6 +127,9 @@ function contentWords(text: string): string[] {
 /** Words that ask about memory: they match a line, but say nothing of what it is about. */
 const ASKING = new Set('decide decided deciding remember remembered recall'.split(' '));
 
+/** A line that quotes someone (`Basil said: "…"`, `Ana: "…"`) or is a Discord quote (`> …`). */
+const QUOTING = /:\s*["“]|^>\s/m;
+
 /** "I said", "I told you", "my …": the asker asks about their own words. */
 const OWN_WORDS = /\b(i (said|told|mentioned|wrote|asked)|my)\b/i;
 
@@ -143,6 +146,9 @@ function bestHit(p: ReadPrompt, anyWillDo: boolean, memoryAsk: boolean): Recalle
     if (r.who && p.speaker && r.who === p.speaker) continue;
     // A line memory cut short ("…") is no longer what anyone said: it is never quoted.
     if (/(…|\.\.\.)$/.test(r.text)) continue;
+    // Nor a line that quotes someone itself: a quote of a quote tells nothing new, and
+    // replies that quote such lines nest deeper and longer each turn.
+    if (QUOTING.test(r.text)) continue;
     const words = contentWords(r.text);
     const overlap = words.filter((w) => asked.has(w)).length;
     const score = overlap + (own && r.who === p.author ? 2 : 0);

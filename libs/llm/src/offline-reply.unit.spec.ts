@@ -238,6 +238,25 @@ describe('the offline participant model', () => {
     expect(text).not.toMatch(/peppers|…/);
   });
 
+  it('never quotes a line that quotes someone itself', () => {
+    const text = participantReply(
+      chat(
+        'You are Dit.',
+        [
+          '## message from Sam',
+          'what did we say about the raised beds by the fence with cedar boards?',
+          '## From the archive',
+          '[#1 2026-11-20 18:02] Ana: the raised beds get the morning sun',
+          '[#1 2026-11-20 18:03] Basil: Ana said: "the raised beds need cedar boards"',
+          '[#1 2026-11-20 18:04] Cleo: Ana: "raised beds by the fence"',
+        ].join('\n'),
+      ),
+    );
+    expect(text).toMatch(/morning sun/);
+    expect(text).not.toMatch(/need cedar|by the fence/);
+    expect(text.match(/"/g)?.length ?? 0).toBeLessThanOrEqual(2);
+  });
+
   it('never recalls another agent’s reply to the same message', () => {
     const asked = 'what is Dirigent good for?';
     const text = participantReply(
