@@ -227,6 +227,7 @@ export async function liveRow(databaseUrl: string, o: LiveRowOptions): Promise<B
       index_load_ms: Math.round(loadMs),
       index_vectors_placed_ms: Math.round(vectorsMs),
       rss_mb: rssReady,
+      ...(jobs ? { jobs_replica_rss_mb: jobs.rssMb() } : {}),
       index_rss_mb_per_100k_msgs: round((rssReady - rssStarted) / per100k, 0),
       first_search_after_restart_ms: Math.round(firstMs),
       index_ready_after_restart_ms: Math.round(readyMs),

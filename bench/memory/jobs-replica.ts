@@ -47,6 +47,12 @@ export class JobsReplica {
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
   }
 
+  /** Its resident memory (MB). */
+  rssMb(): number {
+    const status = readFileSync(`/proc/${this.service.child.pid}/status`, 'utf8');
+    return Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024);
+  }
+
   async stop(): Promise<void> {
     await this.service.kill('SIGTERM');
   }
