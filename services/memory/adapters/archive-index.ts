@@ -141,10 +141,13 @@ export class ArchiveIndex implements OnApplicationBootstrap, OnApplicationShutdo
   /** Whether this replica holds indexes at all (not memory's `jobs` role). */
   private readonly holds: boolean;
   /**
-   * Whether its held guilds follow the table every `CATCH_UP_MS` by themselves (memory's
-   * `queries` role, where no ingest adds to them), rather than on their searches.
+   * Whether the held guilds follow the table every `CATCH_UP_MS` by themselves (memory's
+   * `queries` role, where no ingest adds to them), rather than each on its searches: one
+   * read of the rows committed since `followedSeq`, whatever the number of guilds held.
    */
   private readonly follows: boolean;
+  private followedSeq?: number;
+  private followingTable?: Promise<void>;
   private following?: NodeJS.Timeout;
   /** The database's time of the last look at the deletions, and the jobs seen since. */
   private deletionsSeenAt?: Date;
@@ -174,13 +177,21 @@ export class ArchiveIndex implements OnApplicationBootstrap, OnApplicationShutdo
   onApplicationBootstrap(): void {
     if (!this.holds) return this.preloadDone();
     this.following = setInterval(() => {
-      if (this.follows) for (const [id, g] of this.guilds) if (g.ready) this.catchUpSoon(id, g);
+      if (this.follows) {
+        this.followingTable ??= outsideLane(() => this.followTable())
+          .catch((e: Error) => this.log.warn(`archive not followed: ${e.message}`))
+          .finally(() => (this.followingTable = undefined));
+      }
       this.followingDeletions ??= outsideLane(() => this.followDeletions())
         .catch((e: Error) => this.log.warn(`deletions not followed: ${e.message}`))
         .finally(() => (this.followingDeletions = undefined));
     }, CATCH_UP_MS);
     this.following.unref();
-    void this.preload()
+    // Following starts from the table's head before any guild loads: what a load misses
+    // (committed after its last page) comes after that head.
+    void (this.follows ? outsideLane(() => this.followFromHead()) : Promise.resolve())
+      .catch((e: Error) => this.log.warn(`archive head not read: ${e.message}`))
+      .then(() => this.preload())
       .catch((e: Error) => this.log.warn(`archive index not preloaded: ${e.message}`))
       .finally(() => this.preloadDone());
   }
@@ -208,12 +219,61 @@ export class ArchiveIndex implements OnApplicationBootstrap, OnApplicationShutdo
       clearTimeout(timer);
       if (!g.ready) return null;
     }
-    this.catchUpSoon(guildId, g);
+    if (!this.follows) this.catchUpSoon(guildId, g);
     return g.index;
   }
 
   onApplicationShutdown(): void {
     clearInterval(this.following);
+  }
+
+  private async followFromHead(): Promise<void> {
+    const [head] = await sql(
+      this.em.fork(),
+      `select coalesce(max(seq), 0) as seq from memory_message`,
+    );
+    this.followedSeq ??= Number(head.seq);
+  }
+
+  /**
+   * The rows committed since the last look (and `LOOKBACK` before it, for commits out of
+   * sequence order), for every guild held: a ready guild's index takes those it lacks, a
+   * loading one's takes those after its last (applied once its load is done). Looks again
+   * at once while a look is full (a burst).
+   */
+  private async followTable(): Promise<void> {
+    if (this.followedSeq === undefined) return this.followFromHead();
+    for (;;) {
+      const seen = await sql(
+        this.em.fork(),
+        `select seq, guild_id, message_id from memory_message where seq > ? order by seq limit ?`,
+        [Math.max(0, this.followedSeq - LOOKBACK), LOOKBACK * 4],
+      );
+      for (const r of seen) this.followedSeq = Math.max(this.followedSeq, Number(r.seq));
+      const wanted = seen.filter((r) => {
+        const g = this.guilds.get(r.guild_id as string);
+        if (!g || g.evicted) return false;
+        if (!g.ready) return Number(r.seq) > g.lastSeq;
+        return !g.index.has(r.message_id) && !g.incoming.has(r.message_id);
+      });
+      if (wanted.length) {
+        const rows = await sql(
+          this.em.fork(),
+          `select seq, guild_id, message_id, channel_id, author_id, author_name, content, created_at
+           from memory_message where seq in (select (jsonb_array_elements_text(?::jsonb))::bigint)
+           order by seq`,
+          [JSON.stringify(wanted.map((r) => String(r.seq)))],
+        );
+        const byGuild = new Map<string, Row[]>();
+        for (const r of rows) {
+          const list = byGuild.get(r.guild_id as string) ?? [];
+          list.push(r);
+          byGuild.set(r.guild_id as string, list);
+        }
+        for (const [guildId, list] of byGuild) await this.add(guildId, list);
+      }
+      if (seen.length < LOOKBACK * 4) return;
+    }
   }
 
   /**

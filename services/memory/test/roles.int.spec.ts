@@ -39,14 +39,11 @@ describe('memory in a queries and a jobs replica', () => {
 
   it('stores on the jobs replica and answers, following its writes and deletions, on the queries one', async () => {
     const g = h.guild();
+    const other = h.guild();
     const channel = snowflake();
     const ann = snowflake();
-    const search = (query: string) =>
-      h.request<{ hits: MemoryHit[] }>(Subjects.memory.search, {
-        guildId: g.guildId,
-        query,
-        k: 5,
-      });
+    const search = (query: string, guildId = g.guildId) =>
+      h.request<{ hits: MemoryHit[] }>(Subjects.memory.search, { guildId, query, k: 5 });
 
     // Nothing answers before the queries replica is up: the jobs replica subscribes to no request.
     const unanswered = await search('anything');
@@ -58,9 +55,12 @@ describe('memory in a queries and a jobs replica', () => {
     const gone = await g.say(channel, ann, 'my tortoise Bartholomew hides under the porch', {
       authorName: 'Ann',
     });
+    const otherFirst = await other.say(channel, ann, 'the choir rehearses on Thursdays', {
+      authorName: 'Ann',
+    });
     queries = await role('queries');
-    const found = async (query: string, id: string) => {
-      const r = await search(query);
+    const found = async (query: string, id: string, guildId = g.guildId) => {
+      const r = await search(query, guildId);
       return r.ok && r.data.hits.some((hit) => hit.messageId === id);
     };
     await waitFor(() => found('lighthouse door teal', kept), 20_000, 100, 'the first message');
@@ -72,6 +72,22 @@ describe('memory in a queries and a jobs replica', () => {
       authorName: 'Ann',
     });
     await waitFor(() => found('ferry Quillhaven', later), 20_000, 100, 'a later message');
+    await waitFor(
+      () => found('choir Thursdays', otherFirst, other.guildId),
+      20_000,
+      100,
+      "the other guild's message",
+    );
+    // Every guild held follows the one read of the table.
+    const otherLater = await other.say(channel, ann, 'the choir sings Vivaldi in March', {
+      authorName: 'Ann',
+    });
+    await waitFor(
+      () => found('choir Vivaldi', otherLater, other.guildId),
+      20_000,
+      100,
+      "the other guild's later message",
+    );
 
     // Deleted through the jobs replica: gone from the queries replica's own index.
     await g.delete(channel, gone);
