@@ -7,6 +7,7 @@ import type { INestApplication } from '@nestjs/common';
 import {
   natsInboxPrefix,
   natsPasswordVariable,
+  Buckets,
   Durables,
   NatsServices,
   ServiceNatsGrants,
@@ -16,7 +17,7 @@ import {
   subject,
   type NatsService,
 } from '@dirigent/contracts';
-import { NatsClient, ensureStream } from '@dirigent/messaging';
+import { Messaging, NatsClient, ensureStream } from '@dirigent/messaging';
 import { startServiceApp, type BaseConfig, type ServiceDefinition } from '@dirigent/service-kit';
 import { snowflake, testDatabaseUrl, uid, waitFor } from '@dirigent/testing';
 import { startPrivateNats, type PrivateNats } from '../../libs/testing/src/private-services';
@@ -136,6 +137,9 @@ describe('deploy: every service is its own NATS user with allow-lists', () => {
     ['turn-coordinator', Subjects.router.skillInvoke, 'invoke a skill'],
     ['turn-coordinator', subject.discordEvent(g, c, 'reaction.added'), 'forge a reaction'],
     ['turn-coordinator', `$JS.API.STREAM.PURGE.${StreamSpecs.eventStore.name}`, 'purge a stream'],
+    ['memory-jobs', 'dirigent.internal.memory.mem-a.search', 'forward a search'],
+    ['memory-jobs', `$KV.${Buckets.memoryLeases}.p8.0`, 'take a guild partition'],
+    ['memory-jobs', Subjects.discord.cmdSendMessage, 'post to Discord'],
   ])('%s may not publish %s (%s)', async (service, subj) => {
     expect(await publishAs(service, subj)).toBe(false);
   });
@@ -146,6 +150,8 @@ describe('deploy: every service is its own NATS user with allow-lists', () => {
     ['llm-gateway', Subjects.discord.cmdAll],
     ['memory', '_INBOX.>'],
     ['memory', `${natsInboxPrefix('turn-coordinator')}.>`],
+    ['memory-jobs', Subjects.memory.search],
+    ['memory-jobs', Subjects.memory.forget],
   ])('%s may not listen on %s', async (service, subj) => {
     const nc = await as(service);
     const before = refused.get(service)!.length;
@@ -219,6 +225,7 @@ describe('deploy: every service is its own NATS user with allow-lists', () => {
       ['turn-coordinator', TurnCoordinatorService],
       ['router', RouterService],
       ['memory', MemoryService],
+      ['memory-jobs', MemoryService],
       ['llm-gateway', LlmGatewayService],
     ];
     for (const [service, def] of defs) {
@@ -284,6 +291,87 @@ describe('deploy: every service is its own NATS user with allow-lists', () => {
         expect(violations('memory', since)).toEqual([]);
       } finally {
         await app.close();
+      }
+    });
+
+    it('memory in its two roles, each as its own user', async () => {
+      const since = serverLog().length;
+      const role = (service: NatsService, r: string) =>
+        startServiceApp(
+          MemoryService,
+          env(service, {
+            MEMORY_PORT: '0',
+            DIRIGENT_MEMORY_EMBEDDER: 'local',
+            DIRIGENT_MEMORY_ROLE: r,
+          }),
+        );
+      const { app: jobs } = await role('memory-jobs', 'jobs');
+      const { app: queries } = await role('memory', 'queries');
+      try {
+        await settled(jobs, 'memory-jobs', since, [
+          `${StreamSpecs.discordEvents.name}/memory-discord-evt`,
+          `${StreamSpecs.routerEvents.name}/memory-router-decisions`,
+        ]);
+        const reply = await (
+          await as('router')
+        ).request(Subjects.memory.search, JSON.stringify({ guildId: g, query: 'hello', k: 3 }), {
+          timeout: 10_000,
+        });
+        expect(reply.json<{ ok: boolean }>().ok).toBe(true);
+        // A message the ingest publishes is stored by the jobs replica (its batch, its
+        // timers) and found through the queries replica, neither refused anything.
+        const ingest = new Messaging(
+          await NatsClient.connect({
+            url: nats.url,
+            name: 'discord-ingest',
+            user: 'discord-ingest',
+            pass: password('discord-ingest'),
+          }),
+          'discord-ingest',
+          { info: () => undefined, warn: () => undefined, error: () => undefined },
+        );
+        const guildId = snowflake();
+        const channelId = snowflake();
+        const messageId = snowflake();
+        try {
+          await ingest.publishEvent(
+            subject.discordEvent(guildId, channelId, 'message.created'),
+            'message.created',
+            {
+              guildId,
+              channelId,
+              messageId,
+              authorId: snowflake(),
+              authorIsBot: false,
+              content: 'the lighthouse keeper painted the door teal',
+              createdAt: new Date().toISOString(),
+            },
+          );
+        } finally {
+          await ingest.close();
+          await ingest.client.close();
+        }
+        await waitFor(
+          async () => {
+            const r = await (
+              await as('router')
+            ).request(
+              Subjects.memory.search,
+              JSON.stringify({ guildId, query: 'lighthouse door teal', k: 3 }),
+              { timeout: 10_000 },
+            );
+            const body = r.json<{ ok: boolean; data?: { hits: { messageId?: string }[] } }>();
+            return !!body.data?.hits.some((h) => h.messageId === messageId);
+          },
+          30_000,
+          100,
+          'the message to be stored and found',
+        );
+        expect(violations('memory-jobs', since)).toEqual([]);
+        expect(violations('memory', since)).toEqual([]);
+      } finally {
+        await queries.close();
+        await jobs.close();
       }
     });
 

@@ -17,6 +17,8 @@ export const NatsServices = [
   'turn-coordinator',
   'router',
   'memory',
+  // Memory's `jobs` role (DIRIGENT_MEMORY_ROLE): its consumers and timers, no request doors.
+  'memory-jobs',
   'llm-gateway',
 ] as const;
 export type NatsService = (typeof NatsServices)[number];
@@ -64,6 +66,29 @@ const DISCORD_DOORS = [
   discord.queryGuilds,
   discord.querySelf,
 ];
+
+/**
+ * What memory's background work does (every memory replica but a `queries` one): memory's
+ * events, model calls, memory's timers and dead letters; the streams it consumes.
+ */
+const MEMORY_JOBS: ServiceNatsGrant = {
+  publish: [
+    Subjects.memory.evtAll,
+    Subjects.llm.chat,
+    Subjects.llm.embed,
+    ownTimers('memory'),
+    Subjects.deadLetter.all,
+  ],
+  subscribe: [],
+  streams: [
+    Streams.discordEvents,
+    Streams.timerFired,
+    Streams.memoryEvents,
+    Streams.routerEvents,
+    Streams.deadLetter,
+  ],
+  buckets: [Buckets.timers],
+};
 
 /**
  * What each service does on NATS, read from its handlers, publishers and clients.
@@ -211,11 +236,7 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
   },
   memory: {
     publish: [
-      Subjects.memory.evtAll,
-      Subjects.llm.chat,
-      Subjects.llm.embed,
-      ownTimers('memory'),
-      Subjects.deadLetter.all,
+      ...MEMORY_JOBS.publish,
       // A search forwarded to the replica that holds the guild's partition.
       'dirigent.internal.memory.*.search',
     ],
@@ -228,15 +249,12 @@ export const ServiceNatsGrants: Record<NatsService, ServiceNatsGrant> = {
       Subjects.memory.forget,
       'dirigent.internal.memory.*.search',
     ],
-    streams: [
-      Streams.discordEvents,
-      Streams.timerFired,
-      Streams.memoryEvents,
-      Streams.routerEvents,
-      Streams.deadLetter,
-    ],
-    buckets: [Buckets.timers, Buckets.memoryLeases],
+    streams: MEMORY_JOBS.streams,
+    buckets: [...MEMORY_JOBS.buckets, Buckets.memoryLeases],
   },
+  // Memory's background work (its `jobs` role): it answers no request, holds no index (so
+  // no leases) and forwards no search.
+  'memory-jobs': MEMORY_JOBS,
   'llm-gateway': {
     publish: [
       Subjects.llm.usage,
