@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/postgresql';
 import { Subjects, type MemoryEpoch, type MemoryHit } from '@dirigent/contracts';
 import { startServiceApp } from '@dirigent/service-kit';
 import { snowflake, waitFor } from '@dirigent/testing';
@@ -102,16 +103,35 @@ describe('memory in a queries and a jobs replica', () => {
     expect((await index.get(g.guildId, 5_000))?.has(kept)).toBe(true);
 
     // The channel's epoch closes on the jobs replica's timer; the queries replica lists it.
+    // Both guilds' epochs close and the deletion's redaction is done before the replicas
+    // stop, so that no timer or job of this file is left for the next file's replicas.
+    for (const guildId of [g.guildId, other.guildId]) {
+      await waitFor(
+        async () => {
+          const r = await h.ok<{ epochs: MemoryEpoch[] }>(Subjects.memory.epochsList, {
+            guildId,
+          });
+          return r.epochs.some((e) => e.channelId === channel);
+        },
+        30_000,
+        100,
+        'the epoch to close',
+      );
+    }
+    const db = jobs.get(EntityManager);
     await waitFor(
-      async () => {
-        const r = await h.ok<{ epochs: MemoryEpoch[] }>(Subjects.memory.epochsList, {
-          guildId: g.guildId,
-        });
-        return r.epochs.some((e) => e.channelId === channel);
-      },
+      async () =>
+        (
+          await db
+            .fork()
+            .getConnection()
+            .execute<
+              { n: string }[]
+            >('select count(*) n from memory_redaction where guild_id = ? and done_at is null', [g.guildId])
+        )[0].n === '0',
       30_000,
       100,
-      'the epoch to close',
+      'the redaction to be done',
     );
   });
 });
