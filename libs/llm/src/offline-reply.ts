@@ -146,8 +146,7 @@ function bestHit(p: ReadPrompt, anyWillDo: boolean, memoryAsk: boolean): Recalle
     if (r.who && p.speaker && r.who === p.speaker) continue;
     // A line memory cut short ("…") is no longer what anyone said: it is never quoted.
     if (/(…|\.\.\.)$/.test(r.text)) continue;
-    // Nor a line that quotes someone itself: a quote of a quote tells nothing new, and
-    // replies that quote such lines nest deeper and longer each turn.
+    // Nor a line quoting someone itself: replies quoting it would nest deeper each turn.
     if (QUOTING.test(r.text)) continue;
     const words = contentWords(r.text);
     const overlap = words.filter((w) => asked.has(w)).length;
