@@ -48,6 +48,9 @@ interface Followup {
   reason?: string;
 }
 
+/** The router's goal for reading the room (issue's p99). */
+const SLOW_GATHER_MS = 20;
+
 /** Counts as the soak runs; `report` at the end. */
 export class CommunityLedger {
   messages = 0;
@@ -68,6 +71,8 @@ export class CommunityLedger {
   /** The decision alone (scoring and the choice from gathered inputs), and reading the room. */
   private readonly decideMs: number[] = [];
   private readonly gatherMs: number[] = [];
+  /** Gathers over the goal (20 ms): when (ms since epoch) and which inputs were late. */
+  private readonly slowGathers: { at: number; late: string[] }[] = [];
   decisions = 0;
   burstsStopped = 0;
   /** Turns whose messages the bots' run cut short (`held-back` events). */
@@ -132,6 +137,24 @@ export class CommunityLedger {
     this.kills.push(at);
   }
 
+  /**
+   * The gathers over 20 ms: how many came within 10 s of a router restart, and how many
+   * named each late input (none: every input in, the wait was elsewhere).
+   */
+  private slowBreakdown(): string {
+    const afterKill = this.slowGathers.filter((g) =>
+      this.kills.some((k) => g.at >= k && g.at - k <= 10_000),
+    ).length;
+    const late = new Map<string, number>();
+    for (const g of this.slowGathers) {
+      for (const name of g.late.length ? g.late : ['none']) {
+        late.set(name, (late.get(name) ?? 0) + 1);
+      }
+    }
+    const named = [...late].map(([n, c]) => `${n}:${c}`).join(' ');
+    return `${this.slowGathers.length} over ${SLOW_GATHER_MS} ms, ${afterKill} within 10 s of a restart; late ${named}`;
+  }
+
   /** A chain of messages with, for each bot message, the decision that planned it. */
   private explain(channelId: string, chain: ChainLink[]): string {
     const t0 = chain[0].at;
@@ -174,6 +197,9 @@ export class CommunityLedger {
     if (d.timings) {
       this.decideMs.push(d.timings.decideMs);
       this.gatherMs.push(d.timings.gatherMs);
+      if (d.timings.gatherMs > SLOW_GATHER_MS) {
+        this.slowGathers.push({ at: Date.now(), late: d.inputs?.late ?? [] });
+      }
     }
     if (d.trigger === 'self-followup' && d.followupId) this.followup(d.followupId).decisions++;
   }
@@ -263,6 +289,7 @@ export class CommunityLedger {
       decisionPureMaxMs: round(Math.max(0, ...this.decideMs), 3),
       gatherP50Ms: round(percentile(this.gatherMs, 50), 1),
       gatherP99Ms: round(percentile(this.gatherMs, 99), 1),
+      gatherSlow: this.slowBreakdown(),
       decisionModelFreeP50Ms: round(percentile(this.modelFreeMs, 50), 2),
       decisionModelFreeP99Ms: round(percentile(this.modelFreeMs, 99), 2),
       decisionAllP99Ms: round(percentile(this.allMs, 99), 2),
