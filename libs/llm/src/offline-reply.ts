@@ -134,11 +134,11 @@ const QUOTING = /:\s*["“]|^>\s/m;
 const OWN_WORDS = /\b(i (said|told|mentioned|wrote|asked)|my)\b/i;
 
 /**
- * The memory line sharing the most words with the message (ties: the latest); null if none.
- * A question about the asker's own words ("where I said …") looks at the asker's lines first.
+ * The memory line sharing the most words, the speaker's name aside, with the message (ties: the
+ * latest); null if none. Asked of the asker's own words ("where I said …"): their lines first.
  */
 function bestHit(p: ReadPrompt, anyWillDo: boolean, memoryAsk: boolean): Recalled | null {
-  const asked = new Set(contentWords(p.message));
+  const asked = new Set(contentWords(p.message).filter((w) => w !== p.speaker?.toLowerCase()));
   const own = memoryAsk && OWN_WORDS.test(p.message) && p.author;
   let best: Recalled | null = null;
   let bestScore = 0;

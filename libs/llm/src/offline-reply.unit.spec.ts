@@ -126,6 +126,27 @@ describe('the offline participant model', () => {
     expect(text).not.toMatch(/Basil|nobody/);
   });
 
+  it('does not take the name it is called by for what the question is about', () => {
+    // The playground: the picnic line and an earlier question to Dit share one word each with
+    // "Dit, where did I say the picnic was?"; only the picnic is what was asked about.
+    const text = participantReply(
+      chat(
+        'You are Dit.',
+        [
+          '## message from You',
+          'Dit, where did I say the picnic was?',
+          '## memory',
+          '[#1] You: hi everyone, I am planning a picnic at Lake Merritt on Saturday',
+          '[#1] You: Dit, what do you think about bringing a guitar?',
+        ].join('\n'),
+      ),
+    );
+    expect(text).toMatch(
+      /you said: "hi everyone, I am planning a picnic at Lake Merritt on Saturday"/,
+    );
+    expect(text).not.toMatch(/guitar/);
+  });
+
   it('says it has nothing rather than recall a line that shares no word with the question', () => {
     const text = participantReply(
       chat(
