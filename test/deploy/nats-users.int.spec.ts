@@ -271,6 +271,22 @@ describe('deploy: every service is its own NATS user with allow-lists', () => {
       expect(violations(service, since)).toEqual([]);
     };
 
+    /** Memory's consumers, which a replica that stores (not a `queries` one) starts. */
+    const memoryDurables = [
+      `${StreamSpecs.discordEvents.name}/memory-discord-evt`,
+      `${StreamSpecs.routerEvents.name}/memory-router-decisions`,
+    ];
+
+    /** A memory search as the router asks it; the reply's body. */
+    const search = async (guildId: string, query: string) => {
+      const reply = await (
+        await as('router')
+      ).request(Subjects.memory.search, JSON.stringify({ guildId, query, k: 3 }), {
+        timeout: 10_000,
+      });
+      return reply.json<{ ok: boolean; data?: { hits: { messageId?: string }[] } }>();
+    };
+
     it('memory', async () => {
       const since = serverLog().length;
       const { app } = await startServiceApp(
@@ -278,16 +294,8 @@ describe('deploy: every service is its own NATS user with allow-lists', () => {
         env('memory', { MEMORY_PORT: '0', DIRIGENT_MEMORY_EMBEDDER: 'local' }),
       );
       try {
-        await settled(app, 'memory', since, [
-          `${StreamSpecs.discordEvents.name}/memory-discord-evt`,
-          `${StreamSpecs.routerEvents.name}/memory-router-decisions`,
-        ]);
-        const reply = await (
-          await as('router')
-        ).request(Subjects.memory.search, JSON.stringify({ guildId: g, query: 'hello', k: 3 }), {
-          timeout: 10_000,
-        });
-        expect(reply.json<{ ok: boolean }>().ok).toBe(true);
+        await settled(app, 'memory', since, memoryDurables);
+        expect((await search(g, 'hello')).ok).toBe(true);
         expect(violations('memory', since)).toEqual([]);
       } finally {
         await app.close();
@@ -308,16 +316,8 @@ describe('deploy: every service is its own NATS user with allow-lists', () => {
       const { app: jobs } = await role('memory-jobs', 'jobs');
       const { app: queries } = await role('memory', 'queries');
       try {
-        await settled(jobs, 'memory-jobs', since, [
-          `${StreamSpecs.discordEvents.name}/memory-discord-evt`,
-          `${StreamSpecs.routerEvents.name}/memory-router-decisions`,
-        ]);
-        const reply = await (
-          await as('router')
-        ).request(Subjects.memory.search, JSON.stringify({ guildId: g, query: 'hello', k: 3 }), {
-          timeout: 10_000,
-        });
-        expect(reply.json<{ ok: boolean }>().ok).toBe(true);
+        await settled(jobs, 'memory-jobs', since, memoryDurables);
+        expect((await search(g, 'hello')).ok).toBe(true);
         // A message the ingest publishes is stored by the jobs replica (its batch, its
         // timers) and found through the queries replica, neither refused anything.
         const ingest = new Messaging(
@@ -352,17 +352,10 @@ describe('deploy: every service is its own NATS user with allow-lists', () => {
           await ingest.client.close();
         }
         await waitFor(
-          async () => {
-            const r = await (
-              await as('router')
-            ).request(
-              Subjects.memory.search,
-              JSON.stringify({ guildId, query: 'lighthouse door teal', k: 3 }),
-              { timeout: 10_000 },
-            );
-            const body = r.json<{ ok: boolean; data?: { hits: { messageId?: string }[] } }>();
-            return !!body.data?.hits.some((h) => h.messageId === messageId);
-          },
+          async () =>
+            !!(await search(guildId, 'lighthouse door teal')).data?.hits.some(
+              (h) => h.messageId === messageId,
+            ),
           30_000,
           100,
           'the message to be stored and found',
