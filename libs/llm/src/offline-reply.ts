@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { NO_REPLY } from '@dirigent/contracts';
+import { askedWords, contentWords, onlyAsks, overlap } from './offline-words';
 import { contentText, type ChatRequest } from './request';
 
 /** One line of what memory put in the prompt: who said it (when known) and the text. */
@@ -23,18 +24,6 @@ export interface ReadPrompt {
 
 const MEMORY_HEADINGS =
   /^(live transcript|from the archive|highlights|earlier conversations|group lore|people|memory)/i;
-const STOP = new Set(
-  (
-    'a an and are as at be been but by can could did do does for from had has have hey hi how i if in ' +
-    'into is it its just me my no not of on or our so that the their them then there these they this ' +
-    'to too up us was we were what when where which who why will with would you your yours about all ' +
-    'any also some than very really like get got okay ok yes yeah one out over more most much should ' +
-    "may might let lets let's i'm it's that's don't dont im youre you're we're ever think " +
-    'today finally know want going still maybe thing things something anyone everyone please ' +
-    'yet nobody said say much here sure hmm good fair point interesting hear others ' +
-    "i'd i'll i've you'd you'll we'll we've time"
-  ).split(' '),
-);
 
 /** Splits `## heading` sections; text before the first heading is section ''. */
 function sections(text: string): { heading: string; body: string }[] {
@@ -81,7 +70,9 @@ export function readPrompt(req: ChatRequest): ReadPrompt {
   const key = normal(message);
   const memory = parts
     .filter((s) => MEMORY_HEADINGS.test(s.heading))
-    .flatMap((s) => upTo(s.body.split('\n'), key))
+    .flatMap((s) =>
+      CHRONOLOGICAL.test(s.heading) ? upTo(s.body.split('\n'), key) : s.body.split('\n'),
+    )
     .map(recalled)
     .filter(
       (r): r is Recalled => !!r && normal(withoutMentions(r.text)) !== key && !isMarker(r.text),
@@ -102,9 +93,13 @@ export function readPrompt(req: ChatRequest): ReadPrompt {
   };
 }
 
+/** A section in the order things were said; the others are ranked (the archive, highlights). */
+const CHRONOLOGICAL = /^live transcript/i;
+
 /**
- * A section's lines up to the message answered (its last occurrence): what follows it in a
- * transcript answers it (another agent's reply to the same message), not memory of anything.
+ * A transcript's lines up to the message answered (its last occurrence): what follows it
+ * answers it (another agent's reply to the same message), not memory of anything. A ranked
+ * section is not cut: the message itself may rank first in it.
  */
 function upTo(lines: string[], key: string): string[] {
   if (!key) return lines;
@@ -118,27 +113,19 @@ function upTo(lines: string[], key: string): string[] {
 const normal = (text: string) => text.toLowerCase().replace(/\W+/g, ' ').trim();
 const isMarker = (text: string) => text.trim() === NO_REPLY || text.startsWith('[offline');
 
-function contentWords(text: string): string[] {
-  return (text.toLowerCase().match(/[a-z0-9][a-z0-9'-]*/g) ?? []).filter(
-    (w) => w.length > 2 && !STOP.has(w),
-  );
-}
-
-/** Words that ask about memory: they match a line, but say nothing of what it is about. */
-const ASKING = new Set('decide decided deciding remember remembered recall'.split(' '));
-
 /** A line that quotes someone (`Basil said: "…"`, `Ana: "…"`) or is a Discord quote (`> …`). */
 const QUOTING = /:\s*["“]|^>\s/m;
 
 /** "I said", "I told you", "my …": the asker asks about their own words. */
-const OWN_WORDS = /\b(i (said|told|mentioned|wrote|asked)|my)\b/i;
+const OWN_WORDS = /\b(i (said|say|told|tell|mentioned|mention|wrote|asked)|my)\b/i;
 
 /**
- * The memory line sharing the most words, the speaker's name aside, with the message (ties: the
- * latest); null if none. Asked of the asker's own words ("where I said …"): their lines first.
+ * The memory line sharing most of what the message asks about (`askedWords`), ties to the
+ * latest, a question never; null if none. Asked of the asker's own words ("where I said …"):
+ * their lines first.
  */
 function bestHit(p: ReadPrompt, anyWillDo: boolean, memoryAsk: boolean): Recalled | null {
-  const asked = new Set(contentWords(p.message).filter((w) => w !== p.speaker?.toLowerCase()));
+  const asked = askedWords(p.message, p.speaker);
   const own = memoryAsk && OWN_WORDS.test(p.message) && p.author;
   let best: Recalled | null = null;
   let bestScore = 0;
@@ -148,10 +135,10 @@ function bestHit(p: ReadPrompt, anyWillDo: boolean, memoryAsk: boolean): Recalle
     if (/(…|\.\.\.)$/.test(r.text)) continue;
     // Nor a line quoting someone itself: replies quoting it would nest deeper each turn.
     if (QUOTING.test(r.text)) continue;
-    const words = contentWords(r.text);
-    const overlap = words.filter((w) => asked.has(w)).length;
-    const score = overlap + (own && r.who === p.author ? 2 : 0);
-    if (score >= bestScore && (score > 0 || anyWillDo) && words.length) {
+    // Nor a question: "where is the picnic?" is no answer to where the picnic is.
+    if (onlyAsks(r.text)) continue;
+    const score = overlap(r.text, asked) + (own && r.who === p.author ? 2 : 0);
+    if (score >= bestScore && (score > 0 || anyWillDo) && contentWords(r.text).length) {
       best = r;
       bestScore = score;
     }
@@ -179,7 +166,7 @@ function quotable(text: string, asked: ReadonlySet<string>): string {
   let best = parts[0];
   let bestScore = -1;
   for (const s of parts) {
-    const score = contentWords(s).filter((w) => asked.has(w)).length;
+    const score = overlap(s, asked);
     if (score > bestScore) [best, bestScore] = [s, score];
   }
   return best;
@@ -383,7 +370,7 @@ const THANKS = /\b(thanks|thank you|thx|cheers)\b/i;
 const QUESTION =
   /\?|^(who|what|when|where|why|how|do|does|did|can|could|is|are|should|would|will)\b/i;
 const MEMORY_ASK =
-  /\b(remember|recall|remind|earlier|last time|decid|agreed|we said|talked about)/i;
+  /\b(remember|recall|remind|earlier|last time|decid|agreed|we said|talked about|again\b|did (i|we|you|they|he|she|\w+) (say|mention|tell|write))/i;
 const REMIND = /\bremind (me|us)\b/i;
 
 const CAPABILITIES = /\b(what can you do|what do you do|help me with|your (skills|abilities))\b/i;
@@ -436,9 +423,7 @@ export function participantReply(req: ChatRequest): string {
   // A memory question recalls only what shares a word with it (or the asker's own words):
   // the latest line at random would answer something nobody asked.
   const hit = bestHit(p, !p.message, memoryAsk);
-  const recalled = hit
-    ? recollection(hit, p.author, new Set(contentWords(p.message).filter((w) => !ASKING.has(w))))
-    : '';
+  const recalled = hit ? recollection(hit, p.author, askedWords(p.message, p.speaker)) : '';
   if (!p.message) return recalled ? ended(say(voice.unprompted)(recalled)) : NO_REPLY;
   if (GREETING.test(p.message) && !QUESTION.test(p.message.replace(GREETING, ''))) {
     return say(voice.hello(to));

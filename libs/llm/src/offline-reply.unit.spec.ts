@@ -147,6 +147,53 @@ describe('the offline participant model', () => {
     expect(text).not.toMatch(/guitar/);
   });
 
+  it('answers from what was said, never from a question, and hears "bring" in "bringing"', () => {
+    // The playground: questions to Dit sit between the statements they ask about.
+    const transcript = [
+      '## Live transcript',
+      '[#1] You (human): The picnic is at Riverside Park on Saturday at noon.',
+      '[#1] You (human): Dit, what do you think about bringing a guitar?',
+      '[#1] You (human): Dit, where did I say the picnic was?',
+      '[#1] You (human): I am bringing lemonade and sandwiches.',
+    ];
+    const ask = (speaker: string, message: string) =>
+      participantReply(
+        chat(
+          `You are ${speaker}.`,
+          [...transcript, '', '## message from You (human)', message].join('\n'),
+        ),
+      );
+    expect(ask('Dit', 'Dit, do you remember what time the picnic starts?')).toMatch(
+      /you said: "The picnic is at Riverside Park on Saturday at noon\."$/,
+    );
+    // "did I say" asks memory; "bring" finds "bringing"; the guitar question is no answer.
+    expect(ask('Dit', 'Dit, what did I say I would bring?')).toMatch(
+      /you said you are bringing lemonade and sandwiches\.$/,
+    );
+    expect(ask('Clio', 'Clio, where is the picnic again?')).toMatch(
+      /^(Looking back, |The record shows that )you said: "The picnic is at Riverside Park/,
+    );
+    // A statement that shares a word with a question only is news: no question quoted back.
+    expect(ask('Ada', 'I am bringing a guitar too.')).not.toMatch(/what do you think/);
+  });
+
+  it('reads a ranked archive whole, though the question itself ranks first in it', () => {
+    const text = participantReply(
+      chat(
+        'You are Dit.',
+        [
+          '## From the archive',
+          '[#1 2026-12-07 22:03] You (human): Dit, do you remember what time the picnic starts?',
+          '[#1 2026-12-07 22:03] You (human): The picnic is at Riverside Park on Saturday at noon.',
+          '',
+          '## message from You (human)',
+          'Dit, do you remember what time the picnic starts?',
+        ].join('\n'),
+      ),
+    );
+    expect(text).toMatch(/you said: "The picnic is at Riverside Park on Saturday at noon\."$/);
+  });
+
   it('says it has nothing rather than recall a line that shares no word with the question', () => {
     const text = participantReply(
       chat(

@@ -1,0 +1,27 @@
+import { askedWords, onlyAsks, overlap, stem } from './offline-words';
+
+describe('the offline model’s words', () => {
+  it('stems the commonest inflections, keeping three letters and "-ss" words whole', () => {
+    expect(['bringing', 'bring', 'picnics', 'starts', 'planted', 'sandwiches'].map(stem)).toEqual([
+      'bring',
+      'bring',
+      'picnic',
+      'start',
+      'plant',
+      'sandwich',
+    ]);
+    expect(['bus', 'class', "sam's", 'noon'].map(stem)).toEqual(['bus', 'class', 'sam', 'noon']);
+  });
+
+  it('asks about the content words of a message, not the name it calls its answerer by', () => {
+    expect([...askedWords('Dit, where did I say the picnic was?', 'Dit')]).toEqual(['picnic']);
+    expect(overlap('We are bringing picnics to the park', askedWords('bring a picnic'))).toBe(2);
+  });
+
+  it('tells a line that only asks from one that also says something', () => {
+    expect(onlyAsks('Where is the picnic again?')).toBe(true);
+    expect(onlyAsks('Why? Who said so?')).toBe(true);
+    expect(onlyAsks('I am going to Lisbon in May, any tips?')).toBe(false);
+    expect(onlyAsks('Hello everyone! Any tips?')).toBe(false);
+  });
+});
