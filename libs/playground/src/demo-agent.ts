@@ -7,6 +7,8 @@ import {
   type Reply,
 } from '@dirigent/contracts';
 import type { FakeDiscord } from '@dirigent/discord-fake';
+import { onlyAsks } from '@dirigent/llm';
+import { withoutMention } from '@dirigent/router-domain';
 import type { Messaging } from '@dirigent/messaging';
 import { RelayClient, type GrantSubscription, type GrantedEvent } from '@dirigent/relay-client';
 
@@ -58,8 +60,8 @@ export function demoAgentDecision(
 }
 
 /**
- * The best memory hit that is not the message being answered and is a known person's (not
- * a bot's, nor a webhook's: Dit and Molt speak through webhooks), as a line
+ * The best memory hit that is not the message being answered, nor only a question, and is a
+ * known person's (not a bot's, nor a webhook's: Dit and Molt speak through webhooks), as a line
  * of the prompt's `## memory` section (`Name: text`): the agents recall what people said,
  * never each other.
  */
@@ -70,6 +72,8 @@ export function memoryRecall(
 ): string | null {
   for (const hit of hits) {
     if (hit.messageId === answering || author(hit.authorId)?.bot !== false) continue;
+    // A question ("where is the picnic?") answers nothing: the next hit may.
+    if (onlyAsks(hit.text)) continue;
     const text = wholeSentences(hit.text.trim(), RECALL_MAX_CHARS);
     if (!text) continue;
     const name = author(hit.authorId)?.name;
@@ -155,7 +159,9 @@ export class DemoAgent {
     const decision = demoAgentDecision(this.spec.userId, messages, this.spec, this.deps.others);
     let text = NO_REPLY;
     if (decision.reply) {
-      const recall = await this.recall(guildId, channelId, decision.prompt, decision.messageId);
+      const me = { id: this.spec.agentId, name: this.spec.name, discordUserId: this.spec.userId };
+      const query = withoutMention(decision.prompt, me) || decision.prompt;
+      const recall = await this.recall(guildId, channelId, query, decision.messageId);
       const from = messages.find((m) => m.id === decision.messageId)?.authorId;
       const prompt = [
         `## message from ${this.author(from)?.name ?? 'someone'}`,
@@ -196,7 +202,7 @@ export class DemoAgent {
           guildId,
           forChannelId: channelId,
           query: query.slice(0, 2000),
-          k: 3,
+          k: 5,
           layers: ['archive', 'highlights'],
         },
         2000,

@@ -78,6 +78,14 @@ describe('demo agent decision', () => {
       ),
     ).toBe('Sam: tea at five');
     expect(memoryRecall([hit('9', 'the question')], '9', author)).toBeNull();
+    // A question someone asked is no answer: the statement behind it is recalled.
+    expect(
+      memoryRecall(
+        [by('1', '3', 'Where is the picnic again?'), by('1', '4', 'The picnic is at noon.')],
+        '9',
+        author,
+      ),
+    ).toBe('Sam: The picnic is at noon.');
     // A long line is recalled by its first whole sentences, never cut inside one.
     const long = `Tea at five. ${'We bring cake and scones and jam. '.repeat(12)}`;
     expect(memoryRecall([by('1', '4', long)], '9', author)).toMatch(

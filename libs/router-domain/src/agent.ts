@@ -58,12 +58,25 @@ export function isMentioned(agent: AgentPersona, m: Pick<InboundMessage, 'conten
   );
 }
 
-/** The message without the agent's mention (`<@id>`, `@Name`), which is not part of a task. */
+/** Words a question starts with, after a bare-name address ("Dit what did we pick?"). */
+const ASKS = '(?:what|where|when|who|why|how|which|do|does|did|can|could|is|are|will|would)';
+
+/**
+ * The message without the agent's mention (`<@id>`, `@Name`) or its name as an address
+ * ("Dit, …", "… , Dit?"), neither of which is part of a task or of what a question asks:
+ * searched as it stands, the name would find what the agent said.
+ *
+ * @example
+ * withoutMention('Dit, where did I say the picnic was?', dit) // 'where did I say the picnic was?'
+ */
 export function withoutMention(content: string, agent: Addressable): string {
   let text = content;
   for (const t of mentionTokens(agent)) text = text.split(t).join(' ');
   for (const n of namesOf(agent)) {
-    text = text.replace(new RegExp(`(^|\\s)@${escape(n)}(?![\\p{L}\\p{N}_])[,:]?`, 'giu'), '$1');
+    text = text
+      .replace(new RegExp(`(^|\\s)@${escape(n)}(?![\\p{L}\\p{N}_])[,:]?`, 'giu'), '$1')
+      .replace(new RegExp(`^\\s*${escape(n)}(?:\\s*[,:]\\s*|\\s+(?=${ASKS}\\b))`, 'iu'), '')
+      .replace(new RegExp(`,\\s*${escape(n)}(?=\\s*[?!.]*\\s*$)`, 'iu'), '');
   }
   return text.replace(/\s+/g, ' ').trim();
 }

@@ -11,6 +11,7 @@ import {
   sampleCandidate,
   scoreDispositions,
   type AgentPersona,
+  withoutMention,
 } from './index';
 
 const dit: AgentPersona = { id: 'dit', name: 'Dit', discordUserId: '42' };
@@ -48,6 +49,23 @@ describe('preflight', () => {
     expect(isMentioned(dit, { content: 'hey <@42>' })).toBe(true);
     expect(isMentioned(dit, { content: 'what do you think, dit?' })).toBe(true);
     expect(isMentioned(dit, { content: 'edited the doc' })).toBe(false);
+  });
+
+  it('takes the mention and the name used as an address out of what a message asks', () => {
+    expect(withoutMention('<@42> where did I say the picnic was?', dit)).toBe(
+      'where did I say the picnic was?',
+    );
+    expect(withoutMention('Dit, where did I say the picnic was?', dit)).toBe(
+      'where did I say the picnic was?',
+    );
+    expect(withoutMention('dit what did we pick?', dit)).toBe('what did we pick?');
+    expect(withoutMention('where is the picnic again, Dit?', dit)).toBe(
+      'where is the picnic again?',
+    );
+    // The name as the subject of a sentence is what it is about.
+    expect(withoutMention('Dit said the picnic is at noon', dit)).toBe(
+      'Dit said the picnic is at noon',
+    );
   });
 });
 

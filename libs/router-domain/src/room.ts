@@ -23,7 +23,7 @@ const CALLBACK = /\b(remember|last time|back when|used to|again|before|that time
 const ACTION =
   /\b(?:roll\s+(?:(?:a|me|us|the)\s+)?(?:\d*d\d+|dice|a\s+die)|(?:open|start|make|create|run|spin\s+up|add)\s+(?:us\s+)?(?:a\s+|an\s+)?(?:poll|thread|channel|role|archive)|archive\s+(?:the\s+)?(?:channel\s+)?#|pin\s+(?:that|this|it)|restructure|reorgani[sz]e)/i;
 const RECALL =
-  /\b(?:(?:do|does|did|can|could|don'?t|would)\s+(?:you|u|anyone|we|y'?all)\s+(?:still\s+)?(?:remember|recall)|remind\s+(?:me|us)|what\s+(?:did|have|had|do)\s+(?:we|you|they|i)\s+(?:\w+\s+)?(?:decide|decided|agree|agreed|settle|settled|say|said|pick|picked|choose|chose|plan|planned)\b|(?:remember|recall)\s+(?:what|when|where|who|how|which|if|whether)\b)/i;
+  /\b(?:(?:do|does|did|can|could|don'?t|would)\s+(?:you|u|anyone|we|y'?all)\s+(?:still\s+)?(?:remember|recall)|remind\s+(?:me|us)|(?:what|where|when|which|who)\s+(?:did|have|had|do)\s+(?:we|you|they|i)\s+(?:\w+\s+)?(?:decide|decided|agree|agreed|settle|settled|say|said|mention|mentioned|pick|picked|choose|chose|plan|planned)\b|(?:remember|recall)\s+(?:what|when|where|who|how|which|if|whether)\b|\b(?:what|where|when|which|who)\b[^?.!]*\bagain\s*\?)/i;
 const BANTER = /\b(lol|lmao|haha|roast|cope|skill issue|ratio)\b|😂|🤣/i;
 
 /**

@@ -51,6 +51,9 @@ describe('reading the room', () => {
       'remind me what Ada picked',
       'can anyone recall when the raid starts?',
       'remember what we said about the trip?',
+      'Dit, where did I say the picnic was?',
+      'Clio, where is the picnic again?',
+      'when did we agree to meet?',
     ])
       expect([asks, messageFeatures(asks).recall]).toEqual([asks, true]);
     for (const not of [
@@ -58,6 +61,8 @@ describe('reading the room', () => {
       'what do you think about pizza?',
       'can you do it again?',
       'remember to bring snacks',
+      'where did you go on holiday?',
+      'what are we doing again tomorrow',
     ])
       expect([not, messageFeatures(not).recall]).toEqual([not, false]);
   });

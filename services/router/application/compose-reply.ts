@@ -12,6 +12,7 @@ import {
   type Disposition,
   type FollowupBias,
   type ResearchPersona,
+  withoutMention,
 } from '@dirigent/router-domain';
 import { runSkillLoop, type LoopMessage } from '@dirigent/skills';
 import type { RouterConfig } from '../config';
@@ -48,6 +49,13 @@ export interface ComposeInput {
   /** The turn's seed: a tool call's randomness (dice) and its side effects' ids derive from it. */
   seed?: string;
 }
+
+/**
+ * What memory is asked about: the message without the agent's address ("Dit, where …"),
+ * which would find what the agent itself said rather than what the question asks about.
+ */
+const topicOf = (i: ComposeInput) =>
+  i.message ? withoutMention(i.message.content, i.agent) || i.message.content : undefined;
 
 export interface Composed {
   text: string;
@@ -164,7 +172,7 @@ export class ComposeReply {
     const read = (lens: string) =>
       this.memory
         .context(i.guildId, i.channelId, lens, {
-          topic: i.message?.content,
+          topic: topicOf(i),
           focusUserId: i.message?.authorId,
           presentUserIds: i.presentUserIds,
         })
@@ -227,7 +235,7 @@ export class ComposeReply {
     const work = (async () => {
       const context = await this.memory
         .context(i.guildId, i.channelId, lens, {
-          topic: i.message?.content,
+          topic: topicOf(i),
           focusUserId: i.message?.authorId,
           presentUserIds: i.presentUserIds,
         })
