@@ -88,10 +88,10 @@ describe('playground /playground in Chromium', () => {
 
   it('multi-message markers hold the agents until the end marker, then they answer again', async () => {
     await page.click('button[data-marker="↗️"]');
-    await page.type('#content', 'here is a long thought');
+    await page.type('#content', 'here is a long thought: we should build a birdhouse');
     await page.press('#content', 'Enter');
     await page.waitForSelector('#tm-state:has-text("multi-message")');
-    await page.fill('#content', 'and its second part');
+    await page.fill('#content', 'and its second part is cedar wood');
     await page.press('#content', 'Enter');
     await page.waitForSelector('#messages li[data-kind="moderator"]:has-text("⤵️")');
     expect(await demoReplies()).toHaveLength(3);
@@ -110,7 +110,8 @@ describe('playground /playground in Chromium', () => {
   });
 
   it('Dit, called by name, takes its turn through the offline model; its decision is shown; the agents recall from memory', async () => {
-    // Asked of everyone: the demo agents answer, each with one thing memory found for it.
+    // Asked of everyone: the demo agents answer, each with one thing memory found for it (the
+    // birdhouse statement, not the opening question, which also says "build").
     await page.fill('#content', 'what did we say we would build?');
     await page.press('#content', 'Enter');
     await page.waitForFunction(
@@ -122,6 +123,8 @@ describe('playground /playground in Chromium', () => {
     );
     const said = await agentTexts();
     expect(said.some((t) => / said(: "| (you|they)\b)/.test(t))).toBe(true);
+    expect(said.some((t) => /birdhouse/.test(t))).toBe(true);
+    expect(said.filter((t) => /what shall we build/.test(t))).toEqual([]);
     expect(said.filter((t) => SCAFFOLDING.test(t))).toEqual([]);
     await page.waitForSelector('#dormant:has-text("yes (unanimous-empty)")', { timeout: 60_000 });
     const demo = await demoReplies();

@@ -60,13 +60,21 @@ export function overlap(text: string, asked: ReadonlySet<string>): number {
 const ASKS =
   /^(who|what|when|where|which|why|how|whose|do|does|did|can|could|is|are|was|were|should|would|will|have|has|any)\b/i;
 
+/** An address before a question: "Dit, …", "Hello agents, …", "hey you two, …". */
+const ADDRESS = /^(?:[\w'-]+\s+){0,2}[\w'-]+,\s*/;
+/** A sentence that only greets: "Hi!", "Hello everyone." */
+const GREETS = /^(hi|hey|hello|hiya|yo|good (morning|afternoon|evening))\b[\w\s]{0,20}[.!]*$/i;
+
 /**
  * A line that only asks: each sentence a question that starts as one ("Clio, where is the
- * picnic again?"). It tells nothing to recall; "I'm off to Lisbon in May, any tips?" does.
+ * picnic again?", "Hello agents, what shall we build?") or a greeting. It tells nothing to
+ * recall; "I'm off to Lisbon in May, any tips?" does.
  */
 export function onlyAsks(text: string): boolean {
-  return text
+  const sentences = text
     .trim()
     .split(/(?<=[.!?])\s+(?=\S)/)
-    .every((s) => s.trim().endsWith('?') && ASKS.test(s.trim().replace(/^[\w-]+,\s*/, '')));
+    .map((s) => s.trim());
+  const asks = (s: string) => s.endsWith('?') && ASKS.test(s.replace(ADDRESS, ''));
+  return sentences.some(asks) && sentences.every((s) => asks(s) || GREETS.test(s));
 }

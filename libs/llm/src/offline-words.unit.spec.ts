@@ -22,6 +22,9 @@ describe('the offline model’s words', () => {
     expect(onlyAsks('Where is the picnic again?')).toBe(true);
     expect(onlyAsks('Why? Who said so?')).toBe(true);
     expect(onlyAsks('I am going to Lisbon in May, any tips?')).toBe(false);
-    expect(onlyAsks('Hello everyone! Any tips?')).toBe(false);
+    expect(onlyAsks('Hello agents, what shall we build today?')).toBe(true);
+    expect(onlyAsks('Hello everyone! What shall we build?')).toBe(true);
+    expect(onlyAsks('Hello everyone! I am planning a trip to Lisbon, any tips?')).toBe(false);
+    expect(onlyAsks('Hello everyone!')).toBe(false);
   });
 });
