@@ -1,11 +1,14 @@
-import { compareSnowflakes } from '@dirigent/contracts';
 import { HEAP, stringBytes } from '../heap-bytes';
 import { Postings } from '../postings';
 import { terms } from './analyze';
 import { withinEdits } from './edits';
 import { properNames } from './names';
+import { ScoreSheets, type ScoreSheet } from './score-sheets';
 import { mentionsTime, toldWindow } from './time-expressions';
+import { ChannelTimelines } from './timelines';
 import { TopK, type LexicalHit } from './top-k';
+
+export type { ScoreSheet } from './score-sheets';
 
 /** One message as the lexical index keeps it. */
 export interface LexicalDoc {
@@ -33,17 +36,6 @@ const DAY = 86_400_000;
 
 /** Okapi BM25 parameters (Robertson & Zaragoza 2009); b lower than 0.75: chat lines are short. */
 export const BM25 = { k1: 1.2, b: 0.5 };
-
-/** A query's BM25 scores by slot, with the slots scored (`LexicalIndex.score`). */
-export interface ScoreSheet {
-  readonly scores: Float64Array;
-  /**
-   * The slots scored, in the order first scored: `touched[0, count)` (a typed array: a
-   * plain one grown by `push` was about seven times the cost of the scoring loop itself).
-   */
-  readonly touched: Int32Array;
-  count: number;
-}
 
 /** A term's postings: (slot, term frequency) in typed arrays, read at a search's speed. */
 interface TermPostings {
@@ -100,14 +92,11 @@ export class LexicalIndex {
   private readonly authorNo = new Map<string, number>();
   /** Display names by author number (the latest seen). */
   private readonly names: (string | undefined)[] = [];
-  /** Per channel: slots in time order (ties in insertion order). */
-  private readonly timelines: number[][] = [];
+  /** Per channel: slots in the order their messages were written. */
+  private readonly timelines = new ChannelTimelines(this.ats, this.ids);
   private live = 0;
   private totalLen = 0;
-  /** Scores by slot, lent to one sheet at a time (a search in another's turn gets its own). */
-  private scores = new Float64Array(1024);
-  private touched = new Int32Array(1024);
-  private lent = false;
+  private readonly sheets = new ScoreSheets();
 
   get size(): number {
     return this.live;
@@ -162,7 +151,7 @@ export class LexicalIndex {
     this.narrated.push(told !== null && told.until <= dayStart && !d.text.includes('?'));
     this.live++;
     this.totalLen += ts.length;
-    this.place(ch, slot, d.at);
+    this.timelines.place(ch, slot);
   }
 
   /** Drops a message; true when it was indexed. */
@@ -180,9 +169,7 @@ export class LexicalIndex {
     this.alive[slot] = 0;
     this.live--;
     this.totalLen -= this.lens[slot];
-    const line = this.timelines[this.chans[slot]];
-    const at = line.indexOf(slot, lowerBound(line, this.ats, this.ats[slot]));
-    if (at >= 0) line.splice(at, 1);
+    this.timelines.remove(this.chans[slot], slot);
     return true;
   }
 
@@ -343,24 +330,12 @@ export class LexicalIndex {
 
   /** Clears a sheet's scores (the index's own buffer is lent to the next). */
   release(sheet: ScoreSheet): void {
-    const { scores, touched, count } = sheet;
-    for (let i = 0; i < count; i++) scores[touched[i]] = 0;
-    sheet.count = 0;
-    if (scores === this.scores) this.lent = false;
+    this.sheets.release(sheet);
   }
 
   /** A clear sheet: the index's own buffer, or a new one while that is lent out. */
   private sheet(): ScoreSheet {
-    const size = this.ids.length;
-    if (this.lent) {
-      return { scores: new Float64Array(size), touched: new Int32Array(size), count: 0 };
-    }
-    if (this.scores.length < size) {
-      this.scores = new Float64Array(Math.max(size, this.scores.length * 2));
-      this.touched = new Int32Array(this.scores.length);
-    }
-    this.lent = true;
-    return { scores: this.scores, touched: this.touched, count: 0 };
+    return this.sheets.take(this.ids.length);
   }
 
   /** A predicate over slots for a filter (an indexed message passes an empty filter). */
@@ -404,46 +379,8 @@ export class LexicalIndex {
    * first, none more than `maxGapMs` from the message (another conversation).
    */
   neighbours(slot: number, radius: number, maxGapMs: number): { slot: number; distance: number }[] {
-    const line = this.timelines[this.chans[slot]];
-    if (!line || !this.docTerms[slot]) return [];
-    const at = this.ats[slot];
-    const i = line.indexOf(slot, lowerBound(line, this.ats, at));
-    if (i < 0) return [];
-    const out: { slot: number; distance: number }[] = [];
-    for (let d = 1; d <= radius; d++) {
-      for (const j of [i - d, i + d]) {
-        if (j < 0 || j >= line.length) continue;
-        const n = line[j];
-        if (Math.abs(this.ats[n] - at) <= maxGapMs) out.push({ slot: n, distance: d });
-      }
-    }
-    return out;
-  }
-
-  /**
-   * Into its channel's timeline by time, and among messages of the same time by id
-   * (Discord's ids grow with time): turns stamped alike, delivered in another order than
-   * sent (concurrent batches, a redelivery), still sit in the order they were written.
-   */
-  private place(ch: number, slot: number, at: number): void {
-    const line = (this.timelines[ch] ??= []);
-    const before = (other: number) => {
-      const t = this.ats[other];
-      return t < at || (t === at && idOrder(this.ids[other], this.ids[slot]) <= 0);
-    };
-    if (!line.length || before(line[line.length - 1])) {
-      line.push(slot);
-      return;
-    }
-    // Out of order (a late delivery): after every message before it.
-    let lo = 0;
-    let hi = line.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (before(line[mid])) lo = mid + 1;
-      else hi = mid;
-    }
-    line.splice(lo, 0, slot);
+    if (!this.docTerms[slot]) return [];
+    return this.timelines.around(this.chans[slot], slot, radius, maxGapMs);
   }
 
   /**
@@ -451,11 +388,7 @@ export class LexicalIndex {
    * and their postings, its ids and per-message columns. Linear in its terms and messages.
    */
   bytes(): number {
-    let b =
-      3 * HEAP.typedArray +
-      this.alive.byteLength +
-      this.scores.byteLength +
-      this.touched.byteLength;
+    let b = 3 * HEAP.typedArray + this.alive.byteLength + this.sheets.bytes();
     for (const t of this.termIds.keys()) b += stringBytes(t) + HEAP.mapEntry + HEAP.slot;
     for (const p of this.postings) b += HEAP.object + p.list.bytes;
     for (const id of this.ids) b += stringBytes(id);
@@ -463,8 +396,7 @@ export class LexicalIndex {
     // ids, ats, lens, chans, authors, docTerms, timed, toldSince, toldUntil: one slot each.
     b += this.ids.length * 9 * HEAP.slot;
     for (const d of this.docTerms) if (d) b += HEAP.typedArray + d.byteLength;
-    for (const line of this.timelines) b += line.length * HEAP.slot;
-    return b;
+    return b + this.timelines.bytes();
   }
 
   private sweep(p: TermPostings): void {
@@ -488,14 +420,6 @@ function queryWeights(q: readonly string[] | ReadonlyMap<string, number>): Map<s
   return weights;
 }
 
-const DIGITS = /^\d+$/;
-
-/** Ids in the order they were made: snowflakes by number, others as text. */
-function idOrder(a: string, b: string): number {
-  if (DIGITS.test(a) && DIGITS.test(b)) return compareSnowflakes(a, b);
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 function intern(key: string, list: string[] | null, map: Map<string, number>): number {
   let n = map.get(key);
   if (n === undefined) {
@@ -504,16 +428,4 @@ function intern(key: string, list: string[] | null, map: Map<string, number>): n
     list?.push(key);
   }
   return n;
-}
-
-/** The first index of `line` whose time is not before `at`. */
-function lowerBound(line: number[], ats: number[], at: number): number {
-  let lo = 0;
-  let hi = line.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (ats[line[mid]] < at) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
