@@ -28,7 +28,7 @@ export class JetStreamChannelHistory extends ChannelHistory {
     const seen: Omit<ChannelEvents, 'messages'> = { typing: [], reactions: [] };
     await this.read(Streams.discordEvents, `${prefix}>`, from, (s, data) => {
       const kind = s.slice(prefix.length);
-      if (READ.has(kind)) apply(kind, data, messages, seen);
+      if (READ.has(kind)) apply(kind, data(), messages, seen);
     });
     return {
       messages: [...messages.values()].filter((m) => m.at >= from),
@@ -40,7 +40,8 @@ export class JetStreamChannelHistory extends ChannelHistory {
   async botTurnsSince(guildId: string, channelId: string, from: number): Promise<number[]> {
     const turns: number[] = [];
     const decisions = subject.routerEvent(guildId, channelId, 'decision');
-    await this.read(Streams.routerEvents, decisions, from, (_subject, d) => {
+    await this.read(Streams.routerEvents, decisions, from, (_subject, data) => {
+      const d = data();
       const spoke =
         (Array.isArray(d.beats) && d.beats.length > 0) || typeof d.reaction === 'string';
       const at = Date.parse(str(d.at) ?? '');
@@ -66,7 +67,8 @@ export class JetStreamChannelHistory extends ChannelHistory {
     stream: string,
     filter: string,
     from: number,
-    each: (subject: string, data: Record<string, unknown>) => void,
+    /** `data` decodes the event's payload: only the kinds read are decoded. */
+    each: (subject: string, data: () => Record<string, unknown>) => void,
   ): Promise<void> {
     const { jsm, js } = this.messaging.client;
     const info = await jsm.consumers.add(stream, {
@@ -90,7 +92,7 @@ export class JetStreamChannelHistory extends ChannelHistory {
         for await (const m of batch) {
           got++;
           remaining--;
-          each(m.subject, m.json<Envelope<Record<string, unknown>>>().data ?? {});
+          each(m.subject, () => m.json<Envelope<Record<string, unknown>>>().data ?? {});
         }
         if (got === 0) break;
       }
