@@ -5,6 +5,7 @@ import { Reactor } from '@dirigent/reactor';
 import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import { DurableTimers } from '@dirigent/timers';
 import { JetStreamChannelHistory } from './adapters/channel-history';
+import { RecentTalk } from './application/recent-talk';
 import { NatsTurnCoordination } from './adapters/coordinator.client';
 import { NatsModelGateway } from './adapters/gateway.client';
 import { NatsChannelMembers } from './adapters/members.client';
@@ -62,6 +63,7 @@ async function routerTimers(m: Messaging, clock: Clock): Promise<DurableTimers> 
     },
     Agents,
     ChannelActivity,
+    RecentTalk,
     {
       provide: ModelGateway,
       ...nats((m, c) => new NatsModelGateway(m, c.DIRIGENT_ROUTER_QUERY_TIMEOUT_MS)),
@@ -98,6 +100,7 @@ async function routerTimers(m: Messaging, clock: Clock): Promise<DurableTimers> 
     TurnCoordination,
     RouterOutbox,
     ChannelHistory,
+    RecentTalk,
     DecisionLog,
   ],
 })

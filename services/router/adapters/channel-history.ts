@@ -37,6 +37,17 @@ export class JetStreamChannelHistory extends ChannelHistory {
     };
   }
 
+  async messagesSince(guildId: string, channelId: string, from: number): Promise<HistoryMessage[]> {
+    const prefix = `${Subjects.discord.evtPrefix}.${guildId}.${channelId}.`;
+    const messages = new Map<string, HistoryMessage>();
+    const seen: Omit<ChannelEvents, 'messages'> = { typing: [], reactions: [] };
+    // `message.*`: created and deleted, and none of the channel's other events.
+    await this.read(Streams.discordEvents, `${prefix}message.*`, from, (s, data) =>
+      apply(s.slice(prefix.length), data(), messages, seen),
+    );
+    return [...messages.values()].filter((m) => m.at >= from);
+  }
+
   async botTurnsSince(guildId: string, channelId: string, from: number): Promise<number[]> {
     const turns: number[] = [];
     const decisions = subject.routerEvent(guildId, channelId, 'decision');

@@ -135,6 +135,12 @@ export interface ChannelEvents {
  */
 export abstract class ChannelHistory {
   abstract since(guildId: string, channelId: string, from: number): Promise<ChannelEvents>;
+  /** Only the messages since `from` (deleted ones left out): no typing, no reactions read. */
+  abstract messagesSince(
+    guildId: string,
+    channelId: string,
+    from: number,
+  ): Promise<HistoryMessage[]>;
   /** When the router's agents spoke or reacted in the channel since `from` (their decisions). */
   abstract botTurnsSince(guildId: string, channelId: string, from: number): Promise<number[]>;
   /** The channel's newest message in the stream (id, and when it was made), if any. */

@@ -19,7 +19,7 @@ import type { LateInput } from '@dirigent/contracts';
 import type { RouterConfig } from '../config';
 import { Agents } from './agents';
 import { ChannelActivity, type SeenMessage } from './channel-activity';
-import { ChannelHistory } from './clients';
+import { RecentTalk } from './recent-talk';
 import { DispositionStore } from './stores';
 import { RoomProbes } from './room-probes';
 
@@ -54,11 +54,12 @@ export class ReadTheRoom {
     private readonly probes: RoomProbes,
     private readonly dispositions: DispositionStore,
     private readonly clock: Clock,
-    private readonly history: ChannelHistory,
+    private readonly talk: RecentTalk,
   ) {}
 
   /**
-   * The channel's recent messages from the durable Discord events, read once per process:
+   * The channel's recent messages from the durable Discord events (`RecentTalk`), read once
+   * per process:
    * after a restart the bots' run and the room's signals count what was said before it,
    * not only what this process observed. A failed read is retried at the next turn.
    */
@@ -66,12 +67,12 @@ export class ReadTheRoom {
     let p = this.loaded.get(channelId);
     if (!p) {
       const from = this.clock.now() - HUMANS_WINDOW_MS;
-      p = this.history.since(guildId, channelId, from).then(
-        ({ messages }) =>
+      p = this.talk.messages(guildId, channelId).then(
+        (messages) =>
           this.activity.merge(
             guildId,
             channelId,
-            messages.map((m) => ({ ...m, guildId, channelId })),
+            messages.filter((m) => m.at >= from).map((m) => ({ ...m, guildId, channelId })),
           ),
         (e) => {
           this.loaded.delete(channelId);

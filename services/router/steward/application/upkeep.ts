@@ -13,7 +13,7 @@ import {
 import { Clock, SERVICE_CONFIG } from '@dirigent/service-kit';
 import type { RouterConfig } from '../../config';
 import { ChannelActivity } from '../../application/channel-activity';
-import { ChannelHistory } from '../../application/clients';
+import { RecentTalk } from '../../application/recent-talk';
 import { ModChannels } from './mod-channels';
 import { ProposalService } from './proposals';
 import { RequestProposal } from './request-proposal';
@@ -38,7 +38,8 @@ interface Snapshot {
  * `steward-pin-decision` — on a human message, when an archive-worthy decision has been
  * reached (stated, then agreed to by two other members), propose pinning it, once.
  * The talk they read is what the router has seen, joined the first time this process sees
- * a channel by what the durable Discord stream holds of its last `WINDOW_MS`: a restart
+ * a channel by what the durable Discord stream holds of its last `WINDOW_MS` (read with the
+ * room's, `RecentTalk`): a restart
  * forgets nothing of a talk that began before it (or went on while the router was down).
  */
 @Injectable()
@@ -49,7 +50,7 @@ export class StewardUpkeep {
 
   constructor(
     private readonly activity: ChannelActivity,
-    private readonly history: ChannelHistory,
+    private readonly recentTalk: RecentTalk,
     private readonly proposals: ProposalService,
     private readonly requests: RequestProposal,
     private readonly modChannels: ModChannels,
@@ -105,14 +106,11 @@ export class StewardUpkeep {
   private async talk(guildId: string, channelId: string, now: number): Promise<UpkeepMessage[]> {
     let earlier = this.earlier.get(channelId);
     if (!earlier) {
-      earlier = this.history
-        .since(guildId, channelId, now - WINDOW_MS)
-        .then((e) => e.messages)
-        .catch((err: Error) => {
-          this.log.warn({ channelId, err: err.message }, 'channel history unread');
-          this.earlier.delete(channelId);
-          return [];
-        });
+      earlier = this.recentTalk.messages(guildId, channelId).catch((err: Error) => {
+        this.log.warn({ channelId, err: err.message }, 'channel history unread');
+        this.earlier.delete(channelId);
+        return [];
+      });
       this.earlier.set(channelId, earlier);
     }
     const seen = this.activity.get(channelId).recent;
