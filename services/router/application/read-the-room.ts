@@ -59,9 +59,9 @@ export class ReadTheRoom {
 
   /**
    * The channel's recent messages from the durable Discord events (`RecentTalk`), read once
-   * per process:
-   * after a restart the bots' run and the room's signals count what was said before it,
-   * not only what this process observed. A failed read is retried at the next turn.
+   * per process: after a restart the bots' run and the room's signals count what was said
+   * before it, not only what this process observed. A failed read is retried at the next
+   * turn.
    */
   load(guildId: string, channelId: string): Promise<void> {
     let p = this.loaded.get(channelId);

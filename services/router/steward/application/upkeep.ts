@@ -39,8 +39,8 @@ interface Snapshot {
  * reached (stated, then agreed to by two other members), propose pinning it, once.
  * The talk they read is what the router has seen, joined the first time this process sees
  * a channel by what the durable Discord stream holds of its last `WINDOW_MS` (read with the
- * room's, `RecentTalk`): a restart
- * forgets nothing of a talk that began before it (or went on while the router was down).
+ * room's, `RecentTalk`): a restart forgets nothing of a talk that began before it (or went
+ * on while the router was down).
  */
 @Injectable()
 export class StewardUpkeep {
