@@ -1,8 +1,9 @@
 /**
  * The words the offline model matches a message and a memory line by: content words (no
- * stop words, nothing under three letters), compared by a light stem so that "bring" finds
- * "bringing" and "starts" finds "start".
+ * stop words, nothing under three letters), compared by their Porter stems (memory's own
+ * stemmer) so that "bring" finds "bringing" and "starts" finds "start".
  */
+import { porterStem } from '@dirigent/memory-domain';
 
 const STOP = new Set(
   (
@@ -24,20 +25,8 @@ export function contentWords(text: string): string[] {
   );
 }
 
-const ENDINGS = ['ing', 'ed', 'es', 's'];
-
-/**
- * A word without its commonest inflection ("bringing" → "bring", "picnics" → "picnic"),
- * leaving three letters at least; "-ss" words keep their end ("class").
- */
-export function stem(word: string): string {
-  const w = word.replace(/'s$/, '');
-  if (w.endsWith('ss')) return w;
-  for (const end of ENDINGS) {
-    if (w.endsWith(end) && w.length - end.length >= 3) return w.slice(0, -end.length);
-  }
-  return w;
-}
+/** A word's Porter stem ("bringing" → "bring", "planned" → "plan"), a possessive dropped. */
+const stem = (word: string) => porterStem(word.replace(/'s$/, ''));
 
 /**
  * What a message asks about, as stems: its content words but the name it calls its answerer
