@@ -22,30 +22,13 @@ export class JetStreamChannelHistory extends ChannelHistory {
     super();
   }
 
-  async since(guildId: string, channelId: string, from: number): Promise<ChannelEvents> {
-    const prefix = `${Subjects.discord.evtPrefix}.${guildId}.${channelId}.`;
-    const messages = new Map<string, HistoryMessage>();
-    const seen: Omit<ChannelEvents, 'messages'> = { typing: [], reactions: [] };
-    await this.read(Streams.discordEvents, `${prefix}>`, from, (s, data) => {
-      const kind = s.slice(prefix.length);
-      if (READ.has(kind)) apply(kind, data(), messages, seen);
-    });
-    return {
-      messages: [...messages.values()].filter((m) => m.at >= from),
-      typing: seen.typing.filter((t) => t.at >= from),
-      reactions: seen.reactions,
-    };
+  since(guildId: string, channelId: string, from: number): Promise<ChannelEvents> {
+    return this.events(guildId, channelId, from, '>');
   }
 
   async messagesSince(guildId: string, channelId: string, from: number): Promise<HistoryMessage[]> {
-    const prefix = `${Subjects.discord.evtPrefix}.${guildId}.${channelId}.`;
-    const messages = new Map<string, HistoryMessage>();
-    const seen: Omit<ChannelEvents, 'messages'> = { typing: [], reactions: [] };
     // `message.*`: created and deleted, and none of the channel's other events.
-    await this.read(Streams.discordEvents, `${prefix}message.*`, from, (s, data) =>
-      apply(s.slice(prefix.length), data(), messages, seen),
-    );
-    return [...messages.values()].filter((m) => m.at >= from);
+    return (await this.events(guildId, channelId, from, 'message.*')).messages;
   }
 
   async botTurnsSince(guildId: string, channelId: string, from: number): Promise<number[]> {
@@ -72,6 +55,27 @@ export class JetStreamChannelHistory extends ChannelHistory {
     const messageId = str(d.messageId);
     const at = Date.parse(str(d.createdAt) ?? '');
     return messageId ? { messageId, at: Number.isFinite(at) ? at : 0 } : undefined;
+  }
+
+  /** The channel's events of the kinds `READ` names among those `kinds` filters, since `from`. */
+  private async events(
+    guildId: string,
+    channelId: string,
+    from: number,
+    kinds: '>' | 'message.*',
+  ): Promise<ChannelEvents> {
+    const prefix = `${Subjects.discord.evtPrefix}.${guildId}.${channelId}.`;
+    const messages = new Map<string, HistoryMessage>();
+    const seen: Omit<ChannelEvents, 'messages'> = { typing: [], reactions: [] };
+    await this.read(Streams.discordEvents, `${prefix}${kinds}`, from, (s, data) => {
+      const kind = s.slice(prefix.length);
+      if (READ.has(kind)) apply(kind, data(), messages, seen);
+    });
+    return {
+      messages: [...messages.values()].filter((m) => m.at >= from),
+      typing: seen.typing.filter((t) => t.at >= from),
+      reactions: seen.reactions,
+    };
   }
 
   private async read(
