@@ -31,6 +31,32 @@ export class JetStreamChannelHistory extends ChannelHistory {
     return (await this.events(guildId, channelId, from, 'message.*')).messages;
   }
 
+  async recentMessages(
+    from: number,
+    max: number,
+  ): Promise<Map<string, HistoryMessage[]> | undefined> {
+    // `<prefix>.<guild>.<channel>.message.<kind>`: every channel's, in one read.
+    const prefix = `${Subjects.discord.evtPrefix}.`;
+    const byChannel = new Map<string, Map<string, HistoryMessage>>();
+    const none: Omit<ChannelEvents, 'messages'> = { typing: [], reactions: [] };
+    const whole = await this.read(
+      Streams.discordEvents,
+      `${prefix}*.*.message.*`,
+      from,
+      (s, data) => {
+        const [, channelId, ...kind] = s.slice(prefix.length).split('.');
+        let messages = byChannel.get(channelId);
+        if (!messages) byChannel.set(channelId, (messages = new Map()));
+        apply(kind.join('.'), data(), messages, none);
+      },
+      max,
+    );
+    if (!whole) return undefined;
+    const since = (messages: Map<string, HistoryMessage>) =>
+      [...messages.values()].filter((m) => m.at >= from);
+    return new Map([...byChannel].map(([channelId, messages]) => [channelId, since(messages)]));
+  }
+
   async botTurnsSince(guildId: string, channelId: string, from: number): Promise<number[]> {
     const turns: number[] = [];
     const decisions = subject.routerEvent(guildId, channelId, 'decision');
@@ -78,13 +104,18 @@ export class JetStreamChannelHistory extends ChannelHistory {
     };
   }
 
+  /**
+   * Reads `filter`'s events since `from`, oldest first, the first `MAX_EVENTS` of them; given
+   * `whole`, all of them, or none when there are more than `whole` (then false is returned).
+   */
   private async read(
     stream: string,
     filter: string,
     from: number,
     /** `data` decodes the event's payload: only the kinds read are decoded. */
     each: (subject: string, data: () => Record<string, unknown>) => void,
-  ): Promise<void> {
+    whole?: number,
+  ): Promise<boolean> {
     const { jsm, js } = this.messaging.client;
     const info = await jsm.consumers.add(stream, {
       filter_subject: filter,
@@ -95,9 +126,10 @@ export class JetStreamChannelHistory extends ChannelHistory {
       inactive_threshold: nanos(30_000),
     });
     try {
+      if (whole !== undefined && info.num_pending > whole) return false;
       const consumer = await js.consumers.get(stream, info.name);
       // num_pending is exact at creation: each fetch asks for what is there.
-      let remaining = Math.min(info.num_pending, MAX_EVENTS);
+      let remaining = Math.min(info.num_pending, whole ?? MAX_EVENTS);
       while (remaining > 0) {
         const batch = await consumer.fetch({
           max_messages: Math.min(remaining, 500),
@@ -111,6 +143,7 @@ export class JetStreamChannelHistory extends ChannelHistory {
         }
         if (got === 0) break;
       }
+      return true;
     } finally {
       await jsm.consumers.delete(stream, info.name).catch(() => undefined);
     }

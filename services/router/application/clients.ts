@@ -141,6 +141,14 @@ export abstract class ChannelHistory {
     channelId: string,
     from: number,
   ): Promise<HistoryMessage[]>;
+  /**
+   * Every channel's messages since `from` (deleted ones left out), by channel id, in one
+   * read; undefined, and nothing read, when the streams hold more than `max` events of them.
+   */
+  abstract recentMessages(
+    from: number,
+    max: number,
+  ): Promise<Map<string, HistoryMessage[]> | undefined>;
   /** When the router's agents spoke or reacted in the channel since `from` (their decisions). */
   abstract botTurnsSince(guildId: string, channelId: string, from: number): Promise<number[]>;
   /** The channel's newest message in the stream (id, and when it was made), if any. */

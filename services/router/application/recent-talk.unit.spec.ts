@@ -1,6 +1,6 @@
 import { SettableClock } from '@dirigent/service-kit';
 import { ChannelHistory, type ChannelEvents, type HistoryMessage } from './clients';
-import { RecentTalk, TALK_WINDOW_MS } from './recent-talk';
+import { RecentTalk, START_READ_MAX, START_READ_SERVES_MS, TALK_WINDOW_MS } from './recent-talk';
 
 /** A history whose message reads are counted and finish when the test says. */
 class CountedHistory extends ChannelHistory {
@@ -14,6 +14,15 @@ class CountedHistory extends ChannelHistory {
       this.finish = resolve;
       this.fail = reject;
     });
+  }
+
+  /** Every channel's talk at start: what `all` holds (undefined: more than `max`). */
+  all: Map<string, HistoryMessage[]> | undefined | Error = new Map();
+  readonly starts: { from: number; max: number }[] = [];
+  recentMessages(from: number, max: number): Promise<Map<string, HistoryMessage[]> | undefined> {
+    this.starts.push({ from, max });
+    const all = this.all;
+    return all instanceof Error ? Promise.reject(all) : Promise.resolve(all);
   }
 
   since = (): Promise<ChannelEvents> => Promise.reject(new Error('not read here'));
@@ -55,5 +64,37 @@ describe('recent talk', () => {
     await expect(first).rejects.toThrow('nats down');
     void talk.messages('g', 'c');
     expect(history.reads).toHaveLength(2);
+  });
+
+  it('serves every channel from the one read at start, a channel it found nothing of as empty', async () => {
+    const history = new CountedHistory();
+    history.all = new Map([['c', [said]]]);
+    const clock = new SettableClock();
+    const talk = new RecentTalk(history, clock);
+    await talk.onApplicationBootstrap();
+    expect(history.starts).toHaveLength(1);
+    expect(history.starts[0].max).toBe(START_READ_MAX);
+    expect(clock.now() - history.starts[0].from).toBeGreaterThanOrEqual(TALK_WINDOW_MS);
+    expect(await talk.messages('g', 'c')).toEqual([said]);
+    expect(await talk.messages('g', 'quiet')).toEqual([]);
+    expect(history.reads).toHaveLength(0);
+    // Long after the start, a channel first asked is read on its own.
+    clock.advance(START_READ_SERVES_MS);
+    void talk.messages('g', 'later');
+    expect(history.reads.map((r) => r.channelId)).toEqual(['later']);
+  });
+
+  it('reads each channel on its own when the start could not read them all', async () => {
+    for (const all of [undefined, new Error('nats down')]) {
+      const history = new CountedHistory();
+      history.all = all;
+      const talk = new RecentTalk(history, new SettableClock());
+      await talk.onApplicationBootstrap();
+      const room = talk.messages('g', 'c');
+      await new Promise((r) => setImmediate(r));
+      expect(history.reads.map((r) => r.channelId)).toEqual(['c']);
+      history.finish([said]);
+      expect(await room).toEqual([said]);
+    }
   });
 });
