@@ -54,6 +54,12 @@ export class RecentTalk implements OnApplicationBootstrap {
     const read = this.history.recentMessages(at - TALK_WINDOW_MS, START_READ_MAX).then(
       (all) => {
         if (!all) this.log.warn({ max: START_READ_MAX }, 'talk too long to read at start');
+        else {
+          let messages = 0;
+          for (const m of all.values()) messages += m.length;
+          const ms = this.clock.now() - at;
+          this.log.log({ channels: all.size, messages, ms }, 'talk read at start');
+        }
         return all;
       },
       (err: Error) => {
@@ -61,7 +67,12 @@ export class RecentTalk implements OnApplicationBootstrap {
         return undefined;
       },
     );
-    this.started = { at, read };
+    const started = { at, read };
+    this.started = started;
+    // Dropped once it serves no one (a quiet router asks nothing that would drop it).
+    setTimeout(() => {
+      if (this.started === started) this.started = undefined;
+    }, START_READ_SERVES_MS).unref();
     return read;
   }
 
