@@ -155,6 +155,26 @@ export class CommunityLedger {
     return `${this.slowGathers.length} over ${SLOW_GATHER_MS} ms, ${afterKill} within 10 s of a restart; late ${named}`;
   }
 
+  /**
+   * The three follow-ups that settled longest after they were due: when they were due,
+   * how they settled, and how long after the last router SIGKILL before them they came due.
+   */
+  private slowestSettles(all: { id: string; lag: number; f: Followup }[]): string {
+    const iso = (ms: number) => new Date(ms).toISOString().slice(11, 23);
+    return all
+      .sort((a, b) => b.lag - a.lag)
+      .slice(0, 3)
+      .filter((x) => x.lag > 10_000)
+      .map(({ id, lag, f }) => {
+        const due = Date.parse(f.scheduled!.dueAt);
+        const kill = this.kills.filter((k) => k <= due).pop();
+        const sinceKill =
+          kill === undefined ? '' : ` ${round((due - kill) / 1000, 1)} s after a kill`;
+        return `${id.slice(0, 8)} due ${iso(due)}${sinceKill}, ${f.reason} +${round(lag / 1000, 1)} s`;
+      })
+      .join('; ');
+  }
+
   /** A chain of messages with, for each bot message, the decision that planned it. */
   private explain(channelId: string, chain: ChainLink[]): string {
     const t0 = chain[0].at;
@@ -255,8 +275,9 @@ export class CommunityLedger {
     let fired = 0;
     let late = 0;
     const lateness: number[] = [];
+    const slowest: { id: string; lag: number; f: Followup }[] = [];
     const reasons = new Map<string, number>();
-    for (const f of this.followups.values()) {
+    for (const [id, f] of this.followups) {
       if (!f.scheduled || Date.parse(f.scheduled.dueAt) > settledBy) continue;
       scheduled++;
       fired += f.fired ? 1 : 0;
@@ -266,6 +287,7 @@ export class CommunityLedger {
       if (settled > 1 || f.decisions > 1) doubled++;
       if (f.settledAt === undefined) continue;
       lateness.push(f.settledAt - Date.parse(f.scheduled.dueAt));
+      slowest.push({ id, lag: lateness[lateness.length - 1], f });
       if (f.settledAt > settledBy) late++;
       reasons.set(f.reason!, (reasons.get(f.reason!) ?? 0) + 1);
     }
@@ -302,6 +324,7 @@ export class CommunityLedger {
       followupSettleLagP99Ms: round(percentile(lateness, 99)),
       followupSettleLagMaxMs: round(Math.max(0, ...lateness)),
       followupOutcomes: [...reasons].map(([r, n]) => `${r}:${n}`).join(' '),
+      followupSlowestSettles: this.slowestSettles(slowest),
       burstsStopped: this.burstsStopped,
       heldBack: this.heldBack,
     };
