@@ -6,7 +6,7 @@ export * from './routing';
 export * from './failures';
 export * from './anthropic';
 export * from './offline';
-export { onlyAsks } from './offline-words';
+export { askedWords, onlyAsks, overlap } from './offline-words';
 export * from './providers';
 export * from './ports';
 export { GatewayError } from './errors';

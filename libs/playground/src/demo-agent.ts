@@ -7,7 +7,7 @@ import {
   type Reply,
 } from '@dirigent/contracts';
 import type { FakeDiscord } from '@dirigent/discord-fake';
-import { onlyAsks } from '@dirigent/llm';
+import { askedWords, onlyAsks, overlap } from '@dirigent/llm';
 import { withoutMention } from '@dirigent/router-domain';
 import type { Messaging } from '@dirigent/messaging';
 import { RelayClient, type GrantSubscription, type GrantedEvent } from '@dirigent/relay-client';
@@ -63,23 +63,30 @@ export function demoAgentDecision(
  * The best memory hit that is not the message being answered, nor only a question, and is a
  * known person's (not a bot's, nor a webhook's: Dit and Molt speak through webhooks), as a line
  * of the prompt's `## memory` section (`Name: text`): the agents recall what people said,
- * never each other.
+ * never each other. Best is the one sharing the most words with `question` (memory's order
+ * among equals): "what did I say I would bring?" recalls "I am bringing lemonade" even when
+ * memory ranks another line of the same person first.
  */
 export function memoryRecall(
   hits: readonly MemoryHit[],
   answering: string,
   author: (authorId: string | undefined) => { name: string; bot: boolean } | undefined,
+  question = '',
 ): string | null {
+  const asked = askedWords(question);
+  let best: { line: string; shared: number } | null = null;
   for (const hit of hits) {
     if (hit.messageId === answering || author(hit.authorId)?.bot !== false) continue;
     // A question ("where is the picnic?") answers nothing: the next hit may.
     if (onlyAsks(hit.text)) continue;
     const text = wholeSentences(hit.text.trim(), RECALL_MAX_CHARS);
     if (!text) continue;
+    const shared = overlap(text, asked);
+    if (best && shared <= best.shared) continue;
     const name = author(hit.authorId)?.name;
-    return `${name ? `${name}: ` : ''}${text}`;
+    best = { line: `${name ? `${name}: ` : ''}${text}`, shared };
   }
-  return null;
+  return best?.line ?? null;
 }
 
 const RECALL_MAX_CHARS = 300;
@@ -212,7 +219,7 @@ export class DemoAgent {
       this.deps.log(`${this.spec.agentId}: memory search failed (${reply.error.message})`);
       return null;
     }
-    return memoryRecall(reply.data.hits, answering, (id) => this.author(id));
+    return memoryRecall(reply.data.hits, answering, (id) => this.author(id), query);
   }
 
   private author(id: string | undefined): { name: string; bot: boolean } | undefined {

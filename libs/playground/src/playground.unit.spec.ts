@@ -86,6 +86,15 @@ describe('demo agent decision', () => {
         author,
       ),
     ).toBe('Sam: The picnic is at noon.');
+    // The line that shares the question's words, though memory ranked another first.
+    expect(
+      memoryRecall(
+        [by('1', '3', 'The picnic is at the park.'), by('1', '4', 'I am bringing lemonade.')],
+        '9',
+        author,
+        'what did I say I would bring?',
+      ),
+    ).toBe('Sam: I am bringing lemonade.');
     // A long line is recalled by its first whole sentences, never cut inside one.
     const long = `Tea at five. ${'We bring cake and scones and jam. '.repeat(12)}`;
     expect(memoryRecall([by('1', '4', long)], '9', author)).toMatch(
