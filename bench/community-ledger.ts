@@ -45,6 +45,7 @@ interface Followup {
   decisions: number;
   /** When the soak saw it settle (its first `fired` or `aborted` event). */
   settledAt?: number;
+  channelId?: string;
   reason?: string;
 }
 
@@ -156,8 +157,9 @@ export class CommunityLedger {
   }
 
   /**
-   * The three follow-ups that settled longest after they were due: when they were due,
-   * how they settled, and how long after the last router SIGKILL before them they came due.
+   * The three follow-ups that settled longest after they were due: their channel, when they
+   * were due, how they settled, and how long after the last router SIGKILL before them they
+   * came due.
    */
   private slowestSettles(all: { id: string; lag: number; f: Followup }[]): string {
     const iso = (ms: number) => new Date(ms).toISOString().slice(11, 23);
@@ -170,7 +172,8 @@ export class CommunityLedger {
         const kill = this.kills.filter((k) => k <= due).pop();
         const sinceKill =
           kill === undefined ? '' : ` ${round((due - kill) / 1000, 1)} s after a kill`;
-        return `${id.slice(0, 8)} due ${iso(due)}${sinceKill}, ${f.reason} +${round(lag / 1000, 1)} s`;
+        const where = f.channelId ? ` in ${f.channelId}` : '';
+        return `${id.slice(0, 8)}${where} due ${iso(due)}${sinceKill}, ${f.reason} +${round(lag / 1000, 1)} s`;
       })
       .join('; ');
   }
@@ -227,13 +230,15 @@ export class CommunityLedger {
   /**
    * A follow-up event; `eventId` its envelope id: one published again after a SIGKILL is the
    * same event (the stream stores it once), though a plain subscriber sees it twice.
+   * `channelId` is its subject's.
    */
-  followupEvent(e: RouterFollowupEvent, eventId?: string): void {
+  followupEvent(e: RouterFollowupEvent, eventId?: string, channelId?: string): void {
     if (eventId) {
       if (this.followupEventIds.has(eventId)) return;
       this.followupEventIds.add(eventId);
     }
     const f = this.followup(e.followupId);
+    f.channelId ??= channelId;
     if (e.status === 'scheduled') {
       f.scheduled = e;
       return;

@@ -128,7 +128,9 @@ export async function benchCommunitySoak(): Promise<BenchResult> {
       callback: (_e, msg) => {
         const env = msg.json<Envelope<any>>();
         if (msg.subject.endsWith('.decision')) ledger.decision(env.data);
-        else if (msg.subject.endsWith('.followup')) ledger.followupEvent(env.data, env.id);
+        else if (msg.subject.endsWith('.followup'))
+          // `dirigent.router.evt.<guild>.<channel>.followup`
+          ledger.followupEvent(env.data, env.id, msg.subject.split('.').at(-2));
         else if (msg.subject.endsWith('.burst-stopped')) ledger.burstsStopped++;
         else if (msg.subject.endsWith('.held-back')) {
           ledger.heldBack++;
