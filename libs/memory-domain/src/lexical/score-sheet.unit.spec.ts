@@ -54,8 +54,14 @@ describe('LexicalIndex score sheets', () => {
 
           expect(firstHits).toEqual(index.search(new Map(Object.entries(first)), limit, filter));
           const once = index.search(both, limit, filter);
-          expect(secondHits.map((h) => h.slot)).toEqual(once.map((h) => h.slot));
-          secondHits.forEach((h, i) => expect(h.score).toBeCloseTo(once[i].score, 9));
+          const every = new Map(index.search(both, 1000, filter).map((h) => [h.slot, h.score]));
+          expect(secondHits).toHaveLength(once.length);
+          // Two rounds add in another order than one: equal scores can differ in the last bit
+          // and a tie fall either way, so each hit is checked against its own score.
+          secondHits.forEach((h, i) => {
+            expect(h.score).toBeCloseTo(once[i].score, 9);
+            expect(every.get(h.slot)).toBeCloseTo(h.score, 9);
+          });
         },
       ),
     );
